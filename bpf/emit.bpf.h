@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Kernel-side helpers every flightrec BPF object shares: the per-CPU ring
+ * buffers, the loss counters, and the reserve/submit pair that counts every
+ * record.  The maps are created once by the daemon (daemon/rings.c) and
+ * reused by every object with bpf_map__reuse_fd(), so all sources feed the
+ * same rings and counters.
+ */
+#ifndef FR_EMIT_BPF_H
+#define FR_EMIT_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "event.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* One ring per CPU; the real rings and their size come from the daemon. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_RINGBUF);
+		__uint(max_entries, 4096);
+	});
+} rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FR_SRC__MAX);
+	__type(key, __u32);
+	__type(value, struct fr_counters);
+} counters SEC(".maps");
+
+/* inputs (set by the daemon through the skeleton's .bss, changeable live) */
+__u32 self_tgid;        /* flightrecd itself: never recorded */
+__u64 wakeup_bytes;     /* wake the consumer only once a ring holds this much */
+
+static __always_inline bool fr_is_self(void)
+{
+	return (bpf_get_current_pid_tgid() >> 32) == self_tgid;
+}
+
+static __always_inline struct fr_counters *fr_counters(__u32 src)
+{
+	return bpf_map_lookup_elem(&counters, &src);
+}
+
+/* Reserve @size bytes on this CPU's ring.  Counts the attempt and, on
+ * failure, the drop: a NULL return has already been accounted for. */
+static __always_inline void *fr_reserve(__u32 size, __u32 src, void **ring)
+{
+	struct fr_counters *c = fr_counters(src);
+	__u32 cpu = bpf_get_smp_processor_id();
+	void *rb, *e = NULL;
+
+	if (c)
+		c->emitted++;
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	if (rb)
+		e = bpf_ringbuf_reserve(rb, size, 0);
+	if (!e) {
+		if (c)
+			c->dropped++;
+		return NULL;
+	}
+	*ring = rb;
+	return e;
+}
+
+/* Submit without waking the consumer (it drains on a timer) unless the ring
+ * is filling up: a wakeup per record costs ~1 µs per event (KERNEL-FACTS). */
+static __always_inline void fr_submit(void *e, void *ring)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(e, flags);
+}
+
+static __always_inline void fr_fill_hdr(struct fr_event_hdr *h, __u16 type)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	h->ts = bpf_ktime_get_boot_ns();
+	h->cgroup_id = bpf_get_current_cgroup_id();
+	h->pid = pid_tgid >> 32;
+	h->tid = (__u32)pid_tgid;
+	h->type = type;
+	h->flags = 0;
+	h->pad = 0;
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+}
+
+#endif

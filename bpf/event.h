@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The event ABI between the BPF programs and flightrecd.
+ *
+ * Every record a BPF program puts into a per-CPU ring buffer starts with
+ * struct fr_event_hdr.  Fixed-width types only; every size is pinned with
+ * _Static_assert so a change of layout is a compile error on both sides,
+ * and FR_EVENT_ABI is bumped with any change the daemon must know about.
+ * This is the in-memory ABI only: the on-disk record format is the codec in
+ * lib/record-codec.c, versioned separately by the store.
+ */
+#ifndef FR_BPF_EVENT_H
+#define FR_BPF_EVENT_H
+
+#ifdef __bpf__
+#include "vmlinux.h"
+#else
+#include <linux/types.h>
+#endif
+
+#define FR_EVENT_ABI 1
+
+/* TASK_COMM_LEN in the kernel. */
+#define FR_COMM_LEN 16
+/* Enough for nearly every path a binary is exec'd from; longer ones are cut
+ * (and flagged), never dropped. */
+#define FR_FILENAME_LEN 256
+/* argv is copied as the NUL-separated block at mm->arg_start; 512 bytes keep
+ * the exec record under 1 KiB while covering typical service command lines. */
+#define FR_ARGS_LEN 512
+
+enum fr_event_type {
+	FR_EV_EXEC = 1,
+	FR_EV_EXIT = 2,
+	FR_EV_FORK = 3,
+	FR_EV_SYSCALL = 4,
+	FR_EV__MAX,
+};
+
+/* Sources: the unit that is switched on/off and counted (emitted, dropped). */
+enum fr_source {
+	FR_SRC_PROC = 0,    /* exec, fork, exit */
+	FR_SRC_SYSCALL = 1, /* slow syscalls */
+	FR_SRC__MAX,
+};
+
+struct fr_event_hdr {
+	__u64 ts;        /* CLOCK_BOOTTIME ns (bpf_ktime_get_boot_ns) */
+	__u64 cgroup_id; /* cgroup v2 id of the current task */
+	__u32 pid;       /* tgid */
+	__u32 tid;
+	__u16 type;      /* enum fr_event_type */
+	__u16 flags;     /* per type, FR_EXEC_* */
+	__u32 pad;
+	char comm[FR_COMM_LEN];
+};
+_Static_assert(sizeof(struct fr_event_hdr) == 48, "fr_event_hdr layout");
+
+#define FR_EXEC_FILENAME_CUT (1u << 0)
+#define FR_EXEC_ARGS_CUT (1u << 1)
+
+struct fr_event_exec {
+	struct fr_event_hdr hdr;
+	__u32 ppid;
+	__u16 filename_len; /* bytes in filename, without NUL */
+	__u16 args_len;     /* bytes in args, NUL-separated */
+	char filename[FR_FILENAME_LEN];
+	char args[FR_ARGS_LEN];
+};
+_Static_assert(sizeof(struct fr_event_exec) == 48 + 8 + 256 + 512, "fr_event_exec layout");
+
+struct fr_event_exit {
+	struct fr_event_hdr hdr;
+	__u32 exit_code; /* wait(2) status: (code << 8) | signal | 0x80 if core */
+	__u32 pad;
+};
+_Static_assert(sizeof(struct fr_event_exit) == 56, "fr_event_exit layout");
+
+struct fr_event_fork {
+	struct fr_event_hdr hdr;
+	__u32 child_pid;
+	__u32 pad;
+};
+_Static_assert(sizeof(struct fr_event_fork) == 56, "fr_event_fork layout");
+
+struct fr_event_syscall {
+	struct fr_event_hdr hdr;
+	__u64 duration_ns;
+	__s64 ret;
+	__u32 nr;
+	__u32 pad;
+};
+_Static_assert(sizeof(struct fr_event_syscall) == 72, "fr_event_syscall layout");
+
+/* Per CPU and per source, in a PERCPU_ARRAY indexed by enum fr_source.
+ * emitted counts every record a program tried to write; dropped the ones
+ * bpf_ringbuf_reserve refused.  delivered = emitted - dropped. */
+struct fr_counters {
+	__u64 emitted;
+	__u64 dropped;
+	/* Calls that could not be timed because per-thread state could not be
+	 * allocated: a slow call among them would be missed, so they are a loss
+	 * too, reported next to dropped. */
+	__u64 untracked;
+};
+_Static_assert(sizeof(struct fr_counters) == 24, "fr_counters layout");
+
+/* Syscall numbers covered by the exclude bitmap; x86_64 has < 512 and the
+ * numbers above are the compat/x32 ranges we do not trace. */
+#define FR_SYSCALL_MAX 512
+
+#endif

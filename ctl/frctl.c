@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * frctl: reads a flightrec store (directly, daemon or not) and talks to
+ * flightrecd over its control socket.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/store-reader.h"
+#include "frctl.h"
+
+void frctl_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("frctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void help(void)
+{
+	printf("Usage: frctl [GLOBAL OPTIONS] VERB [OPTIONS]\n"
+	       "\n"
+	       "Reads what flightrecd recorded, and asks the running daemon for its state.\n"
+	       "\n"
+	       "Verbs:\n"
+	       "  dump      print records of a time window (text or JSON Lines)\n"
+	       "  status    daemon state, record rates, losses, store use and time span\n"
+	       "\n"
+	       "Global options (also accepted after the verb):\n"
+	       "  -c, --config FILE   configuration (default %s)\n"
+	       "  -s, --store DIR     store directory (default: store.path from the config)\n"
+	       "      --socket PATH   control socket (default: DIR/control.sock with --store,\n"
+	       "                      else control.socket from the config)\n"
+	       "  -h, --help          this help; 'frctl VERB --help' for a verb\n"
+	       "      --version       version\n"
+	       "\n"
+	       "Examples:\n"
+	       "  frctl dump --last 60s\n"
+	       "  frctl dump --since '2026-11-21 14:02' --until '2026-11-21 14:05' --format json\n"
+	       "  frctl --store ./var/flightrec status\n"
+	       "\n"
+	       "Exit status: 0 success, 1 failure, 2 bad usage, 3 daemon not running (status).\n"
+	       "See frctl(1).\n",
+	       FR_CONF_DEFAULT_PATH);
+}
+
+bool frctl_global_option(struct frctl *f, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'c':
+		f->config_path = arg;
+		f->config_explicit = true;
+		return true;
+	case 's':
+		f->store_arg = arg;
+		return true;
+	case 0x100:
+		f->socket_arg = arg;
+		return true;
+	}
+	return false;
+}
+
+int frctl_load_conf(struct frctl *f)
+{
+	static bool loaded;
+	char err[512];
+	int k;
+
+	if (loaded)
+		return 0;
+	fr_conf_init_defaults(&f->conf);
+	k = fr_conf_load(&f->conf, f->config_path, f->config_explicit, err, sizeof(err));
+	if (k < 0) {
+		fprintf(stderr, "frctl: %s\n", err);
+		return k;
+	}
+	loaded = true;
+	return 0;
+}
+
+const char *frctl_store_path(struct frctl *f)
+{
+	return f->store_arg ? f->store_arg : f->conf.store_path;
+}
+
+char *frctl_socket_path(struct frctl *f)
+{
+	char *p = NULL;
+
+	if (f->socket_arg)
+		return strdup(f->socket_arg);
+	if (f->store_arg) {
+		if (asprintf(&p, "%s/control.sock", f->store_arg) < 0)
+			return NULL;
+		return p;
+	}
+	return strdup(f->conf.socket_path);
+}
+
+int frctl_open_store(struct frctl *f, const char *path, struct fr_store_reader **ret)
+{
+	int k = fr_store_reader_open(path, ret);
+
+	if (k == -ENOENT || k == -ENOMEDIUM)
+		frctl_error("no store at %s (flightrecd has not written there; use --store DIR)", path);
+	else if (k == -EACCES)
+		frctl_error("cannot read store %s: permission denied (the store is readable by root)", path);
+	else if (k < 0)
+		frctl_error("cannot open store %s: %s", path, strerror(-k));
+	return k;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FRCTL_GLOBAL_OPTIONS,
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 0x101 },
+		{},
+	};
+	struct frctl f = { .config_path = FR_CONF_DEFAULT_PATH };
+	const char *verb;
+	int c, k;
+
+	/* '+': stop at the verb; its options are parsed by the verb */
+	while ((c = getopt_long(argc, argv, "+c:s:h", opts, NULL)) >= 0) {
+		if (frctl_global_option(&f, c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			help();
+			return EXIT_OK;
+		case 0x101:
+			printf("frctl " FR_VERSION "\n");
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'frctl --help'.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		frctl_error("missing verb. Try 'frctl --help'.");
+		return EXIT_USAGE;
+	}
+	verb = argv[optind];
+	argc -= optind;
+	argv += optind;
+	optind = 0; /* reset getopt for the verb */
+
+	if (strcmp(verb, "dump") == 0)
+		k = verb_dump(&f, argc, argv);
+	else if (strcmp(verb, "status") == 0)
+		k = verb_status(&f, argc, argv);
+	else {
+		frctl_error("unknown verb '%s'. Try 'frctl --help'.", verb);
+		k = EXIT_USAGE;
+	}
+	fr_conf_done(&f.conf);
+	return k;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What frctl's verbs share: global options and where things are. */
+#ifndef FR_FRCTL_H
+#define FR_FRCTL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../lib/conf.h"
+#include "../lib/window.h"
+
+struct frctl {
+	const char *config_path;
+	bool config_explicit;
+	const char *store_arg;  /* --store */
+	const char *socket_arg; /* --socket */
+	struct fr_conf conf;
+};
+
+/* Exit codes (documented in frctl(1)). */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAILURE_ = 1,  /* runtime failure: store unreadable, I/O error */
+	EXIT_USAGE = 2,     /* bad command line */
+	EXIT_NOT_RUNNING = 3, /* status: the daemon is not running */
+};
+
+/* Handles a global option inside a verb's option loop; returns true if it
+ * was one. */
+bool frctl_global_option(struct frctl *f, int opt, const char *arg);
+#define FRCTL_GLOBAL_OPTIONS                                       \
+	{ "config", required_argument, NULL, 'c' },                \
+	{ "store", required_argument, NULL, 's' },                 \
+	{ "socket", required_argument, NULL, 0x100 }
+
+/* Loads the configuration (once); prints the error and returns <0. */
+int frctl_load_conf(struct frctl *f);
+const char *frctl_store_path(struct frctl *f);
+/* The socket the daemon of this store listens on. Caller frees. */
+char *frctl_socket_path(struct frctl *f);
+
+/* Opens the store, printing one clear line on failure. */
+int frctl_open_store(struct frctl *f, const char *path, struct fr_store_reader **ret);
+
+void frctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int verb_dump(struct frctl *f, int argc, char **argv);
+int verb_status(struct frctl *f, int argc, char **argv);
+
+/* Output formats of dump. */
+struct json_object;
+struct json_object *fr_record_to_json(const struct fr_window *w, const struct fr_window_entry *e);
+void fr_record_print_text(FILE *out, const struct fr_window *w, const struct fr_window_entry *e);
+/* "SIGSEGV" for 11, or NULL. */
+const char *fr_signal_name(int sig, char *buf, size_t len);
+
+#endif

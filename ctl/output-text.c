@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* --format text: one line per record for people; may change between
+ * versions (scripts use --format json). */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "../lib/parse.h"
+#include "../lib/syscall-names.h"
+#include "frctl.h"
+
+static void print_local_time(FILE *out, uint64_t wall_ns)
+{
+	time_t t = (time_t)(wall_ns / NSEC_PER_SEC);
+	struct tm tm;
+	char buf[32];
+
+	localtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(out, "%s.%03u", buf, (unsigned)(wall_ns % NSEC_PER_SEC / NSEC_PER_MSEC));
+}
+
+/* Prints bytes, escaping what a terminal would interpret. */
+static void print_safe(FILE *out, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)p[i];
+		if (ch < 0x20 || ch == 0x7f || ch == '\\')
+			fprintf(out, "\\x%02x", ch);
+		else
+			fputc(ch, out);
+	}
+}
+
+void fr_record_print_text(FILE *out, const struct fr_window *w, const struct fr_window_entry *e)
+{
+	const struct fr_record *r = &e->r;
+	char buf[64];
+
+	print_local_time(out, e->wall_ns);
+	fprintf(out, " cpu%-2u %-8s ", r->cpu, fr_record_type_name(r->type));
+	if (r->type != FR_REC_GAP) {
+		print_safe(out, r->comm, r->comm_len);
+		fprintf(out, "[%u", r->pid);
+		if (r->tid != r->pid)
+			fprintf(out, "/%u", r->tid);
+		fputs("] ", out);
+	}
+	switch (r->type) {
+	case FR_REC_EXEC: {
+		fputs("filename=", out);
+		print_safe(out, r->exec.filename, r->exec.filename_len);
+		fputs(" argv=[", out);
+		for (size_t i = 0; i < r->exec.args_len;) {
+			size_t l = strnlen(r->exec.args + i, r->exec.args_len - i);
+			if (i)
+				fputc(' ', out);
+			print_safe(out, r->exec.args + i, l);
+			i += l + 1;
+		}
+		fprintf(out, "%s] ppid=%u", r->flags & FR_REC_F_ARGS_CUT ? " …" : "", r->exec.ppid);
+		break;
+	}
+	case FR_REC_EXIT: {
+		int sig = r->exit.status & 0x7f;
+		if (sig)
+			fprintf(out, "killed by %s%s", fr_signal_name(sig, buf, sizeof(buf)) ?: "signal",
+				r->exit.status & 0x80 ? " (core dumped)" : "");
+		else
+			fprintf(out, "exit_code=%u", (r->exit.status >> 8) & 0xff);
+		break;
+	}
+	case FR_REC_FORK:
+		fprintf(out, "child_pid=%u", r->fork.child_pid);
+		break;
+	case FR_REC_SYSCALL: {
+		const char *name = fr_syscall_name(r->syscall.nr);
+		if (name)
+			fprintf(out, "%s", name);
+		else
+			fprintf(out, "syscall_%u", r->syscall.nr);
+		fprintf(out, " took %s ret=%" PRId64, fr_format_duration(r->syscall.duration_ns, buf, sizeof(buf)),
+			r->syscall.ret);
+		break;
+	}
+	case FR_REC_GAP:
+		fprintf(out, "*** %" PRIu64 " records lost on this CPU ***", r->gap.lost);
+		break;
+	}
+	if (e->cgroup && r->type != FR_REC_GAP) {
+		fputs(" cgroup=", out);
+		print_safe(out, e->cgroup, e->cgroup_len);
+	}
+	fputc('\n', out);
+}

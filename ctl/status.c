@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * frctl status: the daemon's view (rates, per-CPU and per-source counts)
+ * from the control socket, plus the store's own view (bytes, time span)
+ * read from disk, so it answers even when the daemon is down.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <string.h>
+
+#include "../lib/parse.h"
+#include "../lib/store-reader.h"
+#include "control-client.h"
+#include "frctl.h"
+
+struct span {
+	uint64_t oldest, newest, chunks, records;
+};
+
+static int span_cb(const struct fr_chunk_ref *ref, void *userdata)
+{
+	struct span *s = userdata;
+	uint64_t first = ref->info.first_ts + (uint64_t)ref->info.realtime_offset;
+	uint64_t last = ref->info.last_ts + (uint64_t)ref->info.realtime_offset;
+
+	if (!s->chunks || first < s->oldest)
+		s->oldest = first;
+	if (!s->chunks || last > s->newest)
+		s->newest = last;
+	s->chunks++;
+	s->records += ref->info.nrecords;
+	return 0;
+}
+
+static struct json_object *time_or_null(uint64_t wall_ns, bool have)
+{
+	char buf[64];
+	return have ? json_object_new_string(fr_format_rfc3339(wall_ns, buf, sizeof(buf))) : NULL;
+}
+
+static struct json_object *store_json(const char *path, uint64_t bound, int *ret_err)
+{
+	struct json_object *o = json_object_new_object();
+	struct fr_store_reader *r = NULL;
+	struct fr_store_reader_stats st = {};
+	struct span sp = {};
+	int k;
+
+	json_object_object_add(o, "path", json_object_new_string(path));
+	k = fr_store_reader_open(path, &r);
+	if (k >= 0) {
+		k = fr_store_reader_foreach(r, span_cb, &sp);
+		fr_store_reader_get_stats(r, &st);
+		fr_store_reader_free(r);
+	}
+	*ret_err = k;
+	json_object_object_add(o, "bytes_used", json_object_new_uint64(st.bytes_on_disk));
+	json_object_object_add(o, "bytes_bound", bound ? json_object_new_uint64(bound) : NULL);
+	json_object_object_add(o, "chunks", json_object_new_uint64(sp.chunks));
+	json_object_object_add(o, "records", json_object_new_uint64(sp.records));
+	json_object_object_add(o, "oldest", time_or_null(sp.oldest, sp.chunks > 0));
+	json_object_object_add(o, "newest", time_or_null(sp.newest, sp.chunks > 0));
+	if (k < 0)
+		json_object_object_add(o, "error", json_object_new_string(strerror(-k)));
+	return o;
+}
+
+static uint64_t get_u64(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(o, key, &v) ? (uint64_t)json_object_get_int64(v) : 0;
+}
+
+static void print_text(struct json_object *st)
+{
+	struct json_object *running, *v, *store;
+	char a[32], b[32];
+
+	json_object_object_get_ex(st, "running", &running);
+	json_object_object_get_ex(st, "store", &store);
+	if (json_object_get_boolean(running)) {
+		json_object_object_get_ex(st, "records_per_s", &v);
+		printf("flightrecd: running (pid %" PRIu64 ", up %.0fs), %.1f records/s\n",
+		       get_u64(st, "pid"),
+		       json_object_get_double(json_object_object_get(st, "uptime_s")),
+		       json_object_get_double(v));
+		struct json_object *cpus = json_object_object_get(st, "per_cpu");
+		for (size_t i = 0; i < json_object_array_length(cpus); i++) {
+			struct json_object *c = json_object_array_get_idx(cpus, i);
+			printf("  cpu%-3" PRIu64 " emitted %-10" PRIu64 " delivered %-10" PRIu64
+			       " dropped %-8" PRIu64 " lost in writes %" PRIu64 "\n",
+			       get_u64(c, "cpu"), get_u64(c, "emitted"), get_u64(c, "delivered"),
+			       get_u64(c, "dropped"), get_u64(c, "lost_write"));
+		}
+		json_object_object_foreach(json_object_object_get(st, "sources"), name, s) {
+			bool en = json_object_get_boolean(json_object_object_get(s, "enabled"));
+			bool at = json_object_get_boolean(json_object_object_get(s, "attached"));
+			printf("  source %-8s %-13s records %-10" PRIu64 " dropped %" PRIu64 "\n", name,
+			       !en ? "disabled" : at ? "attached" : "FAILED", get_u64(s, "records"),
+			       get_u64(s, "dropped"));
+		}
+	} else
+		printf("flightrecd: not running\n");
+
+	printf("store %s: %s used", json_object_get_string(json_object_object_get(store, "path")),
+	       fr_format_size(get_u64(store, "bytes_used"), a, sizeof(a)));
+	if (json_object_object_get(store, "bytes_bound"))
+		printf(" of %s", fr_format_size(get_u64(store, "bytes_bound"), b, sizeof(b)));
+	printf(", %" PRIu64 " records in %" PRIu64 " chunks\n", get_u64(store, "records"),
+	       get_u64(store, "chunks"));
+	if (json_object_object_get(store, "oldest"))
+		printf("  oldest %s\n  newest %s\n",
+		       json_object_get_string(json_object_object_get(store, "oldest")),
+		       json_object_get_string(json_object_object_get(store, "newest")));
+	if (json_object_object_get(store, "error"))
+		printf("  store not readable: %s\n",
+		       json_object_get_string(json_object_object_get(store, "error")));
+}
+
+int verb_status(struct frctl *f, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FRCTL_GLOBAL_OPTIONS,
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct json_object *req, *st = NULL, *store, *dstore;
+	char *sock;
+	const char *store_path;
+	uint64_t bound = 0;
+	bool json = false, running;
+	int c, k, serr;
+
+	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) >= 0) {
+		if (frctl_global_option(f, c, optarg))
+			continue;
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			printf("Usage: frctl status [--json]\n\n"
+			       "Daemon state (running, pid, uptime, records/s, per-CPU emitted/delivered/\n"
+			       "dropped, per-source counts) and the store's use and time span.\n"
+			       "Exit status 3 when the daemon is not running.\n");
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'frctl status --help'.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		frctl_error("status: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (frctl_load_conf(f) < 0)
+		return EXIT_USAGE;
+	sock = frctl_socket_path(f);
+	if (!sock)
+		return EXIT_FAILURE_;
+
+	req = json_object_new_object();
+	json_object_object_add(req, "verb", json_object_new_string("status"));
+	k = fr_control_call(sock, req, &st);
+	json_object_put(req);
+	running = k >= 0 && json_object_is_type(st, json_type_object) &&
+		  !json_object_object_get_ex(st, "error", NULL);
+	if (k < 0 && k != -ENOENT && k != -ECONNREFUSED)
+		frctl_error("warning: cannot query flightrecd on %s: %s", sock, strerror(-k));
+	free(sock);
+	if (!running) {
+		json_object_put(st);
+		st = json_object_new_object();
+		json_object_object_add(st, "running", json_object_new_boolean(0));
+	}
+
+	/* the store the daemon writes, else the one we were told about */
+	store_path = frctl_store_path(f);
+	if (running && json_object_object_get_ex(st, "store", &dstore)) {
+		store_path = json_object_get_string(json_object_object_get(dstore, "path"));
+		bound = get_u64(dstore, "bytes_bound");
+	} else if (f->store_arg == NULL || f->config_explicit)
+		bound = f->conf.store_size;
+	store = store_json(store_path, bound, &serr);
+	if (running && json_object_object_get_ex(st, "store", &dstore)) {
+		json_object_object_foreach(dstore, key, val) {
+			if (!json_object_object_get_ex(store, key, NULL))
+				json_object_object_add(store, key, json_object_get(val));
+		}
+	}
+	json_object_object_add(st, "store", store);
+
+	if (json)
+		printf("%s\n", json_object_to_json_string_ext(st, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	else
+		print_text(st);
+	json_object_put(st);
+	return running ? EXIT_OK : EXIT_NOT_RUNNING;
+}

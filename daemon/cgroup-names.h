@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cgroup v2 id -> path, as BPF's bpf_get_current_cgroup_id() reports ids.
+ * The id is the kernfs node id, which open_by_handle_at() on the cgroup2
+ * mount accepts as a file handle; the path of the opened directory is the
+ * cgroup path.  Results (also failures) are cached, bounded.
+ */
+#ifndef FR_CGROUP_NAMES_H
+#define FR_CGROUP_NAMES_H
+
+#include <stdint.h>
+
+struct fr_cgroup_names;
+
+int fr_cgroup_names_new(struct fr_cgroup_names **ret);
+struct fr_cgroup_names *fr_cgroup_names_free(struct fr_cgroup_names *c);
+/* Returns the path ("/system.slice/foo.service") or NULL if unknown. */
+const char *fr_cgroup_names_lookup(struct fr_cgroup_names *c, uint64_t id);
+
+#endif

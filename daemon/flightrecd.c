@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * flightrecd: the always-on flight recorder.  One sd_event loop owns
+ * everything: the ring-buffer epoll fd, the drain timer, the sync timer,
+ * the io_uring completion eventfd, signals, the control socket and the
+ * watchdog.  It never forks (systemd style).
+ */
+#include <bpf/libbpf.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/conf.h"
+#include "../lib/macro.h"
+#include "../lib/parse.h"
+#include "../lib/store-writer.h"
+#include "control.h"
+#include "log.h"
+#include "recorder.h"
+#include "rings.h"
+#include "sources.h"
+
+int fr_log_debug;
+
+struct daemon {
+	struct fr_conf conf;
+	const char *config_path;
+	bool config_explicit;
+	char *store_override;
+	char *socket_path;
+	uint64_t status_interval_ns;
+
+	sd_event *event;
+	struct fr_store_writer *writer;
+	struct fr_rings *rings;
+	struct fr_sources *sources;
+	struct fr_recorder *rec;
+	struct fr_control *control;
+	sd_event_source *ring_src, *writer_src, *drain_timer, *sync_timer, *status_timer;
+
+	uint64_t start_mono;
+	uint64_t rate_last_mono, rate_last_records;
+	double records_per_s;
+};
+
+static uint64_t now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void help(void)
+{
+	printf("Usage: flightrecd [OPTIONS]\n"
+	       "\n"
+	       "Always-on flight recorder: records process lifecycle and slow system calls\n"
+	       "with BPF into a bounded, compressed, crash-safe store. Runs in the foreground.\n"
+	       "\n"
+	       "  -c, --config FILE          configuration (default %s;\n"
+	       "                             built-in defaults if that file does not exist)\n"
+	       "  -s, --store DIR            store directory (overrides store.path)\n"
+	       "      --socket PATH          control socket (default: DIR/control.sock with\n"
+	       "                             --store, else control.socket from the config)\n"
+	       "      --check-config         validate the configuration, print\n"
+	       "                             \"configuration OK\" or the errors, and exit\n"
+	       "      --status-interval DUR  log a status line every DUR (e.g. 5s)\n"
+	       "  -d, --debug                debug logging\n"
+	       "  -h, --help                 this help\n"
+	       "      --version              version\n"
+	       "\n"
+	       "Signals: SIGTERM/SIGINT flush and exit 0; SIGHUP reloads the configuration.\n"
+	       "See flightrecd(8), flightrec.conf(5).\n",
+	       FR_CONF_DEFAULT_PATH);
+}
+
+static int load_config(struct daemon *d, struct fr_conf *c)
+{
+	char err[512];
+	int k;
+
+	fr_conf_init_defaults(c);
+	k = fr_conf_load(c, d->config_path, d->config_explicit, err, sizeof(err));
+	if (k < 0) {
+		fr_conf_done(c);
+		log_error("%s", err);
+		return k;
+	}
+	if (d->store_override) {
+		free(c->store_path);
+		c->store_path = strdup(d->store_override);
+		if (!c->store_path)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct daemon *d = userdata;
+	int k = fr_rings_consume(d->rings);
+
+	if (k < 0)
+		log_warning_errno(k, "Failed to consume ring buffers: %m");
+	fr_store_writer_submit(d->writer);
+	return 0;
+}
+
+static int on_writer(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct daemon *d = userdata;
+	return fr_store_writer_process(d->writer);
+}
+
+static int rearm(sd_event_source *s, uint64_t interval_ns)
+{
+	int k = sd_event_source_set_time_relative(s, interval_ns / 1000);
+	if (k < 0)
+		return k;
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static int on_drain(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	(void)fr_rings_consume(d->rings);
+	fr_recorder_tick(d->rec, now_mono());
+	fr_store_writer_submit(d->writer);
+	return rearm(s, d->conf.drain_interval_ns);
+}
+
+static void update_rate(struct daemon *d)
+{
+	uint64_t now = now_mono(), rec = fr_recorder_records(d->rec);
+
+	if (d->rate_last_mono && now > d->rate_last_mono)
+		d->records_per_s = (double)(rec - d->rate_last_records) * 1e9 /
+				   (double)(now - d->rate_last_mono);
+	d->rate_last_mono = now;
+	d->rate_last_records = rec;
+}
+
+static uint64_t total_dropped(struct daemon *d)
+{
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < fr_rings_ncpu(d->rings); i++) {
+		struct fr_recorder_cpu_stats st;
+		fr_recorder_cpu_stats(d->rec, i, &st);
+		sum += st.dropped + st.lost_write;
+	}
+	return sum;
+}
+
+static void status_line(struct daemon *d, char *buf, size_t len)
+{
+	struct fr_store_writer_stats ws;
+	char a[32], b[32];
+
+	fr_store_writer_get_stats(d->writer, &ws);
+	snprintf(buf, len, "Recording: %.0f records/s, %" PRIu64 " records, %" PRIu64
+		 " lost, %s written, store bound %s",
+		 d->records_per_s, fr_recorder_records(d->rec), total_dropped(d),
+		 fr_format_size(ws.bytes_written, a, sizeof(a)),
+		 fr_format_size(d->conf.store_size, b, sizeof(b)));
+}
+
+/* Closes open chunks and queues a sync: everything recorded before this
+ * point is durable once the sync completes. */
+static int on_sync(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+	char line[256];
+	int k;
+
+	(void)fr_rings_consume(d->rings);
+	fr_recorder_flush(d->rec);
+	k = fr_store_writer_sync(d->writer);
+	if (k < 0)
+		log_warning_errno(k, "Failed to queue store sync: %m");
+	update_rate(d);
+	status_line(d, line, sizeof(line));
+	(void)sd_notifyf(false, "STATUS=%s", line);
+	return rearm(s, d->conf.sync_interval_ns);
+}
+
+static int on_status(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+	char line[256];
+
+	status_line(d, line, sizeof(line));
+	log_info("%s", line);
+	return rearm(s, d->status_interval_ns);
+}
+
+static struct json_object *status_json(struct daemon *d)
+{
+	struct json_object *o = json_object_new_object(), *cpus = json_object_new_array(),
+			   *srcs = json_object_new_object(), *store = json_object_new_object();
+	struct fr_store_writer_stats ws;
+
+	/* what BPF counted as emitted should be delivered by now */
+	(void)fr_rings_consume(d->rings);
+	json_object_object_add(o, "running", json_object_new_boolean(1));
+	json_object_object_add(o, "pid", json_object_new_int64(getpid()));
+	json_object_object_add(o, "uptime_s",
+			       json_object_new_double((double)(now_mono() - d->start_mono) / 1e9));
+	json_object_object_add(o, "records_per_s", json_object_new_double(d->records_per_s));
+	json_object_object_add(o, "records", json_object_new_uint64(fr_recorder_records(d->rec)));
+	for (unsigned i = 0; i < fr_rings_ncpu(d->rings); i++) {
+		struct fr_recorder_cpu_stats st;
+		struct json_object *c = json_object_new_object();
+
+		fr_recorder_cpu_stats(d->rec, i, &st);
+		json_object_object_add(c, "cpu", json_object_new_int(i));
+		json_object_object_add(c, "emitted", json_object_new_uint64(st.emitted));
+		json_object_object_add(c, "delivered", json_object_new_uint64(st.delivered));
+		json_object_object_add(c, "dropped", json_object_new_uint64(st.dropped));
+		json_object_object_add(c, "lost_write", json_object_new_uint64(st.lost_write));
+		json_object_array_add(cpus, c);
+	}
+	json_object_object_add(o, "per_cpu", cpus);
+	for (unsigned s = 0; s < FR_SRC__MAX; s++) {
+		struct fr_source_state ss;
+		struct json_object *j = json_object_new_object();
+		uint64_t emitted, dropped;
+
+		fr_sources_state(d->sources, s, &ss);
+		fr_recorder_source_stats(d->rec, s, &emitted, &dropped);
+		json_object_object_add(j, "enabled", json_object_new_boolean(ss.enabled));
+		json_object_object_add(j, "attached", json_object_new_boolean(ss.attached));
+		json_object_object_add(j, "records", json_object_new_uint64(emitted - dropped));
+		json_object_object_add(j, "dropped", json_object_new_uint64(dropped));
+		json_object_object_add(srcs, ss.name, j);
+	}
+	json_object_object_add(o, "sources", srcs);
+	fr_store_writer_get_stats(d->writer, &ws);
+	json_object_object_add(store, "path", json_object_new_string(d->conf.store_path));
+	json_object_object_add(store, "bytes_bound", json_object_new_uint64(d->conf.store_size));
+	json_object_object_add(store, "bytes_written", json_object_new_uint64(ws.bytes_written));
+	json_object_object_add(store, "chunks_written", json_object_new_uint64(ws.chunks_written));
+	json_object_object_add(store, "chunks_failed", json_object_new_uint64(ws.chunks_failed));
+	json_object_object_add(store, "syncs", json_object_new_uint64(ws.syncs));
+	json_object_object_add(o, "store", store);
+	return o;
+}
+
+static struct json_object *on_control(struct json_object *req, void *userdata)
+{
+	struct daemon *d = userdata;
+	struct json_object *verb, *o;
+
+	if (!json_object_object_get_ex(req, "verb", &verb) || !json_object_is_type(verb, json_type_string)) {
+		o = json_object_new_object();
+		json_object_object_add(o, "error", json_object_new_string("request has no \"verb\""));
+		return o;
+	}
+	if (strcmp(json_object_get_string(verb), "status") == 0)
+		return status_json(d);
+	o = json_object_new_object();
+	json_object_object_add(o, "error", json_object_new_string("unknown verb"));
+	return o;
+}
+
+static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	log_info("Received %s, flushing and exiting.", strsignal((int)si->ssi_signo));
+	(void)sd_notify(false, "STOPPING=1");
+	return sd_event_exit(d->event, 0);
+}
+
+/* SIGHUP: parse first; swap only if valid.  Tunables that live in BPF
+ * globals apply at once; settings that need re-creating rings, the store
+ * or probes are reported as needing a restart. */
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct daemon *d = userdata;
+	struct fr_conf c;
+
+	(void)sd_notify(false, "RELOADING=1");
+	if (load_config(d, &c) < 0) {
+		log_error("Configuration reload failed; keeping the running configuration.");
+		(void)sd_notify(false, "READY=1");
+		return 0;
+	}
+	if (c.store_size != d->conf.store_size || c.store_segments != d->conf.store_segments ||
+	    strcmp(c.store_path, d->conf.store_path) != 0 || c.ring_size != d->conf.ring_size ||
+	    c.chunk_size != d->conf.chunk_size || c.proc_enabled != d->conf.proc_enabled ||
+	    c.syscall_enabled != d->conf.syscall_enabled || c.zstd_level != d->conf.zstd_level)
+		log_warning("Store, ring, chunk, compression and source on/off settings take effect at the next restart.");
+	d->conf.syscall_threshold_ns = c.syscall_threshold_ns;
+	memcpy(d->conf.syscall_exclude, c.syscall_exclude, sizeof(c.syscall_exclude));
+	d->conf.chunk_age_ns = c.chunk_age_ns;
+	d->conf.drain_interval_ns = c.drain_interval_ns;
+	d->conf.sync_interval_ns = c.sync_interval_ns;
+	fr_sources_apply(d->sources, &d->conf);
+	fr_conf_done(&c);
+	log_info("Configuration reloaded from %s.", d->config_path);
+	(void)sd_notify(false, "READY=1");
+	return 0;
+}
+
+static int add_timer(struct daemon *d, sd_event_source **s, uint64_t interval_ns,
+		     sd_event_time_handler_t cb)
+{
+	return sd_event_add_time_relative(d->event, s, CLOCK_MONOTONIC, interval_ns / 1000, 0, cb, d);
+}
+
+static int run(struct daemon *d)
+{
+	struct fr_store_params sp = {
+		.size = d->conf.store_size,
+		.nsegments = d->conf.store_segments,
+		.max_chunk = d->conf.chunk_size + 4096,
+	};
+	sigset_t mask;
+	int k, ncpu;
+
+	d->start_mono = now_mono();
+	k = sd_event_default(&d->event);
+	if (k < 0)
+		return log_error_errno(k, "Failed to create event loop: %m");
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if ((k = sd_event_add_signal(d->event, NULL, SIGTERM, on_exit_signal, d)) < 0 ||
+	    (k = sd_event_add_signal(d->event, NULL, SIGINT, on_exit_signal, d)) < 0 ||
+	    (k = sd_event_add_signal(d->event, NULL, SIGHUP, on_reload, d)) < 0)
+		return log_error_errno(k, "Failed to set up signal handling: %m");
+
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		return log_error_errno(ncpu < 0 ? ncpu : -EINVAL, "Failed to count possible CPUs: %m");
+	k = fr_recorder_new(&d->conf, (unsigned)ncpu, &d->rec);
+	if (k < 0)
+		return log_error_errno(k, "Failed to set up the recorder: %m");
+	k = fr_rings_new(d->conf.ring_size, fr_recorder_on_event, d->rec, &d->rings);
+	if (k < 0)
+		return log_error_errno(k, "Failed to create per-CPU ring buffers (%" PRIu64 " bytes each): %m",
+				       d->conf.ring_size);
+	fr_recorder_set_rings(d->rec, d->rings);
+
+	k = fr_store_writer_open(d->conf.store_path, &sp, fr_recorder_on_write_loss, d->rec, &d->writer);
+	if (k == -EBUSY)
+		return log_error_errno(k, "Store %s is in use by another flightrecd.", d->conf.store_path);
+	if (k < 0)
+		return log_error_errno(k, "Failed to open store %s: %m", d->conf.store_path);
+	fr_recorder_set_writer(d->rec, d->writer);
+
+	k = fr_sources_start(&d->conf, d->rings, getpid(), &d->sources);
+	if (k < 0)
+		return log_error_errno(k, "Failed to start sources: %m");
+	if (fr_sources_attached(d->sources) == 0)
+		return log_error_errno(-ENOENT, "No source could be started; nothing to record.");
+
+	if ((k = sd_event_add_io(d->event, &d->ring_src, fr_rings_epoll_fd(d->rings), EPOLLIN, on_ring, d)) < 0 ||
+	    (k = sd_event_add_io(d->event, &d->writer_src, fr_store_writer_fd(d->writer), EPOLLIN, on_writer, d)) < 0 ||
+	    (k = add_timer(d, &d->drain_timer, d->conf.drain_interval_ns, on_drain)) < 0 ||
+	    (k = add_timer(d, &d->sync_timer, d->conf.sync_interval_ns, on_sync)) < 0)
+		return log_error_errno(k, "Failed to set up event sources: %m");
+	if (d->status_interval_ns &&
+	    (k = add_timer(d, &d->status_timer, d->status_interval_ns, on_status)) < 0)
+		return log_error_errno(k, "Failed to set up status timer: %m");
+	k = sd_event_set_watchdog(d->event, true);
+	if (k < 0)
+		log_warning_errno(k, "Failed to enable watchdog: %m");
+
+	k = fr_control_new(d->event, d->socket_path, on_control, d, &d->control);
+	if (k < 0)
+		return log_error_errno(k, "Failed to listen on control socket %s: %m", d->socket_path);
+
+	log_info("Recording to %s (bound %" PRIu64 " bytes, %u CPUs, %u sources); control socket %s.",
+		 d->conf.store_path, d->conf.store_size, fr_rings_ncpu(d->rings),
+		 fr_sources_attached(d->sources), d->socket_path);
+	(void)sd_notify(false, "READY=1\nSTATUS=Recording");
+
+	k = sd_event_loop(d->event);
+	if (k < 0)
+		log_error_errno(k, "Event loop failed: %m");
+
+	/* drain what the kernel still holds, then make it durable */
+	(void)fr_rings_consume(d->rings);
+	fr_recorder_flush(d->rec);
+	return k;
+}
+
+static void daemon_done(struct daemon *d)
+{
+	fr_control_free(d->control);
+	sd_event_source_disable_unref(d->ring_src);
+	sd_event_source_disable_unref(d->writer_src);
+	sd_event_source_disable_unref(d->drain_timer);
+	sd_event_source_disable_unref(d->sync_timer);
+	sd_event_source_disable_unref(d->status_timer);
+	/* detach probes before the rings go away */
+	fr_sources_free(d->sources);
+	fr_store_writer_close(d->writer); /* syncs */
+	fr_recorder_free(d->rec);
+	fr_rings_free(d->rings);
+	sd_event_unref(d->event);
+	fr_conf_done(&d->conf);
+	free(d->socket_path);
+	free(d->store_override);
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_SOCKET = 256, OPT_CHECK, OPT_STATUS, OPT_VERSION };
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "store", required_argument, NULL, 's' },
+		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "check-config", no_argument, NULL, OPT_CHECK },
+		{ "status-interval", required_argument, NULL, OPT_STATUS },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{},
+	};
+	struct daemon d = { .config_path = FR_CONF_DEFAULT_PATH };
+	bool check = false;
+	int c, k;
+
+	while ((c = getopt_long(argc, argv, "c:s:dh", opts, NULL)) >= 0) {
+		switch (c) {
+		case 'c':
+			d.config_path = optarg;
+			d.config_explicit = true;
+			break;
+		case 's':
+			free(d.store_override);
+			d.store_override = strdup(optarg);
+			break;
+		case OPT_SOCKET:
+			free(d.socket_path);
+			d.socket_path = strdup(optarg);
+			break;
+		case OPT_CHECK:
+			check = true;
+			break;
+		case OPT_STATUS:
+			if (fr_parse_duration(optarg, &d.status_interval_ns) < 0 || !d.status_interval_ns) {
+				fprintf(stderr, "flightrecd: --status-interval: invalid duration \"%s\" (e.g. 5s)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'd':
+			fr_log_debug = 1;
+			break;
+		case 'h':
+			help();
+			return 0;
+		case OPT_VERSION:
+			printf("flightrecd " FR_VERSION "\n");
+			return 0;
+		default:
+			fprintf(stderr, "Try 'flightrecd --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "flightrecd: unexpected argument '%s'. Try 'flightrecd --help'.\n", argv[optind]);
+		return 2;
+	}
+	/* the daemon writes what the journal reads: line by line */
+	setvbuf(stderr, NULL, _IOLBF, 0);
+
+	if (load_config(&d, &d.conf) < 0) {
+		free(d.socket_path);
+		free(d.store_override);
+		return 1;
+	}
+	if (check) {
+		printf("configuration OK\n");
+		daemon_done(&d);
+		return 0;
+	}
+	if (!d.socket_path) {
+		if (d.store_override) {
+			if (asprintf(&d.socket_path, "%s/control.sock", d.store_override) < 0)
+				return 1;
+		} else
+			d.socket_path = strdup(d.conf.socket_path);
+	}
+	k = run(&d);
+	daemon_done(&d);
+	return k < 0 ? 1 : 0;
+}

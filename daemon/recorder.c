@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-id128.h>
+#include <time.h>
+#include <zstd.h>
+
+#include "../lib/chunk.h"
+#include "../lib/macro.h"
+#include "cgroup-names.h"
+#include "log.h"
+#include "recorder.h"
+
+struct cpu_state {
+	struct fr_chunk_builder *b;
+	uint64_t delivered;
+	uint64_t lost_reported; /* BPF drops already written as gaps */
+	uint64_t lost_write;    /* records lost in failed writes, total */
+	uint64_t lost_write_reported;
+};
+
+struct fr_recorder {
+	const struct fr_conf *conf;
+	unsigned ncpu;
+	struct cpu_state *cpu;
+	ZSTD_CCtx *cctx;
+	struct fr_store_writer *w;
+	struct fr_rings *rings;
+	struct fr_cgroup_names *cg;
+	sd_id128_t boot_id;
+	uint64_t records;
+	struct fr_counters *scratch; /* ncpu counters, for reads */
+	bool warned_encode;
+};
+
+static uint64_t now_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int fr_recorder_new(const struct fr_conf *c, unsigned ncpu, struct fr_recorder **ret)
+{
+	struct fr_recorder *r = calloc(1, sizeof(*r));
+	int k = -ENOMEM;
+
+	if (!r)
+		return -ENOMEM;
+	r->conf = c;
+	r->ncpu = ncpu;
+	r->cpu = calloc(ncpu, sizeof(*r->cpu));
+	r->scratch = calloc(ncpu, sizeof(*r->scratch));
+	r->cctx = ZSTD_createCCtx();
+	if (!r->cpu || !r->scratch || !r->cctx)
+		goto fail;
+	/* built once, reused for every chunk; the frame checksum lets any
+	 * zstd tool verify a payload on its own */
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(r->cctx, ZSTD_c_compressionLevel, c->zstd_level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(r->cctx, ZSTD_c_checksumFlag, 1))) {
+		k = -EINVAL;
+		goto fail;
+	}
+	for (unsigned i = 0; i < ncpu; i++) {
+		k = fr_chunk_builder_new(i, c->chunk_size, &r->cpu[i].b);
+		if (k < 0)
+			goto fail;
+	}
+	k = sd_id128_get_boot(&r->boot_id);
+	if (k < 0)
+		goto fail;
+	k = fr_cgroup_names_new(&r->cg);
+	if (k < 0)
+		goto fail;
+	*ret = r;
+	return 0;
+fail:
+	fr_recorder_free(r);
+	return k;
+}
+
+struct fr_recorder *fr_recorder_free(struct fr_recorder *r)
+{
+	if (!r)
+		return NULL;
+	if (r->cpu)
+		for (unsigned i = 0; i < r->ncpu; i++)
+			fr_chunk_builder_free(r->cpu[i].b);
+	free(r->cpu);
+	free(r->scratch);
+	ZSTD_freeCCtx(r->cctx);
+	fr_cgroup_names_free(r->cg);
+	free(r);
+	return NULL;
+}
+
+void fr_recorder_set_writer(struct fr_recorder *r, struct fr_store_writer *w)
+{
+	r->w = w;
+}
+
+void fr_recorder_set_rings(struct fr_recorder *r, struct fr_rings *rings)
+{
+	r->rings = rings;
+}
+
+static void close_chunk(struct fr_recorder *r, unsigned cpu)
+{
+	struct fr_chunk_builder *b = r->cpu[cpu].b;
+	uint32_t n = fr_chunk_builder_count(b);
+	void *buf;
+	size_t len;
+	int k;
+
+	if (n == 0)
+		return;
+	k = fr_chunk_builder_close(b, r->cctx, 0, r->boot_id.bytes, &buf, &len);
+	if (k < 0) {
+		/* the builder keeps its records only on success; count them */
+		log_error_errno(k, "Failed to compress chunk of CPU %u (%u records lost): %m", cpu, n);
+		r->cpu[cpu].lost_write += n;
+		return;
+	}
+	if (!r->w) {
+		free(buf);
+		r->cpu[cpu].lost_write += n;
+		return;
+	}
+	/* on failure the writer reports the loss through the callback */
+	(void)fr_store_writer_append(r->w, buf, len);
+}
+
+/* Adds @rec to its CPU's chunk, first describing its cgroup if this chunk
+ * has not yet, so every chunk decodes on its own. */
+static void add_record(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec)
+{
+	struct fr_chunk_builder *b = r->cpu[cpu].b;
+	struct fr_record meta = {};
+	const char *path = NULL;
+	size_t need = fr_record_max_encoded_size(rec);
+
+	if (rec->cgroup_id && !fr_chunk_builder_has_cgroup(b, rec->cgroup_id)) {
+		path = fr_cgroup_names_lookup(r->cg, rec->cgroup_id);
+		if (path) {
+			meta.type = FR_REC_CGROUP;
+			meta.ts = rec->ts;
+			meta.cgroup_id = rec->cgroup_id;
+			meta.cgroup.path = path;
+			meta.cgroup.path_len = (uint32_t)strnlen(path, 4096);
+			need += fr_record_max_encoded_size(&meta);
+		}
+	}
+	if (fr_chunk_builder_raw_size(b) + need > r->conf->chunk_size)
+		close_chunk(r, cpu);
+	if (fr_chunk_builder_count(b) == 0)
+		fr_chunk_builder_set_opened(b, now_ns(CLOCK_MONOTONIC));
+	if (path && !fr_chunk_builder_has_cgroup(b, rec->cgroup_id))
+		(void)fr_chunk_builder_add(b, &meta);
+	if (fr_chunk_builder_add(b, rec) < 0) {
+		/* cannot happen for records under chunk_size; count, never hide */
+		r->cpu[cpu].lost_write++;
+		if (!r->warned_encode)
+			log_warning("Record of type %u does not fit a chunk; counted as lost", rec->type);
+		r->warned_encode = true;
+	}
+	r->records++;
+}
+
+static void copy_hdr(struct fr_record *rec, const struct fr_event_hdr *h)
+{
+	rec->ts = h->ts;
+	rec->pid = h->pid;
+	rec->tid = h->tid;
+	rec->cgroup_id = h->cgroup_id;
+	memcpy(rec->comm, h->comm, FR_COMM_LEN);
+	rec->comm[FR_COMM_LEN] = 0;
+}
+
+int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t size)
+{
+	struct fr_recorder *r = userdata;
+	const struct fr_event_hdr *h = data;
+	struct fr_record rec = {};
+
+	if (cpu >= r->ncpu || size < sizeof(*h))
+		return 0;
+	r->cpu[cpu].delivered++;
+	copy_hdr(&rec, h);
+	rec.type = h->type;
+
+	switch (h->type) {
+	case FR_EV_EXEC: {
+		const struct fr_event_exec *e = data;
+		if (size < sizeof(*e))
+			return 0;
+		rec.exec.ppid = e->ppid;
+		rec.exec.filename = e->filename;
+		rec.exec.filename_len = MIN(e->filename_len, FR_FILENAME_LEN);
+		rec.exec.args = e->args;
+		rec.exec.args_len = MIN(e->args_len, FR_ARGS_LEN);
+		/* argv blocks end in NUL; keep the separators, not the last one */
+		while (rec.exec.args_len && e->args[rec.exec.args_len - 1] == 0)
+			rec.exec.args_len--;
+		if (h->flags & FR_EXEC_FILENAME_CUT)
+			rec.flags |= FR_REC_F_FILENAME_CUT;
+		if (h->flags & FR_EXEC_ARGS_CUT)
+			rec.flags |= FR_REC_F_ARGS_CUT;
+		break;
+	}
+	case FR_EV_EXIT: {
+		const struct fr_event_exit *e = data;
+		if (size < sizeof(*e))
+			return 0;
+		rec.exit.status = e->exit_code;
+		break;
+	}
+	case FR_EV_FORK: {
+		const struct fr_event_fork *e = data;
+		if (size < sizeof(*e))
+			return 0;
+		rec.fork.child_pid = e->child_pid;
+		break;
+	}
+	case FR_EV_SYSCALL: {
+		const struct fr_event_syscall *e = data;
+		if (size < sizeof(*e))
+			return 0;
+		rec.syscall.nr = e->nr;
+		rec.syscall.duration_ns = e->duration_ns;
+		rec.syscall.ret = e->ret;
+		break;
+	}
+	default:
+		return 0;
+	}
+	add_record(r, cpu, &rec);
+	return 0;
+}
+
+void fr_recorder_on_write_loss(uint32_t cpu, uint64_t records, int error, void *userdata)
+{
+	struct fr_recorder *r = userdata;
+	static int last_error;
+
+	if (cpu < r->ncpu)
+		r->cpu[cpu].lost_write += records;
+	/* once per kind of error, not per chunk: ENOSPC would flood the log */
+	if (error != last_error)
+		log_error_errno(error, "Failed to write to the store, records are being lost: %m");
+	last_error = error;
+}
+
+static void emit_gap(struct fr_recorder *r, unsigned cpu, uint64_t lost)
+{
+	struct fr_record gap = { .type = FR_REC_GAP, .ts = now_ns(CLOCK_BOOTTIME) };
+
+	gap.gap.lost = lost;
+	add_record(r, cpu, &gap);
+	r->records--; /* a gap is not a recorded event */
+}
+
+/* Sum over sources of what BPF could not deliver, per CPU. */
+static void bpf_losses(struct fr_recorder *r, uint64_t *out)
+{
+	memset(out, 0, sizeof(uint64_t) * r->ncpu);
+	if (!r->rings)
+		return;
+	for (unsigned s = 0; s < FR_SRC__MAX; s++) {
+		if (fr_rings_read_counters(r->rings, s, r->scratch) < 0)
+			continue;
+		for (unsigned i = 0; i < r->ncpu; i++)
+			out[i] += r->scratch[i].dropped + r->scratch[i].untracked;
+	}
+}
+
+void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono)
+{
+	uint64_t lost[r->ncpu];
+
+	bpf_losses(r, lost);
+	for (unsigned i = 0; i < r->ncpu; i++) {
+		struct cpu_state *c = &r->cpu[i];
+		uint64_t n = 0;
+
+		if (lost[i] > c->lost_reported) {
+			n += lost[i] - c->lost_reported;
+			c->lost_reported = lost[i];
+		}
+		if (c->lost_write > c->lost_write_reported) {
+			n += c->lost_write - c->lost_write_reported;
+			c->lost_write_reported = c->lost_write;
+		}
+		if (n)
+			emit_gap(r, i, n);
+		uint64_t opened = fr_chunk_builder_opened(c->b);
+		if (opened && now_mono - opened >= r->conf->chunk_age_ns)
+			close_chunk(r, i);
+	}
+}
+
+void fr_recorder_flush(struct fr_recorder *r)
+{
+	fr_recorder_tick(r, now_ns(CLOCK_MONOTONIC));
+	for (unsigned i = 0; i < r->ncpu; i++)
+		close_chunk(r, i);
+}
+
+uint64_t fr_recorder_records(const struct fr_recorder *r)
+{
+	return r->records;
+}
+
+void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_recorder_cpu_stats *ret)
+{
+	*ret = (struct fr_recorder_cpu_stats){};
+	if (cpu >= r->ncpu)
+		return;
+	ret->delivered = r->cpu[cpu].delivered;
+	ret->lost_write = r->cpu[cpu].lost_write;
+	if (!r->rings)
+		return;
+	for (unsigned s = 0; s < FR_SRC__MAX; s++) {
+		if (fr_rings_read_counters(r->rings, s, r->scratch) < 0)
+			continue;
+		ret->emitted += r->scratch[cpu].emitted;
+		ret->dropped += r->scratch[cpu].dropped + r->scratch[cpu].untracked;
+	}
+}
+
+void fr_recorder_source_stats(struct fr_recorder *r, unsigned src, uint64_t *emitted,
+			      uint64_t *dropped)
+{
+	*emitted = *dropped = 0;
+	if (!r->rings || fr_rings_read_counters(r->rings, src, r->scratch) < 0)
+		return;
+	for (unsigned i = 0; i < r->ncpu; i++) {
+		*emitted += r->scratch[i].emitted;
+		*dropped += r->scratch[i].dropped + r->scratch[i].untracked;
+	}
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The recording path in user space: records from the rings go into one
+ * chunk builder per CPU; full or old chunks are compressed and handed to
+ * the store writer; every loss (ring drops counted in BPF, chunks the disk
+ * refused) becomes a gap record on the CPU where it happened.
+ */
+#ifndef FR_RECORDER_H
+#define FR_RECORDER_H
+
+#include <stdint.h>
+
+#include "../lib/conf.h"
+#include "../lib/store-writer.h"
+#include "rings.h"
+
+struct fr_recorder;
+
+struct fr_recorder_cpu_stats {
+	uint64_t emitted;   /* counted in BPF, all sources */
+	uint64_t delivered; /* records received from the ring */
+	uint64_t dropped;   /* ring reserve failures + untracked, all sources */
+	uint64_t lost_write;/* records in chunks the store could not write */
+};
+
+int fr_recorder_new(const struct fr_conf *c, unsigned ncpu, struct fr_recorder **ret);
+struct fr_recorder *fr_recorder_free(struct fr_recorder *r);
+
+void fr_recorder_set_writer(struct fr_recorder *r, struct fr_store_writer *w);
+void fr_recorder_set_rings(struct fr_recorder *r, struct fr_rings *rings);
+
+/* fr_ring_cb: one raw BPF record. */
+int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t size);
+/* fr_store_loss_cb */
+void fr_recorder_on_write_loss(uint32_t cpu, uint64_t records, int error, void *userdata);
+
+/* Periodic work: turn new losses into gaps, close chunks older than the
+ * configured age.  @now_mono is CLOCK_MONOTONIC ns. */
+void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono);
+/* Closes every open chunk (before a sync, and at shutdown). */
+void fr_recorder_flush(struct fr_recorder *r);
+
+uint64_t fr_recorder_records(const struct fr_recorder *r);
+void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_recorder_cpu_stats *ret);
+/* Per source: records emitted and dropped in BPF, summed over CPUs. */
+void fr_recorder_source_stats(struct fr_recorder *r, unsigned src, uint64_t *emitted,
+			      uint64_t *dropped);
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The per-CPU ring buffers and loss counters every BPF object writes to.
+ * Created here, before any object loads, then handed to each object with
+ * bpf_map__reuse_fd(); consumed through one epoll fd.
+ */
+#ifndef FR_RINGS_H
+#define FR_RINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../bpf/event.h"
+
+struct fr_rings;
+
+/* Called for every record, with the CPU whose ring it came from. */
+typedef int (*fr_ring_cb)(void *userdata, unsigned cpu, const void *data, size_t size);
+
+int fr_rings_new(uint64_t ring_size, fr_ring_cb cb, void *userdata, struct fr_rings **ret);
+struct fr_rings *fr_rings_free(struct fr_rings *r);
+
+unsigned fr_rings_ncpu(const struct fr_rings *r);
+int fr_rings_outer_fd(const struct fr_rings *r);
+int fr_rings_counters_fd(const struct fr_rings *r);
+int fr_rings_epoll_fd(const struct fr_rings *r);
+/* Drains every ring; returns records consumed or -errno. */
+int fr_rings_consume(struct fr_rings *r);
+
+/* Reads the counters of @src for every CPU into @out (ncpu entries). */
+int fr_rings_read_counters(const struct fr_rings *r, unsigned src, struct fr_counters *out);
+
+#endif

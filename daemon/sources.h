@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The BPF sources: one skeleton per concern (bpf/<name>.bpf.c), all sharing
+ * the rings and counters.  A source that fails to load or attach is logged
+ * and reported as not attached; the others keep recording.
+ */
+#ifndef FR_SOURCES_H
+#define FR_SOURCES_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../lib/conf.h"
+#include "rings.h"
+
+struct fr_sources;
+
+struct fr_source_state {
+	const char *name;
+	bool enabled;  /* by config */
+	bool attached; /* really recording */
+};
+
+int fr_sources_start(const struct fr_conf *c, const struct fr_rings *rings, pid_t self,
+		     struct fr_sources **ret);
+struct fr_sources *fr_sources_free(struct fr_sources *s);
+
+/* Applies tunables that live in BPF globals, without re-attaching. */
+void fr_sources_apply(struct fr_sources *s, const struct fr_conf *c);
+
+/* State of source @src (enum fr_source). */
+void fr_sources_state(const struct fr_sources *s, unsigned src, struct fr_source_state *ret);
+unsigned fr_sources_attached(const struct fr_sources *s);
+
+const char *fr_source_name(unsigned src);
+
+#endif

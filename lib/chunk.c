@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "chunk.h"
+#include "macro.h"
+
+/* Distinct cgroups described per chunk; beyond this a chunk simply repeats
+ * descriptions (correct, slightly larger). */
+#define CGROUP_SEEN_MAX 64
+
+struct fr_chunk_builder {
+	uint32_t cpu;
+	uint8_t *raw;
+	size_t raw_max, raw_len;
+	uint32_t count;
+	uint64_t first_ts, last_ts, opened;
+	struct fr_codec_state codec;
+	uint64_t cgroup_seen[CGROUP_SEEN_MAX];
+	unsigned ncgroup_seen;
+};
+
+uint32_t fr_crc32(const void *p, size_t n)
+{
+	uLong c = crc32(0L, Z_NULL, 0);
+	const Bytef *b = p;
+
+	/* zlib takes uInt lengths */
+	while (n > 0) {
+		uInt step = n > (1u << 30) ? (1u << 30) : (uInt)n;
+		c = crc32(c, b, step);
+		b += step;
+		n -= step;
+	}
+	return (uint32_t)c;
+}
+
+int fr_chunk_builder_new(uint32_t cpu, size_t raw_max, struct fr_chunk_builder **ret)
+{
+	_cleanup_free_ struct fr_chunk_builder *b = NULL;
+
+	if (raw_max < 4096 || raw_max > FR_CHUNK_RAW_MAX)
+		return -EINVAL;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->raw = malloc(raw_max);
+	if (!b->raw)
+		return -ENOMEM;
+	b->cpu = cpu;
+	b->raw_max = raw_max;
+	*ret = TAKE_PTR(b);
+	return 0;
+}
+
+struct fr_chunk_builder *fr_chunk_builder_free(struct fr_chunk_builder *b)
+{
+	if (!b)
+		return NULL;
+	free(b->raw);
+	free(b);
+	return NULL;
+}
+
+int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
+{
+	int n = fr_record_encode(&b->codec, r, b->raw, b->raw_max, b->raw_len);
+
+	if (n < 0)
+		return n;
+	b->raw_len = (size_t)n;
+	if (b->count == 0 || r->ts < b->first_ts)
+		b->first_ts = r->ts;
+	if (b->count == 0 || r->ts > b->last_ts)
+		b->last_ts = r->ts;
+	b->count++;
+	if (r->type == FR_REC_CGROUP && b->ncgroup_seen < CGROUP_SEEN_MAX)
+		b->cgroup_seen[b->ncgroup_seen++] = r->cgroup_id;
+	return 0;
+}
+
+size_t fr_chunk_builder_raw_size(const struct fr_chunk_builder *b)
+{
+	return b->raw_len;
+}
+
+uint32_t fr_chunk_builder_count(const struct fr_chunk_builder *b)
+{
+	return b->count;
+}
+
+uint64_t fr_chunk_builder_opened(const struct fr_chunk_builder *b)
+{
+	return b->opened;
+}
+
+void fr_chunk_builder_set_opened(struct fr_chunk_builder *b, uint64_t mono_ns)
+{
+	b->opened = mono_ns;
+}
+
+bool fr_chunk_builder_has_cgroup(struct fr_chunk_builder *b, uint64_t cgroup_id)
+{
+	for (unsigned i = 0; i < b->ncgroup_seen; i++)
+		if (b->cgroup_seen[i] == cgroup_id)
+			return true;
+	return false;
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, uint64_t seqnum,
+			   const uint8_t boot_id[16], void **ret_buf, size_t *ret_len)
+{
+	_cleanup_free_ uint8_t *buf = NULL;
+	struct fr_chunk_header h = {};
+	size_t bound, z, total;
+	int64_t boot;
+
+	if (b->count == 0)
+		return -ENODATA;
+	bound = ZSTD_compressBound(b->raw_len);
+	buf = calloc(1, sizeof(h) + bound + 8);
+	if (!buf)
+		return -ENOMEM;
+	z = ZSTD_compress2(cctx, buf + sizeof(h), bound, b->raw, b->raw_len);
+	if (ZSTD_isError(z))
+		return -EIO;
+
+	/* Sample the clocks back to back; the offsets turn BPF's boottime
+	 * stamps into wall and monotonic time for this chunk. */
+	boot = clock_ns(CLOCK_BOOTTIME);
+	int64_t real = clock_ns(CLOCK_REALTIME);
+	int64_t mono = clock_ns(CLOCK_MONOTONIC);
+
+	memcpy(h.magic, FR_CHUNK_MAGIC, FR_MAGIC_LEN);
+	h.header_size = htole32(sizeof(h));
+	h.version = htole16(FR_STORE_VERSION);
+	h.cpu = htole32(b->cpu);
+	h.nrecords = htole32(b->count);
+	memcpy(h.boot_id, boot_id, 16);
+	h.first_ts = htole64(b->first_ts);
+	h.last_ts = htole64(b->last_ts);
+	h.realtime_offset = (int64_t)htole64((uint64_t)(real - boot));
+	h.monotonic_offset = (int64_t)htole64((uint64_t)(mono - boot));
+	h.seqnum = htole64(seqnum);
+	h.raw_size = htole32((uint32_t)b->raw_len);
+	h.payload_size = htole32((uint32_t)z);
+	h.payload_crc = htole32(fr_crc32(buf + sizeof(h), z));
+	h.header_crc = htole32(fr_crc32(&h, offsetof(struct fr_chunk_header, header_crc)));
+	memcpy(buf, &h, sizeof(h));
+	total = ALIGN8(sizeof(h) + z);
+
+	b->raw_len = 0;
+	b->count = 0;
+	b->opened = 0;
+	b->ncgroup_seen = 0;
+	b->codec.prev_ts = 0;
+	*ret_buf = TAKE_PTR(buf);
+	*ret_len = total;
+	return 0;
+}
+
+int fr_chunk_header_parse(const struct fr_chunk_header *h, struct fr_chunk_info *ci)
+{
+	if (memcmp(h->magic, FR_CHUNK_MAGIC, FR_MAGIC_LEN) != 0)
+		return -EBADMSG;
+	if (le32toh(h->header_crc) != fr_crc32(h, offsetof(struct fr_chunk_header, header_crc)))
+		return -EBADMSG;
+	if (le16toh(h->version) != FR_STORE_VERSION)
+		return -EPROTONOSUPPORT;
+	if (le32toh(h->incompat_flags) & ~FR_INCOMPAT_KNOWN)
+		return -EPROTONOSUPPORT;
+	if (le32toh(h->header_size) != sizeof(*h))
+		return -EBADMSG;
+	*ci = (struct fr_chunk_info){
+		.cpu = le32toh(h->cpu),
+		.nrecords = le32toh(h->nrecords),
+		.first_ts = le64toh(h->first_ts),
+		.last_ts = le64toh(h->last_ts),
+		.realtime_offset = (int64_t)le64toh((uint64_t)h->realtime_offset),
+		.monotonic_offset = (int64_t)le64toh((uint64_t)h->monotonic_offset),
+		.seqnum = le64toh(h->seqnum),
+		.raw_size = le32toh(h->raw_size),
+		.payload_size = le32toh(h->payload_size),
+		.payload_crc = le32toh(h->payload_crc),
+	};
+	memcpy(ci->boot_id, h->boot_id, 16);
+	if (ci->raw_size > FR_CHUNK_RAW_MAX || ci->payload_size > FR_CHUNK_PAYLOAD_MAX ||
+	    ci->payload_size == 0 || ci->nrecords == 0 || ci->first_ts > ci->last_ts)
+		return -EBADMSG;
+	return 0;
+}
+
+int fr_chunk_payload_decode(struct ZSTD_DCtx_s *dctx, const struct fr_chunk_info *ci,
+			    const void *payload, uint8_t **ret_raw)
+{
+	_cleanup_free_ uint8_t *raw = NULL;
+	unsigned long long content;
+	size_t n;
+
+	if (fr_crc32(payload, ci->payload_size) != ci->payload_crc)
+		return -EBADMSG;
+	content = ZSTD_getFrameContentSize(payload, ci->payload_size);
+	if (content != ci->raw_size)
+		return -EBADMSG;
+	raw = malloc(ci->raw_size ? ci->raw_size : 1);
+	if (!raw)
+		return -ENOMEM;
+	n = ZSTD_decompressDCtx(dctx, raw, ci->raw_size, payload, ci->payload_size);
+	if (ZSTD_isError(n) || n != ci->raw_size)
+		return -EBADMSG;
+	*ret_raw = TAKE_PTR(raw);
+	return 0;
+}

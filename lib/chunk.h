@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Chunks: a batch of encoded records from one CPU, compressed as one zstd
+ * frame, behind a checksummed header.  The builder side is used by the
+ * daemon, the verify/decode side by every reader.
+ */
+#ifndef FR_CHUNK_H
+#define FR_CHUNK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+#include "store-format.h"
+
+struct fr_chunk_builder;
+struct ZSTD_CCtx_s;
+
+/* Host-order view of a chunk header. */
+struct fr_chunk_info {
+	uint32_t cpu;
+	uint32_t nrecords;
+	uint8_t boot_id[16];
+	uint64_t first_ts, last_ts;
+	int64_t realtime_offset, monotonic_offset;
+	uint64_t seqnum;
+	uint32_t raw_size, payload_size;
+	uint32_t payload_crc;
+};
+
+int fr_chunk_builder_new(uint32_t cpu, size_t raw_max, struct fr_chunk_builder **ret);
+struct fr_chunk_builder *fr_chunk_builder_free(struct fr_chunk_builder *b);
+
+/* Appends a record.  -ENOBUFS when the chunk is full: close it and retry. */
+int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r);
+size_t fr_chunk_builder_raw_size(const struct fr_chunk_builder *b);
+uint32_t fr_chunk_builder_count(const struct fr_chunk_builder *b);
+/* CLOCK_MONOTONIC ns when the first record of the open chunk arrived
+ * (0 when empty); the daemon closes chunks by age. */
+uint64_t fr_chunk_builder_opened(const struct fr_chunk_builder *b);
+void fr_chunk_builder_set_opened(struct fr_chunk_builder *b, uint64_t mono_ns);
+
+/* Per-chunk metadata bookkeeping: true once @cgroup_id has been described
+ * in the open chunk (then the caller need not add an FR_REC_CGROUP). */
+bool fr_chunk_builder_has_cgroup(struct fr_chunk_builder *b, uint64_t cgroup_id);
+
+/* Compresses the open chunk with @cctx into a newly allocated buffer holding
+ * header + payload + padding (*ret_len, multiple of 8) and empties the
+ * builder.  @seqnum and @boot_id go into the header; clock offsets are read
+ * now.  Returns 0 or -errno. */
+int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, uint64_t seqnum,
+			   const uint8_t boot_id[16], void **ret_buf, size_t *ret_len);
+
+/* Validates a header read from disk (magic, crc, version, flags, sane
+ * sizes) and converts it.  -EBADMSG: damaged; -EPROTONOSUPPORT: a version
+ * or incompatible flag this reader does not know. */
+int fr_chunk_header_parse(const struct fr_chunk_header *h, struct fr_chunk_info *ret);
+
+/* Total on-disk bytes of a chunk (header + payload + padding). */
+static inline uint64_t fr_chunk_disk_size(const struct fr_chunk_info *ci)
+{
+	return ((uint64_t)sizeof(struct fr_chunk_header) + ci->payload_size + 7) & ~(uint64_t)7;
+}
+
+/* Checks the payload crc and decompresses it into a newly allocated buffer
+ * of ci->raw_size bytes.  -EBADMSG on any damage. */
+struct ZSTD_DCtx_s;
+int fr_chunk_payload_decode(struct ZSTD_DCtx_s *dctx, const struct fr_chunk_info *ci,
+			    const void *payload, uint8_t **ret_raw);
+
+uint32_t fr_crc32(const void *p, size_t n);
+
+#endif

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Every setting is declared once in a table (group, name, type, bounds,
+ * target); the loader walks the file and rejects what the table does not
+ * know, so a typo is an error with its line, not a silently ignored key.
+ */
+#include <errno.h>
+#include <libconfig.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "macro.h"
+#include "parse.h"
+#include "syscall-names.h"
+
+/* Calls that block by design; timing them would flood the store with idle
+ * waits.  Overridable with sources.syscall.exclude. */
+static const char *const default_exclude[] = {
+	"poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2",
+	"nanosleep", "clock_nanosleep", "futex", "futex_waitv", "wait4", "waitid", "pause",
+	"rt_sigsuspend", "rt_sigtimedwait", "accept", "accept4", "io_getevents",
+	"io_pgetevents", "io_uring_enter", "msgrcv", "semop", "semtimedop",
+	"mq_timedreceive", "restart_syscall",
+};
+
+enum kind { K_BOOL, K_INT, K_SIZE, K_DURATION, K_STRING, K_SYSCALLS };
+
+struct setting {
+	const char *group; /* dotted path of the parent group */
+	const char *name;
+	enum kind kind;
+	uint64_t min, max;
+	size_t offset;
+};
+
+#define OFF(f) offsetof(struct fr_conf, f)
+static const struct setting settings[] = {
+	{ "store", "path", K_STRING, 0, 0, OFF(store_path) },
+	{ "store", "size", K_SIZE, 1ULL << 20, 1ULL << 42, OFF(store_size) },
+	{ "store", "segments", K_INT, 2, 1024, OFF(store_segments) },
+	{ "store", "sync_interval", K_DURATION, 10 * NSEC_PER_MSEC, 60 * NSEC_PER_SEC, OFF(sync_interval_ns) },
+	{ "recorder", "ring_size", K_SIZE, 4096, 1ULL << 30, OFF(ring_size) },
+	{ "recorder", "chunk_size", K_SIZE, 4096, 16ULL << 20, OFF(chunk_size) },
+	{ "recorder", "chunk_age", K_DURATION, 10 * NSEC_PER_MSEC, 60 * NSEC_PER_SEC, OFF(chunk_age_ns) },
+	{ "recorder", "drain_interval", K_DURATION, NSEC_PER_MSEC, 10 * NSEC_PER_SEC, OFF(drain_interval_ns) },
+	{ "recorder", "zstd_level", K_INT, 1, 19, OFF(zstd_level) },
+	{ "sources.proc", "enabled", K_BOOL, 0, 1, OFF(proc_enabled) },
+	{ "sources.syscall", "enabled", K_BOOL, 0, 1, OFF(syscall_enabled) },
+	{ "sources.syscall", "threshold", K_DURATION, NSEC_PER_USEC, 3600 * NSEC_PER_SEC, OFF(syscall_threshold_ns) },
+	{ "sources.syscall", "exclude", K_SYSCALLS, 0, 0, OFF(syscall_exclude) },
+	{ "control", "socket", K_STRING, 0, 0, OFF(socket_path) },
+};
+
+/* Groups that may appear; anything else is unknown. */
+static const char *const groups[] = { "store", "recorder", "sources", "sources.proc",
+				      "sources.syscall", "control" };
+
+void fr_conf_init_defaults(struct fr_conf *c)
+{
+	*c = (struct fr_conf){
+		.store_path = strdup(FR_STORE_DEFAULT_PATH),
+		.store_size = 256ULL << 20,
+		.store_segments = 16,
+		.sync_interval_ns = NSEC_PER_SEC,
+		.ring_size = 1ULL << 20,
+		.chunk_size = 256ULL << 10,
+		.chunk_age_ns = NSEC_PER_SEC,
+		.drain_interval_ns = 100 * NSEC_PER_MSEC,
+		.zstd_level = 3,
+		.proc_enabled = true,
+		.syscall_enabled = true,
+		.syscall_threshold_ns = 100 * NSEC_PER_MSEC,
+		.socket_path = strdup(FR_SOCKET_DEFAULT_PATH),
+	};
+	for (size_t i = 0; i < ELEMENTSOF(default_exclude); i++) {
+		int nr = fr_syscall_number(default_exclude[i]);
+		if (nr >= 0 && nr < FR_CONF_SYSCALL_MAX)
+			c->syscall_exclude[nr / 64] |= 1ULL << (nr % 64);
+	}
+}
+
+void fr_conf_done(struct fr_conf *c)
+{
+	free(c->store_path);
+	free(c->socket_path);
+	c->store_path = c->socket_path = NULL;
+}
+
+struct ctx {
+	const char *file;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct ctx *x, const config_setting_t *s, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(x->err, x->errlen, "%s:%d: %s", x->file, s ? config_setting_source_line(s) : 0, msg);
+	return -EINVAL;
+}
+
+/* "sources.syscall" for a group setting, "" for the root. */
+static void setting_path(const config_setting_t *s, char *buf, size_t len)
+{
+	const char *chain[8];
+	int n = 0;
+
+	buf[0] = 0;
+	for (; s && config_setting_name(s) && n < 8; s = config_setting_parent(s))
+		chain[n++] = config_setting_name(s);
+	while (n-- > 0) {
+		strncat(buf, chain[n], len - strlen(buf) - 1);
+		if (n)
+			strncat(buf, ".", len - strlen(buf) - 1);
+	}
+}
+
+static const struct setting *find_setting(const char *group, const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(settings); i++)
+		if (strcmp(settings[i].group, group) == 0 && strcmp(settings[i].name, name) == 0)
+			return &settings[i];
+	return NULL;
+}
+
+static bool known_group(const char *path)
+{
+	for (size_t i = 0; i < ELEMENTSOF(groups); i++)
+		if (strcmp(groups[i], path) == 0)
+			return true;
+	return false;
+}
+
+static int apply(struct ctx *x, struct fr_conf *c, const struct setting *d, config_setting_t *s)
+{
+	void *target = (char *)c + d->offset;
+	const char *name = config_setting_name(s);
+	int type = config_setting_type(s);
+	uint64_t v = 0;
+	int r;
+
+	switch (d->kind) {
+	case K_BOOL:
+		if (type != CONFIG_TYPE_BOOL)
+			return fail(x, s, "'%s' must be true or false", name);
+		*(bool *)target = config_setting_get_bool(s);
+		return 0;
+	case K_INT: {
+		long long i;
+		if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
+			return fail(x, s, "'%s' must be an integer", name);
+		i = config_setting_get_int64(s);
+		if (i < (long long)d->min || i > (long long)d->max)
+			return fail(x, s, "'%s' = %lld is out of range [%llu, %llu]", name, i,
+				    (unsigned long long)d->min, (unsigned long long)d->max);
+		if (d->offset == OFF(zstd_level))
+			*(int *)target = (int)i;
+		else
+			*(uint32_t *)target = (uint32_t)i;
+		return 0;
+	}
+	case K_SIZE:
+	case K_DURATION: {
+		const char *str;
+		char a[32], b[32];
+		if (type != CONFIG_TYPE_STRING)
+			return fail(x, s, "'%s' must be a string such as \"%s\"", name,
+				    d->kind == K_SIZE ? "256M" : "100ms");
+		str = config_setting_get_string(s);
+		r = d->kind == K_SIZE ? fr_parse_size(str, &v) : fr_parse_duration(str, &v);
+		if (r < 0)
+			return fail(x, s, "'%s': invalid %s \"%s\"", name,
+				    d->kind == K_SIZE ? "size" : "duration", str);
+		if (v < d->min || v > d->max) {
+			if (d->kind == K_SIZE) {
+				fr_format_size(d->min, a, sizeof(a));
+				fr_format_size(d->max, b, sizeof(b));
+			} else {
+				fr_format_duration(d->min, a, sizeof(a));
+				fr_format_duration(d->max, b, sizeof(b));
+			}
+			return fail(x, s, "'%s' = \"%s\" is out of range [%s, %s]", name, str, a, b);
+		}
+		*(uint64_t *)target = v;
+		return 0;
+	}
+	case K_STRING: {
+		const char *str;
+		char *dup;
+		if (type != CONFIG_TYPE_STRING)
+			return fail(x, s, "'%s' must be a string", name);
+		str = config_setting_get_string(s);
+		if (!*str)
+			return fail(x, s, "'%s' must not be empty", name);
+		dup = strdup(str);
+		if (!dup)
+			return -ENOMEM;
+		free(*(char **)target);
+		*(char **)target = dup;
+		return 0;
+	}
+	case K_SYSCALLS: {
+		uint64_t *bits = target;
+		if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
+			return fail(x, s, "'%s' must be an array of syscall names", name);
+		memset(bits, 0, sizeof(uint64_t) * (FR_CONF_SYSCALL_MAX / 64));
+		for (int i = 0; i < config_setting_length(s); i++) {
+			config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+			const char *sc;
+			int nr;
+			if (config_setting_type(e) != CONFIG_TYPE_STRING)
+				return fail(x, e, "'%s' must contain syscall names as strings", name);
+			sc = config_setting_get_string(e);
+			nr = fr_syscall_number(sc);
+			if (nr < 0 || nr >= FR_CONF_SYSCALL_MAX)
+				return fail(x, e, "'%s': unknown system call \"%s\"", name, sc);
+			bits[nr / 64] |= 1ULL << (nr % 64);
+		}
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+static int walk(struct ctx *x, struct fr_conf *c, config_setting_t *g)
+{
+	char path[128];
+	int r;
+
+	setting_path(g, path, sizeof(path));
+	for (int i = 0; i < config_setting_length(g); i++) {
+		config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+		const char *name = config_setting_name(s);
+		char child[160];
+
+		if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
+			snprintf(child, sizeof(child), "%s%s%s", path, *path ? "." : "", name);
+			if (!known_group(child))
+				return fail(x, s, "unknown section '%s'", child);
+			r = walk(x, c, s);
+		} else {
+			const struct setting *d = find_setting(path, name);
+			if (!d)
+				return fail(x, s, "unknown setting '%s'%s%s%s", name,
+					    *path ? " in '" : "", path, *path ? "'" : "");
+			r = apply(x, c, d, s);
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int check_relations(struct ctx *x, struct fr_conf *c, config_t *cfg)
+{
+	config_setting_t *s = config_lookup(cfg, "store.size");
+	uint64_t seg = c->store_size / c->store_segments;
+
+	/* A segment must hold a couple of the largest chunks. */
+	if (seg < 4 * c->chunk_size + 4096)
+		return fail(x, s ? s : config_root_setting(cfg),
+			    "store.size / store.segments (%llu bytes) must be at least 4 x recorder.chunk_size + 4K",
+			    (unsigned long long)seg);
+	s = config_lookup(cfg, "recorder.ring_size");
+	if (c->ring_size & (c->ring_size - 1))
+		return fail(x, s ? s : config_root_setting(cfg),
+			    "'ring_size' must be a power of two (such as \"1M\")");
+	return 0;
+}
+
+int fr_conf_load(struct fr_conf *c, const char *path, bool must_exist, char *err, size_t errlen)
+{
+	struct ctx x = { .file = path, .err = err, .errlen = errlen };
+	config_t cfg;
+	FILE *f;
+	int r;
+
+	f = fopen(path, "re");
+	if (!f) {
+		r = negative_errno();
+		if (r == -ENOENT && !must_exist)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	config_init(&cfg);
+	if (!config_read(&cfg, f)) {
+		snprintf(err, errlen, "%s:%d: %s", path, config_error_line(&cfg), config_error_text(&cfg));
+		r = -EINVAL;
+		goto out;
+	}
+	r = walk(&x, c, config_root_setting(&cfg));
+	if (r == 0)
+		r = check_relations(&x, c, &cfg);
+out:
+	config_destroy(&cfg);
+	fclose(f);
+	return r;
+}

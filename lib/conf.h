@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The configuration schema (flightrec.conf(5)), its defaults and its
+ * validation.  Loading never logs: errors come back as "file:line: text".
+ */
+#ifndef FR_CONF_H
+#define FR_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FR_CONF_DEFAULT_PATH "/etc/flightrec/flightrec.conf"
+#define FR_STORE_DEFAULT_PATH "/var/lib/flightrec"
+#define FR_SOCKET_DEFAULT_PATH "/run/flightrec/control.sock"
+
+/* Must match FR_SYSCALL_MAX in bpf/event.h. */
+#define FR_CONF_SYSCALL_MAX 512
+
+struct fr_conf {
+	char *store_path;
+	uint64_t store_size;
+	uint32_t store_segments;
+	uint64_t sync_interval_ns;
+
+	uint64_t ring_size;        /* per CPU */
+	uint64_t chunk_size;       /* raw bytes that close a chunk */
+	uint64_t chunk_age_ns;     /* age that closes a chunk */
+	uint64_t drain_interval_ns;
+	int zstd_level;
+
+	bool proc_enabled;
+	bool syscall_enabled;
+	uint64_t syscall_threshold_ns;
+	uint64_t syscall_exclude[FR_CONF_SYSCALL_MAX / 64];
+
+	char *socket_path;
+};
+
+void fr_conf_init_defaults(struct fr_conf *c);
+void fr_conf_done(struct fr_conf *c);
+
+/* Loads @path over the defaults.  When @must_exist is false a missing file
+ * means "defaults".  On error returns -errno and writes one line to @err. */
+int fr_conf_load(struct fr_conf *c, const char *path, bool must_exist, char *err, size_t errlen);
+
+static inline bool fr_conf_syscall_excluded(const struct fr_conf *c, unsigned nr)
+{
+	return nr < FR_CONF_SYSCALL_MAX && (c->syscall_exclude[nr / 64] >> (nr % 64)) & 1;
+}
+
+#endif

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The on-disk record encoding, before compression.  Records of a chunk are
+ * a byte stream; each is
+ *
+ *   u8 type, u8 flags,
+ *   svarint ts - previous ts   (syscall records are stamped at their start,
+ *                               so deltas can be negative),
+ *   varint pid, svarint tid - pid, varint cgroup id,
+ *   u8 comm length, comm bytes,
+ *   type-specific fields (below).
+ *
+ * Varints are LEB128; svarints zigzag-encoded.  Small numbers dominate
+ * (deltas, pids), so a typical record is 20-40 bytes before zstd.  The
+ * decoder checks every length against the buffer: input is untrusted.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "record.h"
+
+static const char *const type_names[] = {
+	[FR_REC_EXEC] = "exec",
+	[FR_REC_EXIT] = "exit",
+	[FR_REC_FORK] = "fork",
+	[FR_REC_SYSCALL] = "syscall",
+	[FR_REC_GAP] = "gap",
+	[FR_REC_CGROUP] = "cgroup",
+};
+
+const char *fr_record_type_name(uint16_t type)
+{
+	if (type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type])
+		return type_names[type];
+	return "unknown";
+}
+
+int fr_record_type_from_name(const char *name)
+{
+	for (unsigned i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
+		if (type_names[i] && strcmp(type_names[i], name) == 0)
+			return (int)i;
+	return -EINVAL;
+}
+
+struct writer {
+	uint8_t *buf;
+	size_t cap, len;
+	int overflow;
+};
+
+static void put_u8(struct writer *w, uint8_t v)
+{
+	if (w->len >= w->cap) {
+		w->overflow = 1;
+		return;
+	}
+	w->buf[w->len++] = v;
+}
+
+static void put_varint(struct writer *w, uint64_t v)
+{
+	while (v >= 0x80) {
+		put_u8(w, (uint8_t)(v | 0x80));
+		v >>= 7;
+	}
+	put_u8(w, (uint8_t)v);
+}
+
+static void put_svarint(struct writer *w, int64_t v)
+{
+	put_varint(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static void put_bytes(struct writer *w, const void *p, size_t n)
+{
+	if (n > w->cap - w->len) {
+		w->overflow = 1;
+		return;
+	}
+	if (n)
+		memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+static void put_str(struct writer *w, const char *p, uint32_t n)
+{
+	put_varint(w, n);
+	put_bytes(w, p, n);
+}
+
+size_t fr_record_max_encoded_size(const struct fr_record *r)
+{
+	size_t n = 2 + 10 * 4 + 1 + FR_REC_COMM_MAX + 3 * 10;
+
+	if (r->type == FR_REC_EXEC)
+		n += r->exec.filename_len + r->exec.args_len + 2 * 5;
+	else if (r->type == FR_REC_CGROUP)
+		n += r->cgroup.path_len + 5;
+	return n;
+}
+
+int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8_t *buf,
+		     size_t cap, size_t len)
+{
+	struct writer w = { .buf = buf, .cap = cap, .len = len };
+	uint8_t comm_len = (uint8_t)strnlen(r->comm, FR_REC_COMM_MAX);
+
+	put_u8(&w, (uint8_t)r->type);
+	put_u8(&w, (uint8_t)r->flags);
+	put_svarint(&w, (int64_t)(r->ts - st->prev_ts));
+	put_varint(&w, r->pid);
+	put_svarint(&w, (int64_t)r->tid - (int64_t)r->pid);
+	put_varint(&w, r->cgroup_id);
+	put_u8(&w, comm_len);
+	put_bytes(&w, r->comm, comm_len);
+
+	switch (r->type) {
+	case FR_REC_EXEC:
+		put_varint(&w, r->exec.ppid);
+		put_str(&w, r->exec.filename, r->exec.filename_len);
+		put_str(&w, r->exec.args, r->exec.args_len);
+		break;
+	case FR_REC_EXIT:
+		put_varint(&w, r->exit.status);
+		break;
+	case FR_REC_FORK:
+		put_varint(&w, r->fork.child_pid);
+		break;
+	case FR_REC_SYSCALL:
+		put_varint(&w, r->syscall.nr);
+		put_varint(&w, r->syscall.duration_ns);
+		put_svarint(&w, r->syscall.ret);
+		break;
+	case FR_REC_GAP:
+		put_varint(&w, r->gap.lost);
+		break;
+	case FR_REC_CGROUP:
+		put_str(&w, r->cgroup.path, r->cgroup.path_len);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (w.overflow)
+		return -ENOBUFS;
+	st->prev_ts = r->ts;
+	return (int)w.len;
+}
+
+struct reader {
+	const uint8_t *buf;
+	size_t len, pos;
+	int bad;
+};
+
+static uint8_t get_u8(struct reader *r)
+{
+	if (r->pos >= r->len) {
+		r->bad = 1;
+		return 0;
+	}
+	return r->buf[r->pos++];
+}
+
+static uint64_t get_varint(struct reader *r)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		uint8_t b = get_u8(r);
+		if (r->bad)
+			return 0;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->bad = 1; /* more than 10 bytes */
+	return 0;
+}
+
+static int64_t get_svarint(struct reader *r)
+{
+	uint64_t v = get_varint(r);
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static const char *get_str(struct reader *r, uint32_t *n)
+{
+	uint64_t l = get_varint(r);
+	const char *p;
+
+	if (r->bad || l > r->len - r->pos) {
+		r->bad = 1;
+		*n = 0;
+		return "";
+	}
+	p = (const char *)r->buf + r->pos;
+	r->pos += l;
+	*n = (uint32_t)l;
+	return p;
+}
+
+int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, size_t *pos,
+		     struct fr_record *out)
+{
+	struct reader r = { .buf = buf, .len = len, .pos = *pos };
+	struct fr_record rec = {};
+	uint64_t v;
+
+	rec.type = get_u8(&r);
+	rec.flags = get_u8(&r);
+	rec.ts = st->prev_ts + (uint64_t)get_svarint(&r);
+	v = get_varint(&r);
+	rec.pid = (uint32_t)v;
+	if (v > UINT32_MAX)
+		r.bad = 1;
+	rec.tid = (uint32_t)((int64_t)rec.pid + get_svarint(&r));
+	rec.cgroup_id = get_varint(&r);
+	rec.comm_len = get_u8(&r);
+	if (rec.comm_len > FR_REC_COMM_MAX || rec.comm_len > r.len - r.pos) {
+		r.bad = 1;
+	} else if (!r.bad) {
+		memcpy(rec.comm, r.buf + r.pos, rec.comm_len);
+		rec.comm[rec.comm_len] = 0;
+		r.pos += rec.comm_len;
+	}
+	if (r.bad)
+		return -EBADMSG;
+
+	switch (rec.type) {
+	case FR_REC_EXEC:
+		rec.exec.ppid = (uint32_t)get_varint(&r);
+		rec.exec.filename = get_str(&r, &rec.exec.filename_len);
+		rec.exec.args = get_str(&r, &rec.exec.args_len);
+		break;
+	case FR_REC_EXIT:
+		rec.exit.status = (uint32_t)get_varint(&r);
+		break;
+	case FR_REC_FORK:
+		rec.fork.child_pid = (uint32_t)get_varint(&r);
+		break;
+	case FR_REC_SYSCALL:
+		rec.syscall.nr = (uint32_t)get_varint(&r);
+		rec.syscall.duration_ns = get_varint(&r);
+		rec.syscall.ret = get_svarint(&r);
+		break;
+	case FR_REC_GAP:
+		rec.gap.lost = get_varint(&r);
+		break;
+	case FR_REC_CGROUP:
+		rec.cgroup.path = get_str(&r, &rec.cgroup.path_len);
+		break;
+	default:
+		return -EBADMSG;
+	}
+	if (r.bad)
+		return -EBADMSG;
+	st->prev_ts = rec.ts;
+	*pos = r.pos;
+	*out = rec;
+	return 0;
+}

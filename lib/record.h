@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A decoded record, as user space sees it: the one shape the daemon encodes
+ * from and frctl prints from.  String fields point into the buffer the record
+ * was decoded from and live as long as it does.
+ */
+#ifndef FR_RECORD_H
+#define FR_RECORD_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/* On-disk record types.  1..63 mirror enum fr_event_type of the BPF ABI;
+ * 64.. are made in user space.  Numbers are part of the store format. */
+enum fr_record_type {
+	FR_REC_EXEC = 1,
+	FR_REC_EXIT = 2,
+	FR_REC_FORK = 3,
+	FR_REC_SYSCALL = 4,
+	FR_REC_GAP = 64,    /* records lost on this CPU since the previous gap */
+	FR_REC_CGROUP = 65, /* metadata: cgroup id -> path, once per chunk */
+};
+
+#define FR_REC_COMM_MAX 16
+
+/* flags */
+#define FR_REC_F_FILENAME_CUT (1u << 0)
+#define FR_REC_F_ARGS_CUT (1u << 1)
+
+struct fr_record {
+	uint16_t type;
+	uint16_t flags;
+	uint32_t cpu;
+	uint64_t ts; /* CLOCK_BOOTTIME ns */
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t cgroup_id;
+	uint8_t comm_len;
+	char comm[FR_REC_COMM_MAX + 1]; /* NUL-terminated */
+	union {
+		struct {
+			uint32_t ppid;
+			uint32_t filename_len;
+			uint32_t args_len;
+			const char *filename; /* not NUL-terminated */
+			const char *args;     /* NUL-separated argv */
+		} exec;
+		struct {
+			uint32_t status; /* wait(2) status */
+		} exit;
+		struct {
+			uint32_t child_pid;
+		} fork;
+		struct {
+			uint32_t nr;
+			uint64_t duration_ns;
+			int64_t ret;
+		} syscall;
+		struct {
+			uint64_t lost;
+		} gap;
+		struct {
+			uint32_t path_len;
+			const char *path; /* not NUL-terminated */
+		} cgroup;
+	};
+};
+
+/* Is this record metadata that readers consume rather than print? */
+static inline int fr_record_is_meta(const struct fr_record *r)
+{
+	return r->type == FR_REC_CGROUP;
+}
+
+const char *fr_record_type_name(uint16_t type);
+/* Type name -> number, or -EINVAL. */
+int fr_record_type_from_name(const char *name);
+
+/* Encoding state carried between records of one chunk (delta timestamps). */
+struct fr_codec_state {
+	uint64_t prev_ts;
+};
+
+/* Upper bound of one encoded record, to size buffers. */
+size_t fr_record_max_encoded_size(const struct fr_record *r);
+
+/* Appends @r to @buf (capacity @cap, @len bytes used); returns the new
+ * length, or -ENOBUFS when it does not fit (nothing written). */
+int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8_t *buf,
+		     size_t cap, size_t len);
+
+/* Decodes one record at *pos in buf[0..len); advances *pos.  Returns 0,
+ * or -EBADMSG for malformed input (never reads outside the buffer). */
+int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, size_t *pos,
+		     struct fr_record *r);
+
+#endif

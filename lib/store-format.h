@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The store's on-disk layout (documented in flightrec-store(5); this file is
+ * authoritative).  All integers little-endian, layouts pinned.
+ *
+ *   <store>/segments/NNNN.frs   a fixed ring of segment files, each at most
+ *                               segment_size bytes:
+ *       segment header (64 bytes)
+ *       chunk, chunk, ...       each 8-byte aligned
+ *   chunk = chunk header (128 bytes) + one zstd frame (payload_size bytes)
+ *           + zero padding to 8 bytes
+ *
+ * Append-only: a chunk is reachable once its bytes are on disk; a chunk whose
+ * header or payload checksum fails never existed.  Retention reuses the
+ * segment with the lowest sequence number, truncating it first.
+ */
+#ifndef FR_STORE_FORMAT_H
+#define FR_STORE_FORMAT_H
+
+#include <stdint.h>
+
+#define FR_SEGMENT_MAGIC "FRECSEG\0"
+#define FR_CHUNK_MAGIC "FRECCHK\0"
+#define FR_MAGIC_LEN 8
+
+/* Bump on any change an old reader would misread; readers refuse versions
+ * they do not know. */
+#define FR_STORE_VERSION 1
+
+/* Incompatible flags: a reader that does not know one set must refuse.
+ * Compatible flags: unknown ones are ignored.  None defined yet. */
+#define FR_INCOMPAT_KNOWN 0u
+#define FR_COMPAT_KNOWN 0u
+
+struct fr_segment_header {
+	char magic[FR_MAGIC_LEN];
+	uint32_t header_size;  /* sizeof(struct fr_segment_header) */
+	uint16_t version;      /* FR_STORE_VERSION */
+	uint16_t reserved0;
+	uint32_t compat_flags;
+	uint32_t incompat_flags;
+	uint64_t seqnum;       /* increases with every reuse; newest = highest */
+	uint64_t segment_size; /* the bound this file was written under */
+	uint64_t created_wall; /* ns since epoch */
+	uint64_t reserved1;
+	uint32_t reserved2;
+	uint32_t header_crc;   /* crc32 of the bytes before this field */
+};
+_Static_assert(sizeof(struct fr_segment_header) == 64, "segment header layout");
+
+struct fr_chunk_header {
+	char magic[FR_MAGIC_LEN];
+	uint32_t header_size;    /* sizeof(struct fr_chunk_header) */
+	uint16_t version;        /* FR_STORE_VERSION */
+	uint16_t reserved0;
+	uint32_t compat_flags;
+	uint32_t incompat_flags;
+	uint32_t cpu;
+	uint32_t nrecords;
+	uint8_t boot_id[16];
+	uint64_t first_ts;       /* CLOCK_BOOTTIME ns of the earliest record */
+	uint64_t last_ts;        /* ... and of the latest */
+	int64_t realtime_offset; /* CLOCK_REALTIME - CLOCK_BOOTTIME at close, ns */
+	int64_t monotonic_offset;/* CLOCK_MONOTONIC - CLOCK_BOOTTIME at close, ns */
+	uint64_t seqnum;         /* store-wide chunk sequence, strictly increasing */
+	uint32_t raw_size;       /* encoded records before compression */
+	uint32_t payload_size;   /* zstd frame bytes following the header */
+	uint32_t payload_crc;    /* crc32 of the payload */
+	uint32_t reserved1;
+	uint64_t reserved2[2];
+	uint32_t reserved3;
+	uint32_t header_crc;     /* crc32 of the bytes before this field */
+};
+_Static_assert(sizeof(struct fr_chunk_header) == 128, "chunk header layout");
+
+/* Hard limits a reader enforces before trusting sizes in a header. */
+#define FR_CHUNK_RAW_MAX (16u << 20)
+#define FR_CHUNK_PAYLOAD_MAX (17u << 20)
+
+#endif

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The reader opens every segment, orders them by sequence number and walks
+ * chunk headers.  A header that does not verify ends that segment's walk:
+ * it is the torn tail of a crash or a segment being written right now.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "macro.h"
+#include "store-reader.h"
+#include "store.h"
+
+struct segment {
+	int fd;
+	uint64_t seqnum;
+	uint64_t size; /* file size when opened */
+};
+
+struct fr_store_reader {
+	struct segment *segs;
+	size_t nsegs;
+	ZSTD_DCtx *dctx;
+	struct fr_store_reader_stats st;
+};
+
+static int cmp_seg(const void *a, const void *b)
+{
+	const struct segment *x = a, *y = b;
+	return x->seqnum < y->seqnum ? -1 : x->seqnum > y->seqnum;
+}
+
+int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
+{
+	_cleanup_close_ int dfd = -EBADF;
+	struct fr_store_reader *r;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return negative_errno();
+	fd = openat(dfd, FR_STORE_SEGMENT_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOMEDIUM : negative_errno();
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		closedir(d);
+		return -ENOMEM;
+	}
+	r->dctx = ZSTD_createDCtx();
+	if (!r->dctx) {
+		closedir(d);
+		fr_store_reader_free(r);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d))) {
+		struct segment s = { .fd = -EBADF };
+		struct stat st;
+		size_t l = strlen(de->d_name);
+
+		if (l < 5 || strcmp(de->d_name + l - 4, ".frs") != 0)
+			continue;
+		s.fd = openat(fd, de->d_name, O_RDONLY | O_CLOEXEC);
+		if (s.fd < 0)
+			continue;
+		if (fstat(s.fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    fr_store_segment_header_read(s.fd, &s.seqnum, NULL) < 0) {
+			close(s.fd);
+			continue;
+		}
+		r->st.bytes_read += sizeof(struct fr_segment_header);
+		s.size = (uint64_t)st.st_size;
+		struct segment *n = realloc(r->segs, (r->nsegs + 1) * sizeof(*n));
+		if (!n) {
+			close(s.fd);
+			closedir(d);
+			fr_store_reader_free(r);
+			return -ENOMEM;
+		}
+		r->segs = n;
+		r->segs[r->nsegs++] = s;
+		r->st.bytes_on_disk += s.size;
+	}
+	closedir(d);
+	qsort(r->segs, r->nsegs, sizeof(*r->segs), cmp_seg);
+	r->st.segments = r->nsegs;
+	*ret = r;
+	return 0;
+}
+
+struct fr_store_reader *fr_store_reader_free(struct fr_store_reader *r)
+{
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < r->nsegs; i++)
+		close(r->segs[i].fd);
+	free(r->segs);
+	ZSTD_freeDCtx(r->dctx);
+	free(r);
+	return NULL;
+}
+
+int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *userdata)
+{
+	for (size_t i = 0; i < r->nsegs; i++) {
+		struct segment *s = &r->segs[i];
+		uint64_t off = sizeof(struct fr_segment_header);
+
+		while (off + sizeof(struct fr_chunk_header) <= s->size) {
+			struct fr_chunk_header h;
+			struct fr_chunk_ref ref = { .segment = (uint32_t)i, .offset = off };
+			ssize_t n = pread(s->fd, &h, sizeof(h), (off_t)off);
+			int k;
+
+			if (n > 0)
+				r->st.bytes_read += (uint64_t)n;
+			if (n != (ssize_t)sizeof(h))
+				break;
+			k = fr_chunk_header_parse(&h, &ref.info);
+			if (k == -EPROTONOSUPPORT) {
+				r->st.chunks_unsupported++;
+				break;
+			}
+			if (k < 0) {
+				r->st.chunks_damaged++;
+				break;
+			}
+			if (off + fr_chunk_disk_size(&ref.info) > s->size) {
+				/* cut short: being written, or torn */
+				r->st.chunks_damaged++;
+				break;
+			}
+			k = cb(&ref, userdata);
+			if (k != 0)
+				return k;
+			off += fr_chunk_disk_size(&ref.info);
+		}
+	}
+	return 0;
+}
+
+int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *ref,
+			 uint8_t **ret_raw)
+{
+	_cleanup_free_ uint8_t *p = NULL;
+	ssize_t n;
+	int k;
+
+	if (ref->segment >= r->nsegs)
+		return -EINVAL;
+	p = malloc(ref->info.payload_size);
+	if (!p)
+		return -ENOMEM;
+	n = pread(r->segs[ref->segment].fd, p, ref->info.payload_size,
+		  (off_t)(ref->offset + sizeof(struct fr_chunk_header)));
+	if (n < 0)
+		return negative_errno();
+	r->st.bytes_read += (uint64_t)n;
+	if ((size_t)n != ref->info.payload_size) {
+		r->st.chunks_damaged++;
+		return -EBADMSG;
+	}
+	k = fr_chunk_payload_decode(r->dctx, &ref->info, p, ret_raw);
+	if (k == -EBADMSG)
+		r->st.chunks_damaged++;
+	return k;
+}
+
+void fr_store_reader_get_stats(struct fr_store_reader *r, struct fr_store_reader_stats *ret)
+{
+	*ret = r->st;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Reading a store: no lock, safe while the daemon writes.  Chunks are found
+ * from their headers alone; payloads are read only for chunks a caller
+ * loads.
+ */
+#ifndef FR_STORE_READER_H
+#define FR_STORE_READER_H
+
+#include <stdint.h>
+
+#include "chunk.h"
+
+struct fr_store_reader;
+
+struct fr_chunk_ref {
+	uint32_t segment; /* index into the reader's segments, oldest first */
+	uint64_t offset;  /* of the chunk header in that segment */
+	struct fr_chunk_info info;
+};
+
+struct fr_store_reader_stats {
+	uint64_t bytes_read;      /* headers and payloads read from disk */
+	uint64_t chunks_damaged;  /* skipped: failed checksum or cut short */
+	uint64_t chunks_unsupported; /* refused: unknown version or flags */
+	uint64_t segments;
+	uint64_t bytes_on_disk;   /* sum of segment file sizes */
+};
+
+/* -ENOENT: no store at @dir; -ENOTDIR; -EACCES. */
+int fr_store_reader_open(const char *dir, struct fr_store_reader **ret);
+struct fr_store_reader *fr_store_reader_free(struct fr_store_reader *r);
+
+/* Calls @cb for every valid chunk header in write order (oldest segment
+ * first).  A non-zero return from @cb stops the walk and is returned. */
+typedef int (*fr_chunk_cb)(const struct fr_chunk_ref *ref, void *userdata);
+int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *userdata);
+
+/* Reads, verifies and decompresses a chunk's payload. -EBADMSG: damaged. */
+int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *ref,
+			 uint8_t **ret_raw);
+
+void fr_store_reader_get_stats(struct fr_store_reader *r, struct fr_store_reader_stats *ret);
+
+#endif

@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Writing the segment ring.
+ *
+ * Ordering that makes the store crash-safe:
+ *   - a segment is reused by truncating it to zero, then writing its header
+ *     with a new, higher sequence number, then appending chunks;
+ *   - chunks are appended at increasing offsets, each self-checking, so a
+ *     torn or never-written chunk fails its checksum and never existed;
+ *   - fdatasync is queued with IOSQE_IO_DRAIN, so it starts only after every
+ *     write queued before it has completed: everything before a completed
+ *     sync is durable.
+ * On open, the newest segment is scanned to its last valid chunk and cut
+ * there; nothing before it is rewritten.
+ */
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chunk.h"
+#include "macro.h"
+#include "store-writer.h"
+#include "store.h"
+
+#define RING_ENTRIES 256
+/* Bounded write-behind: past this the writer waits for completions, which
+ * backs pressure up into the BPF rings, where losses are counted. */
+#define INFLIGHT_MAX 128
+
+enum op_kind { OP_WRITE, OP_SYNC };
+
+struct op {
+	enum op_kind kind;
+	int fd;
+	uint8_t *buf;
+	size_t len, done;
+	uint64_t off;
+	uint32_t cpu;
+	uint32_t nrecords;
+};
+
+struct fr_store_writer {
+	int dir_fd;  /* store directory, flock()ed */
+	int seg_dir_fd;
+	uint32_t nseg;
+	uint64_t seg_size;
+	uint64_t max_chunk;
+
+	uint32_t cur;      /* slot being written */
+	int cur_fd;
+	uint64_t cur_off;  /* next append offset, including queued writes */
+	uint64_t cur_seq;  /* segment seqnum of cur */
+	uint32_t cur_chunks;
+
+	struct io_uring ring;
+	bool ring_ok;
+	int event_fd;
+	unsigned inflight;
+
+	fr_store_loss_cb loss_cb;
+	void *userdata;
+	struct fr_store_writer_stats st;
+};
+
+static void op_free(struct op *op)
+{
+	if (!op)
+		return;
+	free(op->buf);
+	free(op);
+}
+
+static int open_slot(struct fr_store_writer *w, uint32_t slot, int flags)
+{
+	char name[32];
+
+	fr_store_segment_name(slot, name, sizeof(name));
+	return openat(w->seg_dir_fd, name, flags | O_CLOEXEC, 0640);
+}
+
+static int write_segment_header(int fd, uint64_t seqnum, uint64_t seg_size)
+{
+	struct fr_segment_header h = {};
+	struct timespec ts;
+	ssize_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	memcpy(h.magic, FR_SEGMENT_MAGIC, FR_MAGIC_LEN);
+	h.header_size = htole32(sizeof(h));
+	h.version = htole16(FR_STORE_VERSION);
+	h.seqnum = htole64(seqnum);
+	h.segment_size = htole64(seg_size);
+	h.created_wall = htole64((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+	h.header_crc = htole32(fr_crc32(&h, offsetof(struct fr_segment_header, header_crc)));
+	n = pwrite(fd, &h, sizeof(h), 0);
+	if (n < 0)
+		return negative_errno();
+	if ((size_t)n != sizeof(h))
+		return -EIO;
+	return 0;
+}
+
+static struct io_uring_sqe *get_sqe(struct fr_store_writer *w)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+
+	if (!sqe) {
+		io_uring_submit(&w->ring);
+		sqe = io_uring_get_sqe(&w->ring);
+	}
+	return sqe;
+}
+
+static void report_loss(struct fr_store_writer *w, struct op *op, int error)
+{
+	w->st.chunks_failed++;
+	w->st.records_lost += op->nrecords;
+	w->st.last_error = error;
+	if (w->loss_cb)
+		w->loss_cb(op->cpu, op->nrecords, error, w->userdata);
+}
+
+static int queue_op(struct fr_store_writer *w, struct op *op)
+{
+	struct io_uring_sqe *sqe = get_sqe(w);
+
+	if (!sqe)
+		return -EBUSY;
+	if (op->kind == OP_WRITE) {
+		io_uring_prep_write(sqe, op->fd, op->buf + op->done, (unsigned)(op->len - op->done),
+				    op->off + op->done);
+	} else {
+		io_uring_prep_fsync(sqe, op->fd, IORING_FSYNC_DATASYNC);
+		sqe->flags |= IOSQE_IO_DRAIN;
+	}
+	io_uring_sqe_set_data(sqe, op);
+	w->inflight++;
+	return 0;
+}
+
+static void complete(struct fr_store_writer *w, struct op *op, int res)
+{
+	w->inflight--;
+	if (op->kind == OP_SYNC) {
+		if (res < 0)
+			w->st.last_error = res;
+		else
+			w->st.syncs++;
+		close(op->fd);
+		op_free(op);
+		return;
+	}
+	if (res < 0) {
+		report_loss(w, op, res);
+		close(op->fd);
+		op_free(op);
+		return;
+	}
+	op->done += (size_t)res;
+	if (res > 0 && op->done < op->len) {
+		/* short write: resubmit the rest */
+		if (queue_op(w, op) == 0) {
+			io_uring_submit(&w->ring);
+			return;
+		}
+		res = -EIO;
+	}
+	if (op->done < op->len) {
+		report_loss(w, op, res == 0 ? -EIO : res);
+	} else {
+		w->st.bytes_written += op->len;
+		w->st.chunks_written++;
+	}
+	close(op->fd);
+	op_free(op);
+}
+
+int fr_store_writer_process(struct fr_store_writer *w)
+{
+	struct io_uring_cqe *cqe;
+	eventfd_t v;
+
+	/* the eventfd is only a hint; the CQ is the truth */
+	(void)eventfd_read(w->event_fd, &v);
+	while (io_uring_peek_cqe(&w->ring, &cqe) == 0) {
+		struct op *op = io_uring_cqe_get_data(cqe);
+		int res = cqe->res;
+
+		io_uring_cqe_seen(&w->ring, cqe);
+		complete(w, op, res);
+	}
+	return 0;
+}
+
+static int wait_one(struct fr_store_writer *w)
+{
+	struct io_uring_cqe *cqe;
+	int r;
+
+	io_uring_submit(&w->ring);
+	r = io_uring_wait_cqe(&w->ring, &cqe);
+	if (r < 0)
+		return r;
+	return fr_store_writer_process(w);
+}
+
+int fr_store_writer_drain(struct fr_store_writer *w)
+{
+	while (w->inflight > 0) {
+		int r = wait_one(w);
+		if (r < 0 && r != -EINTR)
+			return r;
+	}
+	return 0;
+}
+
+/* Moves to the next slot: the oldest segment is emptied and restarted. */
+static int rotate(struct fr_store_writer *w)
+{
+	_cleanup_close_ int fd = -EBADF;
+	uint32_t next = (w->cur + 1) % w->nseg;
+	int r;
+
+	/* Make the finished segment durable before its successor exists. */
+	r = fr_store_writer_sync(w);
+	if (r < 0)
+		return r;
+	r = fr_store_writer_drain(w);
+	if (r < 0)
+		return r;
+
+	fd = open_slot(w, next, O_RDWR | O_CREAT);
+	if (fd < 0)
+		return negative_errno();
+	if (ftruncate(fd, 0) < 0)
+		return negative_errno();
+	r = write_segment_header(fd, w->cur_seq + 1, w->seg_size);
+	if (r < 0)
+		return r;
+	closep(&w->cur_fd);
+	w->cur_fd = TAKE_FD(fd);
+	w->cur = next;
+	w->cur_seq++;
+	w->cur_off = sizeof(struct fr_segment_header);
+	w->cur_chunks = 0;
+	return 0;
+}
+
+int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len)
+{
+	struct fr_chunk_header *h = buf;
+	struct op *op;
+	int r;
+
+	op = calloc(1, sizeof(*op));
+	if (!op) {
+		free(buf);
+		return -ENOMEM;
+	}
+	op->kind = OP_WRITE;
+	op->buf = buf;
+	op->len = len;
+	op->fd = -EBADF;
+	op->cpu = le32toh(h->cpu);
+	op->nrecords = le32toh(h->nrecords);
+
+	r = -EFBIG;
+	if (len + sizeof(struct fr_segment_header) > w->seg_size)
+		goto fail;
+	if (w->cur_off + len > w->seg_size || w->cur_fd < 0) {
+		r = rotate(w);
+		if (r < 0)
+			goto fail;
+	}
+	/* chunk seqnum: segment seqnum, then position in the segment */
+	h->seqnum = htole64((w->cur_seq << 32) | w->cur_chunks);
+	h->header_crc = htole32(fr_crc32(h, offsetof(struct fr_chunk_header, header_crc)));
+
+	while (w->inflight >= INFLIGHT_MAX) {
+		r = wait_one(w);
+		if (r < 0 && r != -EINTR)
+			goto fail;
+	}
+	op->fd = fcntl(w->cur_fd, F_DUPFD_CLOEXEC, 3);
+	if (op->fd < 0) {
+		r = negative_errno();
+		goto fail;
+	}
+	op->off = w->cur_off;
+	r = queue_op(w, op);
+	if (r < 0)
+		goto fail;
+	w->cur_off += len;
+	w->cur_chunks++;
+	return 0;
+fail:
+	report_loss(w, op, r);
+	if (op->fd >= 0)
+		close(op->fd);
+	op_free(op);
+	return r;
+}
+
+int fr_store_writer_sync(struct fr_store_writer *w)
+{
+	struct op *op;
+	int r;
+
+	if (w->cur_fd < 0)
+		return 0;
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return -ENOMEM;
+	op->kind = OP_SYNC;
+	/* Each op holds its own fd, so rotation can close the segment while
+	 * writes and syncs on it are still in flight. */
+	op->fd = fcntl(w->cur_fd, F_DUPFD_CLOEXEC, 3);
+	if (op->fd < 0) {
+		free(op);
+		return negative_errno();
+	}
+	r = queue_op(w, op);
+	if (r < 0) {
+		close(op->fd);
+		free(op);
+		return r;
+	}
+	return fr_store_writer_submit(w);
+}
+
+int fr_store_writer_submit(struct fr_store_writer *w)
+{
+	int r = io_uring_submit(&w->ring);
+	return r < 0 ? r : 0;
+}
+
+int fr_store_writer_fd(struct fr_store_writer *w)
+{
+	return w->event_fd;
+}
+
+void fr_store_writer_get_stats(struct fr_store_writer *w, struct fr_store_writer_stats *ret)
+{
+	*ret = w->st;
+	ret->inflight = w->inflight;
+}
+
+uint64_t fr_store_writer_segment_size(struct fr_store_writer *w)
+{
+	return w->seg_size;
+}
+
+/* Finds the newest segment and its last valid chunk; cuts a torn tail. */
+static int recover(struct fr_store_writer *w)
+{
+	uint64_t best_seq = 0;
+	int best = -1;
+
+	for (uint32_t i = 0; i < w->nseg; i++) {
+		_cleanup_close_ int fd = open_slot(w, i, O_RDONLY);
+		uint64_t seq;
+
+		if (fd < 0)
+			continue;
+		if (fr_store_segment_header_read(fd, &seq, NULL) < 0)
+			continue;
+		if (best < 0 || seq > best_seq) {
+			best = (int)i;
+			best_seq = seq;
+		}
+	}
+	if (best < 0) {
+		/* a new store: start in slot 0 with seqnum 1 */
+		w->cur = w->nseg - 1;
+		w->cur_seq = 0;
+		w->cur_fd = -EBADF;
+		return 0;
+	}
+
+	_cleanup_close_ int fd = open_slot(w, (uint32_t)best, O_RDWR);
+	if (fd < 0)
+		return negative_errno();
+	uint64_t end = sizeof(struct fr_segment_header);
+	uint32_t chunks = 0;
+	for (;;) {
+		struct fr_chunk_header h;
+		struct fr_chunk_info ci;
+		ssize_t n = pread(fd, &h, sizeof(h), (off_t)end);
+
+		if (n != (ssize_t)sizeof(h) || fr_chunk_header_parse(&h, &ci) < 0)
+			break;
+		if (end + fr_chunk_disk_size(&ci) > w->seg_size)
+			break;
+		/* the header is intact; the payload must be too */
+		_cleanup_free_ uint8_t *p = malloc(ci.payload_size);
+		if (!p)
+			return -ENOMEM;
+		n = pread(fd, p, ci.payload_size, (off_t)(end + sizeof(h)));
+		if (n != (ssize_t)ci.payload_size || fr_crc32(p, ci.payload_size) != ci.payload_crc)
+			break;
+		end += fr_chunk_disk_size(&ci);
+		chunks++;
+	}
+	if (ftruncate(fd, (off_t)end) < 0)
+		return negative_errno();
+	w->cur = (uint32_t)best;
+	w->cur_seq = best_seq;
+	w->cur_off = end;
+	w->cur_chunks = chunks;
+	w->cur_fd = TAKE_FD(fd);
+	return 0;
+}
+
+int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
+			 fr_store_loss_cb loss_cb, void *userdata, struct fr_store_writer **ret)
+{
+	struct fr_store_writer *w;
+	int r;
+
+	if (p->nsegments < 2 || p->nsegments > FR_STORE_SEGMENTS_MAX)
+		return -EINVAL;
+	if (p->size / p->nsegments < sizeof(struct fr_segment_header) + 2 * p->max_chunk)
+		return -EINVAL;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->dir_fd = w->seg_dir_fd = w->cur_fd = w->event_fd = -EBADF;
+	w->nseg = p->nsegments;
+	/* whole pages, so du matches what we count */
+	w->seg_size = (p->size / p->nsegments) & ~(uint64_t)4095;
+	w->max_chunk = p->max_chunk;
+	w->loss_cb = loss_cb;
+	w->userdata = userdata;
+
+	r = fr_store_create_dirs(dir);
+	if (r < 0)
+		goto fail;
+	w->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w->dir_fd < 0) {
+		r = negative_errno();
+		goto fail;
+	}
+	if (flock(w->dir_fd, LOCK_EX | LOCK_NB) < 0) {
+		r = errno == EWOULDBLOCK ? -EBUSY : negative_errno();
+		goto fail;
+	}
+	w->seg_dir_fd = openat(w->dir_fd, FR_STORE_SEGMENT_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w->seg_dir_fd < 0) {
+		r = negative_errno();
+		goto fail;
+	}
+	/* slots beyond a shrunk ring would break the disk bound */
+	for (uint32_t i = w->nseg; i < FR_STORE_SEGMENTS_MAX; i++) {
+		char name[32];
+		fr_store_segment_name(i, name, sizeof(name));
+		(void)unlinkat(w->seg_dir_fd, name, 0);
+	}
+	r = recover(w);
+	if (r < 0)
+		goto fail;
+
+	r = io_uring_queue_init(RING_ENTRIES, &w->ring, 0);
+	if (r < 0)
+		goto fail;
+	w->ring_ok = true;
+	w->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->event_fd < 0) {
+		r = negative_errno();
+		goto fail;
+	}
+	r = io_uring_register_eventfd(&w->ring, w->event_fd);
+	if (r < 0)
+		goto fail;
+	*ret = w;
+	return 0;
+fail:
+	fr_store_writer_close(w);
+	return r;
+}
+
+struct fr_store_writer *fr_store_writer_close(struct fr_store_writer *w)
+{
+	if (!w)
+		return NULL;
+	if (w->ring_ok) {
+		(void)fr_store_writer_sync(w);
+		(void)fr_store_writer_drain(w);
+		io_uring_queue_exit(&w->ring);
+	}
+	closep(&w->event_fd);
+	closep(&w->cur_fd);
+	closep(&w->seg_dir_fd);
+	closep(&w->dir_fd); /* releases the lock */
+	free(w);
+	return NULL;
+}

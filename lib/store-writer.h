@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The single writer of a store: places closed chunks into the segment ring
+ * and writes them with io_uring.  Completions arrive on an eventfd the
+ * caller polls (fr_store_writer_fd) and drains (fr_store_writer_process).
+ */
+#ifndef FR_STORE_WRITER_H
+#define FR_STORE_WRITER_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct fr_store_writer;
+
+struct fr_store_params {
+	uint64_t size;      /* bound on the bytes of all segments */
+	uint32_t nsegments; /* ring slots; segment size = size / nsegments */
+	uint64_t max_chunk; /* largest chunk the caller will append (for checks) */
+};
+
+/* Called when chunk data could not be written: its records are lost. */
+typedef void (*fr_store_loss_cb)(uint32_t cpu, uint64_t records, int error, void *userdata);
+
+struct fr_store_writer_stats {
+	uint64_t bytes_written;
+	uint64_t chunks_written;
+	uint64_t chunks_failed;
+	uint64_t records_lost;
+	uint64_t syncs;
+	int last_error;     /* last write/sync error (-errno), 0 if none */
+	unsigned inflight;
+};
+
+/* Opens (creating if needed) the store at @dir, takes the writer lock,
+ * recovers the tail of the newest segment.  -EBUSY: another writer holds
+ * the lock.  -EINVAL: parameters out of range. */
+int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
+			 fr_store_loss_cb loss_cb, void *userdata, struct fr_store_writer **ret);
+/* Waits for all in-flight I/O, syncs, and frees. NULL is fine. */
+struct fr_store_writer *fr_store_writer_close(struct fr_store_writer *w);
+
+/* Takes ownership of @buf (a chunk as made by fr_chunk_builder_close, @len
+ * bytes) and queues it.  On error the buffer is freed and the loss reported
+ * through the loss callback. */
+int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len);
+
+/* Queues an fdatasync ordered after every write queued so far. */
+int fr_store_writer_sync(struct fr_store_writer *w);
+/* Submits queued I/O; call once per loop iteration after appends. */
+int fr_store_writer_submit(struct fr_store_writer *w);
+
+/* The eventfd signalled on completions, and the function draining them. */
+int fr_store_writer_fd(struct fr_store_writer *w);
+int fr_store_writer_process(struct fr_store_writer *w);
+/* Blocks until nothing is in flight. */
+int fr_store_writer_drain(struct fr_store_writer *w);
+
+void fr_store_writer_get_stats(struct fr_store_writer *w, struct fr_store_writer_stats *ret);
+uint64_t fr_store_writer_segment_size(struct fr_store_writer *w);
+
+#endif

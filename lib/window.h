@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A time window of a store, decoded and merged across CPUs into time order:
+ * what dump, report and incident writing work from.
+ */
+#ifndef FR_WINDOW_H
+#define FR_WINDOW_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "record.h"
+#include "store-reader.h"
+
+struct fr_window_entry {
+	struct fr_record r;
+	uint64_t wall_ns;    /* ts turned into CLOCK_REALTIME by its chunk's offset */
+	uint32_t chunk;      /* index into fr_window.chunks */
+	uint32_t cgroup_len;
+	const char *cgroup;  /* path, NULL when the chunk did not describe it */
+	uint64_t order;      /* position in the store, to keep ties stable */
+};
+
+struct fr_window {
+	struct fr_window_entry *v;
+	size_t n, cap;
+	struct fr_chunk_info *chunks;
+	size_t nchunks;
+	uint8_t **bufs;
+	size_t nbufs;
+	uint64_t chunks_damaged; /* chunks in range whose payload failed to verify */
+	uint64_t records_bad;    /* records that failed to decode (rest of chunk skipped) */
+};
+
+/* Loads every record with since_ns <= wall time <= until_ns. */
+int fr_window_load(struct fr_store_reader *r, uint64_t since_ns, uint64_t until_ns,
+		   struct fr_window **ret);
+struct fr_window *fr_window_free(struct fr_window *w);
+
+#endif
