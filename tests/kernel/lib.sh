@@ -1,0 +1,62 @@
+# Shared by the kernel tests: a private flightrecd on a temporary store,
+# and assertions.  Sourced; expects BUILD (the meson build dir).
+set -euo pipefail
+
+FLIGHTRECD="$BUILD/daemon/flightrecd"
+FRCTL="$BUILD/ctl/frctl"
+T=$(mktemp -d /tmp/fr-test-XXXXXX)
+DPID=
+
+cleanup() {
+	if [ -n "$DPID" ] && kill -0 "$DPID" 2>/dev/null; then
+		kill -TERM "$DPID"
+		wait "$DPID" 2>/dev/null || true
+	fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+fail() {
+	echo "FAIL: $*" >&2
+	[ -f "$T/daemon.log" ] && { echo "--- daemon log:" >&2; tail -20 "$T/daemon.log" >&2; }
+	exit 1
+}
+
+ok() {
+	echo "ok: $*"
+}
+
+# start_daemon CONFIG: starts flightrecd on $T/store, waits until it answers.
+start_daemon() {
+	"$FLIGHTRECD" --config "$1" --store "$T/store" >>"$T/daemon.log" 2>&1 &
+	DPID=$!
+	for _ in $(seq 100); do
+		if "$FRCTL" --config "$1" --store "$T/store" status >/dev/null 2>&1; then
+			return 0
+		fi
+		kill -0 "$DPID" 2>/dev/null || fail "flightrecd exited during start"
+		sleep 0.1
+	done
+	fail "flightrecd did not answer status within 10 s"
+}
+
+stop_daemon() {
+	kill -TERM "$DPID"
+	local rc=0
+	wait "$DPID" || rc=$?
+	DPID=
+	[ "$rc" -eq 0 ] || fail "flightrecd exited with $rc on SIGTERM"
+}
+
+# wait_for_record JQ_FILTER: polls dump until a record matches (chunks are
+# closed within the sync interval).
+wait_for_record() {
+	for _ in $(seq 100); do
+		if "$FRCTL" --store "$T/store" dump --format json | jq -n -e "any(inputs; $1)" >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "no record matching $1 within 10 s"
+}

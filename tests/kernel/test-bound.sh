@@ -1,0 +1,43 @@
+#!/bin/bash
+# The store's disk bound: a 1 MiB store receives several times its size of
+# incompressible exec records; `du` of the segments never exceeds the bound
+# and the newest data survives.
+BUILD=$1
+STORM=$2
+. "$(dirname "$0")/lib.sh"
+
+BOUND=$((1024 * 1024))
+cat >"$T/fr.conf" <<CONF
+store = { size = "1M"; segments = 4; sync_interval = "100ms"; };
+recorder = { chunk_size = "16K"; };
+CONF
+
+start_daemon "$T/fr.conf"
+
+max_du=0
+for round in $(seq 40); do
+	"$STORM" 1000
+	used=$(du -c --block-size=1 "$T/store/segments/"*.frs | tail -1 | cut -f1)
+	[ "$used" -gt "$max_du" ] && max_du=$used
+	written=$("$FRCTL" --store "$T/store" status --json | jq .store.bytes_written)
+	[ "$written" -ge $((4 * BOUND)) ] && break
+done
+[ "$written" -ge $((4 * BOUND)) ] || fail "only $written bytes written after $round rounds"
+
+MARKER="newest-$$-$RANDOM"
+/bin/true "$MARKER"
+wait_for_record ".type == \"exec\" and (.argv | index(\"$MARKER\"))"
+stop_daemon
+
+used=$(du -c --block-size=1 "$T/store/segments/"*.frs | tail -1 | cut -f1)
+[ "$used" -gt "$max_du" ] && max_du=$used
+echo "written $written bytes into a $BOUND byte store; du peaked at $max_du, now $used"
+[ "$max_du" -le "$BOUND" ] || fail "du $max_du exceeds the bound $BOUND"
+ok "du of the store never exceeded the bound"
+
+"$FRCTL" --store "$T/store" dump --format json >"$T/dump.json"
+jq -e -s --arg m "$MARKER" 'any(.[]; .type == "exec" and (.argv | index($m)))' "$T/dump.json" >/dev/null ||
+	fail "the newest exec is missing after wrapping"
+ok "newest data intact after wrapping $((written / BOUND)) times"
+lost=$(jq -s '[.[] | select(.type == "gap") | .lost] | add // 0' "$T/dump.json")
+echo "gap records in the surviving window account for $lost lost records"

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Config validation: each bad file gives one "file:line: message". */
+#include <errno.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "parse.h"
+#include "syscall-names.h"
+#include "test.h"
+
+static int load(const char *text, char *err, size_t errlen, struct fr_conf *c)
+{
+	char path[] = "/tmp/fr-test-conf-XXXXXX";
+	int fd = mkstemp(path), k;
+	FILE *f = fdopen(fd, "w");
+
+	fputs(text, f);
+	fclose(f);
+	fr_conf_init_defaults(c);
+	k = fr_conf_load(c, path, true, err, errlen);
+	/* make messages comparable: replace the temp name */
+	if (k < 0 && strncmp(err, path, strlen(path)) == 0) {
+		char rest[480];
+		snprintf(rest, sizeof(rest), "%s", err + strlen(path));
+		snprintf(err, errlen, "F%s", rest);
+	}
+	unlink(path);
+	return k;
+}
+
+static void bad(const char *text, const char *expect)
+{
+	struct fr_conf c;
+	char err[512] = "";
+
+	CHECK_EQ(load(text, err, sizeof(err), &c), -EINVAL);
+	CHECK_STR(err, expect);
+	fr_conf_done(&c);
+}
+
+int main(void)
+{
+	struct fr_conf c;
+	char err[512];
+
+	/* defaults */
+	fr_conf_init_defaults(&c);
+	CHECK_EQ(c.syscall_threshold_ns, 100 * NSEC_PER_MSEC);
+	CHECK(fr_conf_syscall_excluded(&c, (unsigned)fr_syscall_number("epoll_wait")));
+	CHECK(!fr_conf_syscall_excluded(&c, (unsigned)fr_syscall_number("read")));
+	fr_conf_done(&c);
+
+	/* a good file */
+	CHECK_EQ(load("store = { size = \"64M\"; segments = 8; };\n"
+		      "sources = { syscall = { threshold = \"5ms\"; exclude = [ \"read\" ]; }; };\n",
+		      err, sizeof(err), &c), 0);
+	CHECK_EQ(c.store_size, 64ULL << 20);
+	CHECK_EQ(c.store_segments, 8);
+	CHECK_EQ(c.syscall_threshold_ns, 5 * NSEC_PER_MSEC);
+	CHECK(fr_conf_syscall_excluded(&c, (unsigned)fr_syscall_number("read")));
+	CHECK(!fr_conf_syscall_excluded(&c, (unsigned)fr_syscall_number("epoll_wait")));
+	fr_conf_done(&c);
+
+	bad("store = {\n  sise = \"1G\";\n};\n", "F:2: unknown setting 'sise' in 'store'");
+	bad("stor = { size = \"1G\"; };\n", "F:1: unknown section 'stor'");
+	bad("store = {\n size = 5;\n};\n", "F:2: 'size' must be a string such as \"256M\"");
+	bad("store = { size = \"12Q\"; };\n", "F:1: 'size': invalid size \"12Q\"");
+	bad("\n\nsources = { syscall = { threshold = \"fast\"; }; };\n",
+	    "F:3: 'threshold': invalid duration \"fast\"");
+	bad("sources = { syscall = { exclude = [ \"read\",\n \"nosuchcall\" ]; }; };\n",
+	    "F:2: 'exclude': unknown system call \"nosuchcall\"");
+	bad("recorder = { zstd_level = 40; };\n", "F:1: 'zstd_level' = 40 is out of range [1, 19]");
+	bad("sources = { proc = { enabled = 1; }; };\n", "F:1: 'enabled' must be true or false");
+	bad("store = { size = = \"1M\"; };\n", "F:1: syntax error");
+	bad("recorder = { ring_size = \"3M\"; };\n", "F:1: 'ring_size' must be a power of two (such as \"1M\")");
+	bad("store = { sync_interval = \"1ms\"; };\n",
+	    "F:1: 'sync_interval' = \"1ms\" is out of range [10.000ms, 60.000s]");
+
+	/* a missing file: error only when asked for explicitly */
+	fr_conf_init_defaults(&c);
+	CHECK_EQ(fr_conf_load(&c, "/nonexistent/fr.conf", false, err, sizeof(err)), 0);
+	CHECK_EQ(fr_conf_load(&c, "/nonexistent/fr.conf", true, err, sizeof(err)), -ENOENT);
+	CHECK_STR(err, "/nonexistent/fr.conf: No such file or directory");
+	fr_conf_done(&c);
+	return TEST_DONE();
+}
