@@ -136,7 +136,7 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 			help();
 			return 1;
 		default:
-			fprintf(stderr, "Try 'frctl dump --help'.\n");
+			frctl_bad_option("dump", argv);
 			return -EINVAL;
 		}
 	}

@@ -24,6 +24,21 @@ void frctl_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int frctl_bad_option(const char *verb, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (optopt && optopt < 0x100 && !(arg[0] == '-' && arg[1] == '-'))
+		frctl_error("%s option '-%c'. Try 'frctl%s%s --help'.",
+			    strchr("cso", optopt) ? "missing argument for" : "unrecognized",
+			    optopt, verb ? " " : "", verb ? verb : "");
+	else
+		frctl_error("%s option '%s'. Try 'frctl%s%s --help'.",
+			    optopt ? "missing argument for" : "unrecognized", arg,
+			    verb ? " " : "", verb ? verb : "");
+	return EXIT_USAGE;
+}
+
 static void help(void)
 {
 	printf("Usage: frctl [GLOBAL OPTIONS] VERB [OPTIONS]\n"
@@ -131,6 +146,7 @@ int main(int argc, char **argv)
 	const char *verb;
 	int c, k;
 
+	opterr = 0; /* we print one line ourselves */
 	/* '+': stop at the verb; its options are parsed by the verb */
 	while ((c = getopt_long(argc, argv, "+c:s:h", opts, NULL)) >= 0) {
 		if (frctl_global_option(&f, c, optarg))
@@ -143,8 +159,7 @@ int main(int argc, char **argv)
 			printf("frctl " FR_VERSION "\n");
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'frctl --help'.\n");
-			return EXIT_USAGE;
+			return frctl_bad_option(NULL, argv);
 		}
 	}
 	if (optind >= argc) {

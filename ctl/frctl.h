@@ -43,6 +43,9 @@ char *frctl_socket_path(struct frctl *f);
 int frctl_open_store(struct frctl *f, const char *path, struct fr_store_reader **ret);
 
 void frctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* After getopt_long returned '?' or ':' (opterr is 0): one line naming the
+ * bad option and where help is. Returns EXIT_USAGE. */
+int frctl_bad_option(const char *verb, char **argv);
 
 int verb_dump(struct frctl *f, int argc, char **argv);
 int verb_status(struct frctl *f, int argc, char **argv);

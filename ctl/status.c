@@ -148,8 +148,7 @@ int verb_status(struct frctl *f, int argc, char **argv)
 			       "Exit status 3 when the daemon is not running.\n");
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'frctl status --help'.\n");
-			return EXIT_USAGE;
+			return frctl_bad_option("status", argv);
 		}
 	}
 	if (optind < argc) {

@@ -436,6 +436,7 @@ int main(int argc, char **argv)
 	bool check = false;
 	int c, k;
 
+	opterr = 0; /* one line of our own instead of getopt's */
 	while ((c = getopt_long(argc, argv, "c:s:dh", opts, NULL)) >= 0) {
 		switch (c) {
 		case 'c':
@@ -469,7 +470,12 @@ int main(int argc, char **argv)
 			printf("flightrecd " FR_VERSION "\n");
 			return 0;
 		default:
-			fprintf(stderr, "Try 'flightrecd --help'.\n");
+			fprintf(stderr, "flightrecd: %s option '%s'. Try 'flightrecd --help'.\n",
+				/* getopt sets optopt to the option's value when its
+				 * argument is missing, 0 for an unknown long option */
+				optopt >= OPT_SOCKET || (optopt && strchr("cs", optopt)) ?
+					"missing argument for" : "unrecognized",
+				argv[optind - 1]);
 			return 2;
 		}
 	}

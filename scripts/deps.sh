@@ -1,0 +1,19 @@
+# Sourced by scripts/check and scripts/quickstart: installs the Debian 12
+# packages the build and tests need, quietly when they are already there.
+fr_install_deps() {
+	local pkgs=(meson ninja-build pkg-config gcc clang llvm bpftool
+		libbpf-dev libsystemd-dev liburing-dev libzstd-dev libconfig-dev
+		libjson-c-dev libseccomp-dev zlib1g-dev jq zstd)
+	local missing=() p
+	for p in "${pkgs[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "Missing packages: ${missing[*]}; run as root to install them." >&2
+		return 1
+	fi
+	echo "Installing: ${missing[*]}" >&2
+	apt-get update -qq >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
