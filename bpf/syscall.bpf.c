@@ -61,8 +61,7 @@ int BPF_PROG(fr_sys_exit, struct pt_regs *regs, long ret)
 	void *ring;
 	__u32 nr;
 
-	if (fr_is_self())
-		return 0;
+	/* no self check: sys_enter never creates state for our own threads */
 	s = bpf_task_storage_get(&sys_start, bpf_get_current_task_btf(), 0, 0);
 	if (!s || !s->ts)
 		return 0;
