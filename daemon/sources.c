@@ -25,20 +25,28 @@ const char *fr_source_name(unsigned src)
 	return src < FR_SRC__MAX ? names[src] : "unknown";
 }
 
-/* Points an object's shared maps at the daemon's rings and counters. */
-static int reuse_shared(struct bpf_map *rings, struct bpf_map *counters, const struct fr_rings *r)
-{
-	int k = bpf_map__reuse_fd(rings, fr_rings_outer_fd(r));
-	if (k < 0)
-		return k;
-	return bpf_map__reuse_fd(counters, fr_rings_counters_fd(r));
-}
-
 /* Wake the consumer once a ring is a quarter full; below that the drain
  * timer collects records in batches. */
 static uint64_t wakeup_bytes(const struct fr_conf *c)
 {
 	return c->ring_size / 4;
+}
+
+/* The steps every source shares once its inputs are set: point its shared
+ * maps at the daemon's rings and counters, load, attach. */
+static int load_attach(struct bpf_object_skeleton *skel, struct bpf_map *rings,
+		       struct bpf_map *counters, const struct fr_rings *r)
+{
+	int k = bpf_map__reuse_fd(rings, fr_rings_outer_fd(r));
+	if (k < 0)
+		return k;
+	k = bpf_map__reuse_fd(counters, fr_rings_counters_fd(r));
+	if (k < 0)
+		return k;
+	k = bpf_object__load_skeleton(skel);
+	if (k < 0)
+		return k;
+	return bpf_object__attach_skeleton(skel);
 }
 
 static int start_proc(struct fr_sources *s, const struct fr_conf *c, const struct fr_rings *r,
@@ -49,22 +57,15 @@ static int start_proc(struct fr_sources *s, const struct fr_conf *c, const struc
 
 	if (!o)
 		return -errno;
-	k = reuse_shared(o->maps.rings, o->maps.counters, r);
-	if (k < 0)
-		goto fail;
 	o->bss->self_tgid = (uint32_t)self;
 	o->bss->wakeup_bytes = wakeup_bytes(c);
-	k = proc_bpf__load(o);
-	if (k < 0)
-		goto fail;
-	k = proc_bpf__attach(o);
-	if (k < 0)
-		goto fail;
+	k = load_attach(o->skeleton, o->maps.rings, o->maps.counters, r);
+	if (k < 0) {
+		proc_bpf__destroy(o);
+		return k;
+	}
 	s->proc = o;
 	return 0;
-fail:
-	proc_bpf__destroy(o);
-	return k;
 }
 
 static void apply_syscall(struct syscall_bpf *o, const struct fr_conf *c)
@@ -83,24 +84,17 @@ static int start_syscall(struct fr_sources *s, const struct fr_conf *c, const st
 
 	if (!o)
 		return -errno;
-	k = reuse_shared(o->maps.rings, o->maps.counters, r);
-	if (k < 0)
-		goto fail;
 	o->bss->self_tgid = (uint32_t)self;
+	/* set before load; the skeleton's .bss/.data are then the live
+	 * kernel copies, which is how reload changes them */
 	apply_syscall(o, c);
-	k = syscall_bpf__load(o);
-	if (k < 0)
-		goto fail;
-	/* after load the skeleton's .bss/.data are the live kernel copies */
-	apply_syscall(o, c);
-	k = syscall_bpf__attach(o);
-	if (k < 0)
-		goto fail;
+	k = load_attach(o->skeleton, o->maps.rings, o->maps.counters, r);
+	if (k < 0) {
+		syscall_bpf__destroy(o);
+		return k;
+	}
 	s->syscall = o;
 	return 0;
-fail:
-	syscall_bpf__destroy(o);
-	return k;
 }
 
 int fr_sources_start(const struct fr_conf *c, const struct fr_rings *r, pid_t self,

@@ -108,6 +108,18 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
+static int local_time(int y, int mo, int d, int h, int mi, int sec, uint64_t frac, uint64_t *ret_ns)
+{
+	struct tm tm = { .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d,
+			 .tm_hour = h, .tm_min = mi, .tm_sec = sec, .tm_isdst = -1 };
+	time_t t = mktime(&tm);
+
+	if (t == (time_t)-1 || t < 0)
+		return -EINVAL;
+	*ret_ns = (uint64_t)t * NSEC_PER_SEC + frac;
+	return 0;
+}
+
 int fr_parse_time(const char *s, uint64_t now_ns, uint64_t *ret_ns)
 {
 	int y, mo, d, h, mi, sec = 0, n = 0;
@@ -152,16 +164,9 @@ int fr_parse_time(const char *s, uint64_t now_ns, uint64_t *ret_ns)
 	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 || y < 1970)
 		return -EINVAL;
 
-	if (*p == '\0' && sep == ' ') {
-		/* local time, as people type it */
-		struct tm tm = { .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d,
-				 .tm_hour = h, .tm_min = mi, .tm_sec = sec, .tm_isdst = -1 };
-		time_t t = mktime(&tm);
-		if (t == (time_t)-1 || t < 0)
-			return -EINVAL;
-		*ret_ns = (uint64_t)t * NSEC_PER_SEC + frac;
-		return 0;
-	}
+	if (*p == '\0')
+		/* no zone: local time, as people type it */
+		return local_time(y, mo, d, h, mi, sec, frac, ret_ns);
 
 	int64_t off = 0;
 	if (*p == 'Z' || *p == 'z') {
@@ -172,15 +177,6 @@ int fr_parse_time(const char *s, uint64_t now_ns, uint64_t *ret_ns)
 			return -EINVAL;
 		off = (oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
 		p += 6;
-	} else if (*p == '\0') {
-		/* "YYYY-MM-DDTHH:MM:SS" without zone: local time too */
-		struct tm tm = { .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d,
-				 .tm_hour = h, .tm_min = mi, .tm_sec = sec, .tm_isdst = -1 };
-		time_t t = mktime(&tm);
-		if (t == (time_t)-1 || t < 0)
-			return -EINVAL;
-		*ret_ns = (uint64_t)t * NSEC_PER_SEC + frac;
-		return 0;
 	} else
 		return -EINVAL;
 	if (*p)

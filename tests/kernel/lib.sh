@@ -20,6 +20,12 @@ trap 'exit 143' TERM INT
 fail() {
 	echo "FAIL: $*" >&2
 	[ -f "$T/daemon.log" ] && { echo "--- daemon log:" >&2; tail -20 "$T/daemon.log" >&2; }
+	if [ -d "$T/store" ]; then
+		echo "--- status:" >&2
+		"$FRCTL" --store "$T/store" status --json >&2 || true
+		echo "--- last records:" >&2
+		"$FRCTL" --store "$T/store" dump | grep -v ' frctl\[' | tail -25 >&2 || true
+	fi
 	exit 1
 }
 
