@@ -38,7 +38,7 @@ static void help(void)
 	       "  --last DUR          the last DUR (500ms, 60s, 5m, 2h)\n"
 	       "  --since T           from T: RFC 3339 (2026-11-21T14:02:00Z), local\n"
 	       "                      'YYYY-MM-DD HH:MM[:SS]', or a duration ago (-10m)\n"
-	       "  --until T           up to T (default: now)\n"
+	       "  --until T           up to T (default: the newest record)\n"
 	       "Filters:\n"
 	       "  --pid N             records of process N\n"
 	       "  --comm NAME         records whose command name is NAME\n"
@@ -233,6 +233,11 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		} else
 			fr_record_print_text(out, w, e);
 	}
+	struct fr_store_reader_stats rs;
+	fr_store_reader_get_stats(reader, &rs);
+	if (rs.chunks_unsupported || rs.segments_unsupported)
+		frctl_error("warning: %" PRIu64 " segments and %" PRIu64 " chunks were written in a newer format "
+			    "than this frctl knows and were skipped", rs.segments_unsupported, rs.chunks_unsupported);
 	if (w->chunks_damaged || w->records_bad)
 		frctl_error("warning: %" PRIu64 " damaged chunks and %" PRIu64
 			    " undecodable records in this window were skipped",

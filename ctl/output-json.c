@@ -2,6 +2,9 @@
 /* --format json: one JSON object per record; field names are an API
  * (DESIGN.md, frctl(1)). */
 #include <json-c/json.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-id128.h>
 
@@ -13,15 +16,78 @@ const char *fr_signal_name(int sig, char *buf, size_t len)
 {
 	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
 
-	if (!abbrev)
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		snprintf(buf, len, "SIGRTMIN+%d", sig - SIGRTMIN);
+	else if (sig > 0)
+		snprintf(buf, len, "SIG%d", sig);
+	else
 		return NULL;
-	snprintf(buf, len, "SIG%s", abbrev);
 	return buf;
 }
 
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 if invalid
+ * (overlongs, surrogates and values past U+10FFFF are invalid). */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/* Recorded strings are bytes (argv, file names, comm); JSON is UTF-8.
+ * Invalid bytes become U+FFFD so every line parses in every JSON reader. */
 static struct json_object *str_n(const char *p, size_t n)
 {
-	return json_object_new_string_len(p, (int)n);
+	const unsigned char *u = (const unsigned char *)p;
+	struct json_object *o;
+	size_t i = 0, k;
+	char *fixed, *q;
+
+	while (i < n && (k = utf8_seq(u + i, n - i)) > 0)
+		i += k;
+	if (i == n)
+		return json_object_new_string_len(p, (int)n);
+	fixed = malloc(n * 3 + 1);
+	if (!fixed)
+		return NULL;
+	for (i = 0, q = fixed; i < n;) {
+		k = utf8_seq(u + i, n - i);
+		if (k) {
+			memcpy(q, p + i, k);
+			q += k;
+			i += k;
+		} else {
+			memcpy(q, "\xef\xbf\xbd", 3);
+			q += 3;
+			i++;
+		}
+	}
+	o = json_object_new_string_len(fixed, (int)(q - fixed));
+	free(fixed);
+	return o;
 }
 
 /* argv block: NUL-separated strings */
@@ -70,6 +136,7 @@ struct json_object *fr_record_to_json(const struct fr_window *w, const struct fr
 		json_object_object_add(o, "exit_code",
 				       sig ? NULL : json_object_new_int((int)(r->exit.status >> 8) & 0xff));
 		json_object_object_add(o, "signal", name ? json_object_new_string(name) : NULL);
+		json_object_object_add(o, "signal_number", sig ? json_object_new_int(sig) : NULL);
 		json_object_object_add(o, "core_dumped", json_object_new_boolean(!!(r->exit.status & 0x80)));
 		break;
 	}

@@ -64,7 +64,7 @@ void fr_record_print_text(FILE *out, const struct fr_window *w, const struct fr_
 	case FR_REC_EXIT: {
 		int sig = r->exit.status & 0x7f;
 		if (sig)
-			fprintf(out, "killed by %s%s", fr_signal_name(sig, buf, sizeof(buf)) ?: "signal",
+			fprintf(out, "killed by %s%s", fr_signal_name(sig, buf, sizeof(buf)),
 				r->exit.status & 0x80 ? " (core dumped)" : "");
 		else
 			fprintf(out, "exit_code=%u", (r->exit.status >> 8) & 0xff);

@@ -227,20 +227,23 @@ static struct json_object *status_json(struct daemon *d)
 		json_object_object_add(c, "delivered", json_object_new_uint64(st.delivered));
 		json_object_object_add(c, "dropped", json_object_new_uint64(st.dropped));
 		json_object_object_add(c, "lost_write", json_object_new_uint64(st.lost_write));
+		json_object_object_add(c, "untracked", json_object_new_uint64(st.untracked));
 		json_object_array_add(cpus, c);
 	}
 	json_object_object_add(o, "per_cpu", cpus);
 	for (unsigned s = 0; s < FR_SRC__MAX; s++) {
 		struct fr_source_state ss;
 		struct json_object *j = json_object_new_object();
-		uint64_t emitted, dropped;
+		uint64_t emitted, dropped, untracked;
 
 		fr_sources_state(d->sources, s, &ss);
-		fr_recorder_source_stats(d->rec, s, &emitted, &dropped);
+		fr_recorder_source_stats(d->rec, s, &emitted, &dropped, &untracked);
 		json_object_object_add(j, "enabled", json_object_new_boolean(ss.enabled));
 		json_object_object_add(j, "attached", json_object_new_boolean(ss.attached));
 		json_object_object_add(j, "records", json_object_new_uint64(emitted - dropped));
 		json_object_object_add(j, "dropped", json_object_new_uint64(dropped));
+		if (s == FR_SRC_SYSCALL)
+			json_object_object_add(j, "untracked", json_object_new_uint64(untracked));
 		json_object_object_add(srcs, ss.name, j);
 	}
 	json_object_object_add(o, "sources", srcs);
@@ -298,8 +301,9 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	if (c.store_size != d->conf.store_size || c.store_segments != d->conf.store_segments ||
 	    strcmp(c.store_path, d->conf.store_path) != 0 || c.ring_size != d->conf.ring_size ||
 	    c.chunk_size != d->conf.chunk_size || c.proc_enabled != d->conf.proc_enabled ||
-	    c.syscall_enabled != d->conf.syscall_enabled || c.zstd_level != d->conf.zstd_level)
-		log_warning("Store, ring, chunk, compression and source on/off settings take effect at the next restart.");
+	    c.syscall_enabled != d->conf.syscall_enabled || c.zstd_level != d->conf.zstd_level ||
+	    strcmp(c.socket_path, d->conf.socket_path) != 0)
+		log_warning("Store, ring, chunk, compression, control socket and source on/off settings take effect at the next restart.");
 	d->conf.syscall_threshold_ns = c.syscall_threshold_ns;
 	memcpy(d->conf.syscall_exclude, c.syscall_exclude, sizeof(c.syscall_exclude));
 	d->conf.chunk_age_ns = c.chunk_age_ns;
@@ -358,6 +362,9 @@ static int run(struct daemon *d)
 	k = fr_store_writer_open(d->conf.store_path, &sp, fr_recorder_on_write_loss, d->rec, &d->writer);
 	if (k == -EBUSY)
 		return log_error_errno(k, "Store %s is in use by another flightrecd.", d->conf.store_path);
+	if (k == -EPROTONOSUPPORT)
+		return log_error_errno(k, "Store %s was written in a newer format than this flightrecd knows; refusing to overwrite it.",
+				       d->conf.store_path);
 	if (k < 0)
 		return log_error_errno(k, "Failed to open store %s: %m", d->conf.store_path);
 	fr_recorder_set_writer(d->rec, d->writer);
@@ -393,7 +400,9 @@ static int run(struct daemon *d)
 	if (k < 0)
 		log_error_errno(k, "Event loop failed: %m");
 
-	/* drain what the kernel still holds, then make it durable */
+	/* detach first, so nothing is emitted after the last drain; then
+	 * drain what the kernel still holds and make it durable */
+	d->sources = fr_sources_free(d->sources);
 	(void)fr_rings_consume(d->rings);
 	fr_recorder_flush(d->rec);
 	return k;

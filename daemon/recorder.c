@@ -127,6 +127,8 @@ static void close_chunk(struct fr_recorder *r, unsigned cpu)
 		r->cpu[cpu].lost_write += n;
 		return;
 	}
+	log_debug("CPU %u: chunk of %u records, %zu bytes encoded, %zu on disk", cpu, n,
+		  fr_chunk_builder_last_raw(b), len);
 	/* on failure the writer reports the loss through the callback */
 	(void)fr_store_writer_append(r->w, buf, len);
 }
@@ -260,7 +262,8 @@ static void emit_gap(struct fr_recorder *r, unsigned cpu, uint64_t lost)
 	r->records--; /* a gap is not a recorded event */
 }
 
-/* Sum over sources of what BPF could not deliver, per CPU. */
+/* Sum over sources of what BPF could not deliver, per CPU.  (Untracked
+ * calls are not records; status reports them on their own.) */
 static void bpf_losses(struct fr_recorder *r, uint64_t *out)
 {
 	memset(out, 0, sizeof(uint64_t) * r->ncpu);
@@ -270,7 +273,7 @@ static void bpf_losses(struct fr_recorder *r, uint64_t *out)
 		if (fr_rings_read_counters(r->rings, s, r->scratch) < 0)
 			continue;
 		for (unsigned i = 0; i < r->ncpu; i++)
-			out[i] += r->scratch[i].dropped + r->scratch[i].untracked;
+			out[i] += r->scratch[i].dropped;
 	}
 }
 
@@ -324,18 +327,20 @@ void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_record
 		if (fr_rings_read_counters(r->rings, s, r->scratch) < 0)
 			continue;
 		ret->emitted += r->scratch[cpu].emitted;
-		ret->dropped += r->scratch[cpu].dropped + r->scratch[cpu].untracked;
+		ret->dropped += r->scratch[cpu].dropped;
+		ret->untracked += r->scratch[cpu].untracked;
 	}
 }
 
 void fr_recorder_source_stats(struct fr_recorder *r, unsigned src, uint64_t *emitted,
-			      uint64_t *dropped)
+			      uint64_t *dropped, uint64_t *untracked)
 {
-	*emitted = *dropped = 0;
+	*emitted = *dropped = *untracked = 0;
 	if (!r->rings || fr_rings_read_counters(r->rings, src, r->scratch) < 0)
 		return;
 	for (unsigned i = 0; i < r->ncpu; i++) {
 		*emitted += r->scratch[i].emitted;
-		*dropped += r->scratch[i].dropped + r->scratch[i].untracked;
+		*dropped += r->scratch[i].dropped;
+		*untracked += r->scratch[i].untracked;
 	}
 }

@@ -19,7 +19,8 @@ struct fr_recorder;
 struct fr_recorder_cpu_stats {
 	uint64_t emitted;   /* counted in BPF, all sources */
 	uint64_t delivered; /* records received from the ring */
-	uint64_t dropped;   /* ring reserve failures + untracked, all sources */
+	uint64_t dropped;   /* ring reserve failures, all sources */
+	uint64_t untracked; /* syscalls not timed (no per-thread state) */
 	uint64_t lost_write;/* records in chunks the store could not write */
 };
 
@@ -42,8 +43,9 @@ void fr_recorder_flush(struct fr_recorder *r);
 
 uint64_t fr_recorder_records(const struct fr_recorder *r);
 void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_recorder_cpu_stats *ret);
-/* Per source: records emitted and dropped in BPF, summed over CPUs. */
+/* Per source, summed over CPUs: records emitted and dropped in BPF, and
+ * calls that could not be timed. */
 void fr_recorder_source_stats(struct fr_recorder *r, unsigned src, uint64_t *emitted,
-			      uint64_t *dropped);
+			      uint64_t *dropped, uint64_t *untracked);
 
 #endif

@@ -20,6 +20,7 @@ struct fr_chunk_builder {
 	size_t raw_max, raw_len;
 	uint32_t count;
 	uint64_t first_ts, last_ts, opened;
+	size_t last_raw;
 	struct fr_codec_state codec;
 	uint64_t cgroup_seen[CGROUP_SEEN_MAX];
 	unsigned ncgroup_seen;
@@ -87,6 +88,11 @@ int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
 size_t fr_chunk_builder_raw_size(const struct fr_chunk_builder *b)
 {
 	return b->raw_len;
+}
+
+size_t fr_chunk_builder_last_raw(const struct fr_chunk_builder *b)
+{
+	return b->last_raw;
 }
 
 uint32_t fr_chunk_builder_count(const struct fr_chunk_builder *b)
@@ -162,6 +168,7 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	memcpy(buf, &h, sizeof(h));
 	total = ALIGN8(sizeof(h) + z);
 
+	b->last_raw = b->raw_len;
 	b->raw_len = 0;
 	b->count = 0;
 	b->opened = 0;

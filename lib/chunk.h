@@ -35,6 +35,8 @@ struct fr_chunk_builder *fr_chunk_builder_free(struct fr_chunk_builder *b);
 /* Appends a record.  -ENOBUFS when the chunk is full: close it and retry. */
 int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r);
 size_t fr_chunk_builder_raw_size(const struct fr_chunk_builder *b);
+/* Encoded size of the chunk closed last (for logs and statistics). */
+size_t fr_chunk_builder_last_raw(const struct fr_chunk_builder *b);
 uint32_t fr_chunk_builder_count(const struct fr_chunk_builder *b);
 /* CLOCK_MONOTONIC ns when the first record of the open chunk arrived
  * (0 when empty); the daemon closes chunks by age. */

@@ -103,7 +103,12 @@ static int fail(struct ctx *x, const config_setting_t *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(x->err, x->errlen, "%s:%d: %s", x->file, s ? config_setting_source_line(s) : 0, msg);
+	int line = s ? config_setting_source_line(s) : 0;
+
+	if (line > 0)
+		snprintf(x->err, x->errlen, "%s:%d: %s", x->file, line, msg);
+	else
+		snprintf(x->err, x->errlen, "%s: %s", x->file, msg);
 	return -EINVAL;
 }
 
@@ -264,14 +269,19 @@ static int check_relations(struct ctx *x, struct fr_conf *c, config_t *cfg)
 	config_setting_t *s = config_lookup(cfg, "store.size");
 	uint64_t seg = c->store_size / c->store_segments;
 
-	/* A segment must hold a couple of the largest chunks. */
+	/* A segment must hold a couple of the largest chunks.  Point at
+	 * whichever of the three settings the file has. */
+	if (!s)
+		s = config_lookup(cfg, "store.segments");
+	if (!s)
+		s = config_lookup(cfg, "recorder.chunk_size");
 	if (seg < 4 * c->chunk_size + 4096)
-		return fail(x, s ? s : config_root_setting(cfg),
+		return fail(x, s,
 			    "store.size / store.segments (%llu bytes) must be at least 4 x recorder.chunk_size + 4K",
 			    (unsigned long long)seg);
 	s = config_lookup(cfg, "recorder.ring_size");
 	if (c->ring_size & (c->ring_size - 1))
-		return fail(x, s ? s : config_root_setting(cfg),
+		return fail(x, s,
 			    "'ring_size' must be a power of two (such as \"1M\")");
 	return 0;
 }

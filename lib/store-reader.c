@@ -76,8 +76,14 @@ int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
 		s.fd = openat(fd, de->d_name, O_RDONLY | O_CLOEXEC);
 		if (s.fd < 0)
 			continue;
-		if (fstat(s.fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-		    fr_store_segment_header_read(s.fd, &s.seqnum, NULL) < 0) {
+		if (fstat(s.fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(s.fd);
+			continue;
+		}
+		int k = fr_store_segment_header_read(s.fd, &s.seqnum, NULL);
+		if (k < 0) {
+			if (k == -EPROTONOSUPPORT)
+				r->st.segments_unsupported++;
 			close(s.fd);
 			continue;
 		}

@@ -24,6 +24,7 @@ struct fr_store_reader_stats {
 	uint64_t chunks_damaged;  /* skipped: failed checksum or cut short */
 	uint64_t chunks_unsupported; /* refused: unknown version or flags */
 	uint64_t segments;
+	uint64_t segments_unsupported; /* newer format: not read */
 	uint64_t bytes_on_disk;   /* sum of segment file sizes */
 };
 

@@ -364,7 +364,7 @@ uint64_t fr_store_writer_segment_size(struct fr_store_writer *w)
 static int recover(struct fr_store_writer *w)
 {
 	uint64_t best_seq = 0;
-	int best = -1;
+	int best = -1, k;
 
 	for (uint32_t i = 0; i < w->nseg; i++) {
 		_cleanup_close_ int fd = open_slot(w, i, O_RDONLY);
@@ -372,7 +372,11 @@ static int recover(struct fr_store_writer *w)
 
 		if (fd < 0)
 			continue;
-		if (fr_store_segment_header_read(fd, &seq, NULL) < 0)
+		k = fr_store_segment_header_read(fd, &seq, NULL);
+		/* never overwrite what a newer flightrecd wrote */
+		if (k == -EPROTONOSUPPORT)
+			return k;
+		if (k < 0)
 			continue;
 		if (best < 0 || seq > best_seq) {
 			best = (int)i;

@@ -33,7 +33,8 @@ struct fr_store_writer_stats {
 
 /* Opens (creating if needed) the store at @dir, takes the writer lock,
  * recovers the tail of the newest segment.  -EBUSY: another writer holds
- * the lock.  -EINVAL: parameters out of range. */
+ * the lock.  -EINVAL: parameters out of range.  -EPROTONOSUPPORT: the store
+ * holds segments of a format this writer does not know (never overwritten). */
 int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 			 fr_store_loss_cb loss_cb, void *userdata, struct fr_store_writer **ret);
 /* Waits for all in-flight I/O, syncs, and frees. NULL is fine. */

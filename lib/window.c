@@ -75,8 +75,9 @@ static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, con
 		}
 		rec.cpu = ref->info.cpu;
 		if (rec.type == FR_REC_CGROUP) {
-			if (ncg < CGROUPS_PER_CHUNK)
-				cg[ncg++] = (typeof(cg[0])){ rec.cgroup_id, rec.cgroup.path, rec.cgroup.path_len };
+			/* a ring: the writer repeats descriptions in chunks with
+			 * many cgroups, and the newest is what later records use */
+			cg[ncg++ % CGROUPS_PER_CHUNK] = (typeof(cg[0])){ rec.cgroup_id, rec.cgroup.path, rec.cgroup.path_len };
 			continue;
 		}
 		uint64_t wall = rec.ts + (uint64_t)ref->info.realtime_offset;
@@ -86,7 +87,7 @@ static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, con
 			return -ENOMEM;
 		e = &w->v[w->n++];
 		*e = (struct fr_window_entry){ .r = rec, .wall_ns = wall, .chunk = idx, .order = (*order)++ };
-		for (unsigned k = 0; k < ncg; k++)
+		for (unsigned k = 0; k < MIN(ncg, CGROUPS_PER_CHUNK); k++)
 			if (cg[k].id == rec.cgroup_id) {
 				e->cgroup = cg[k].path;
 				e->cgroup_len = cg[k].len;

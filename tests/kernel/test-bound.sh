@@ -39,5 +39,14 @@ ok "du of the store never exceeded the bound"
 jq -e -s --arg m "$MARKER" 'any(.[]; .type == "exec" and (.argv | index($m)))' "$T/dump.json" >/dev/null ||
 	fail "the newest exec is missing after wrapping"
 ok "newest data intact after wrapping $((written / BOUND)) times"
+# argv of random bytes: every line must still be strict JSON in valid UTF-8
+python3 -c '
+import json, sys
+n = 0
+with open(sys.argv[1], encoding="utf-8", errors="strict") as f:
+    for line in f:
+        json.loads(line)
+        n += 1
+print("ok: %d lines of binary-argv records are valid UTF-8 JSON" % n)' "$T/dump.json" || fail "dump is not valid UTF-8 JSON"
 lost=$(jq -s '[.[] | select(.type == "gap") | .lost] | add // 0' "$T/dump.json")
 echo "gap records in the surviving window account for $lost lost records"
