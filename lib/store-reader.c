@@ -14,6 +14,7 @@
 #include <zstd.h>
 
 #include "macro.h"
+#include "segment-walk.h"
 #include "store-reader.h"
 #include "store.h"
 
@@ -89,6 +90,9 @@ int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
 		}
 		r->st.bytes_read += sizeof(struct fr_segment_header);
 		s.size = (uint64_t)st.st_size;
+		/* headers are read far apart: readahead would read the payloads
+		 * a time-window query means to skip */
+		(void)posix_fadvise(s.fd, 0, 0, POSIX_FADV_RANDOM);
 		struct segment *n = realloc(r->segs, (r->nsegs + 1) * sizeof(*n));
 		if (!n) {
 			close(s.fd);
@@ -119,41 +123,32 @@ struct fr_store_reader *fr_store_reader_free(struct fr_store_reader *r)
 	return NULL;
 }
 
+struct walk_ctx {
+	uint32_t segment;
+	fr_chunk_cb cb;
+	void *userdata;
+};
+
+static int walk_cb(uint64_t offset, const struct fr_chunk_info *ci, void *userdata)
+{
+	struct walk_ctx *w = userdata;
+	struct fr_chunk_ref ref = { .segment = w->segment, .offset = offset, .info = *ci };
+
+	return w->cb(&ref, w->userdata);
+}
+
 int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *userdata)
 {
 	for (size_t i = 0; i < r->nsegs; i++) {
-		struct segment *s = &r->segs[i];
-		uint64_t off = sizeof(struct fr_segment_header);
+		struct walk_ctx w = { .segment = (uint32_t)i, .cb = cb, .userdata = userdata };
+		struct fr_segment_walk_stats st = {};
+		int k = fr_segment_walk(r->segs[i].fd, r->segs[i].size, walk_cb, &w, &st);
 
-		while (off + sizeof(struct fr_chunk_header) <= s->size) {
-			struct fr_chunk_header h;
-			struct fr_chunk_ref ref = { .segment = (uint32_t)i, .offset = off };
-			ssize_t n = pread(s->fd, &h, sizeof(h), (off_t)off);
-			int k;
-
-			if (n > 0)
-				r->st.bytes_read += (uint64_t)n;
-			if (n != (ssize_t)sizeof(h))
-				break;
-			k = fr_chunk_header_parse(&h, &ref.info);
-			if (k == -EPROTONOSUPPORT) {
-				r->st.chunks_unsupported++;
-				break;
-			}
-			if (k < 0) {
-				r->st.chunks_damaged++;
-				break;
-			}
-			if (off + fr_chunk_disk_size(&ref.info) > s->size) {
-				/* cut short: being written, or torn */
-				r->st.chunks_damaged++;
-				break;
-			}
-			k = cb(&ref, userdata);
-			if (k != 0)
-				return k;
-			off += fr_chunk_disk_size(&ref.info);
-		}
+		r->st.bytes_read += st.bytes_read;
+		r->st.chunks_damaged += st.damaged;
+		r->st.chunks_unsupported += st.unsupported;
+		if (k != 0)
+			return k;
 	}
 	return 0;
 }

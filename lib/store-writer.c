@@ -29,6 +29,7 @@
 
 #include "chunk.h"
 #include "macro.h"
+#include "segment-walk.h"
 #include "store-writer.h"
 #include "store.h"
 
@@ -360,7 +361,31 @@ uint64_t fr_store_writer_segment_size(struct fr_store_writer *w)
 	return w->seg_size;
 }
 
-/* Finds the newest segment and its last valid chunk; cuts a torn tail. */
+struct recover_ctx {
+	int fd;
+	uint64_t end;        /* end of the last chunk whose payload verifies */
+	uint32_t next_index; /* index after that chunk's, for seqnums */
+};
+
+static int recover_cb(uint64_t offset, const struct fr_chunk_info *ci, void *userdata)
+{
+	struct recover_ctx *rc = userdata;
+	_cleanup_free_ uint8_t *p = malloc(ci->payload_size);
+	ssize_t n;
+
+	if (!p)
+		return -ENOMEM;
+	n = pread(rc->fd, p, ci->payload_size, (off_t)(offset + sizeof(struct fr_chunk_header)));
+	if (n != (ssize_t)ci->payload_size || fr_crc32(p, ci->payload_size) != ci->payload_crc)
+		return 0; /* damaged: a later valid chunk may still follow */
+	rc->end = offset + fr_chunk_disk_size(ci);
+	rc->next_index = (uint32_t)(ci->seqnum & 0xffffffffu) + 1;
+	return 0;
+}
+
+/* Finds the newest segment and the end of its last valid chunk, and cuts
+ * what follows (a torn tail).  Valid chunks after a damaged one are kept:
+ * io_uring may complete writes out of order before a crash. */
 static int recover(struct fr_store_writer *w)
 {
 	uint64_t best_seq = 0;
@@ -392,29 +417,18 @@ static int recover(struct fr_store_writer *w)
 	}
 
 	_cleanup_close_ int fd = open_slot(w, (uint32_t)best, O_RDWR);
-	if (fd < 0)
-		return negative_errno();
-	uint64_t end = sizeof(struct fr_segment_header);
-	uint32_t chunks = 0;
-	for (;;) {
-		struct fr_chunk_header h;
-		struct fr_chunk_info ci;
-		ssize_t n = pread(fd, &h, sizeof(h), (off_t)end);
+	struct recover_ctx rc = { .fd = -EBADF, .end = sizeof(struct fr_segment_header) };
+	struct fr_segment_walk_stats st = {};
+	struct stat sb;
 
-		if (n != (ssize_t)sizeof(h) || fr_chunk_header_parse(&h, &ci) < 0)
-			break;
-		if (end + fr_chunk_disk_size(&ci) > w->seg_size)
-			break;
-		/* the header is intact; the payload must be too */
-		_cleanup_free_ uint8_t *p = malloc(ci.payload_size);
-		if (!p)
-			return -ENOMEM;
-		n = pread(fd, p, ci.payload_size, (off_t)(end + sizeof(h)));
-		if (n != (ssize_t)ci.payload_size || fr_crc32(p, ci.payload_size) != ci.payload_crc)
-			break;
-		end += fr_chunk_disk_size(&ci);
-		chunks++;
-	}
+	if (fd < 0 || fstat(fd, &sb) < 0)
+		return negative_errno();
+	rc.fd = fd;
+	k = fr_segment_walk(fd, MIN((uint64_t)sb.st_size, w->seg_size), recover_cb, &rc, &st);
+	if (k < 0)
+		return k;
+	uint64_t end = rc.end;
+	uint32_t chunks = rc.next_index;
 	if (ftruncate(fd, (off_t)end) < 0)
 		return negative_errno();
 	w->cur = (uint32_t)best;
