@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-id128.h>
@@ -18,6 +19,7 @@ struct cpu_state {
 	uint64_t lost_reported; /* BPF drops already written as gaps */
 	uint64_t lost_write;    /* records lost in failed writes, total */
 	uint64_t lost_write_reported;
+	uint64_t rereport;      /* counts from gap records that were lost */
 };
 
 struct fr_recorder {
@@ -32,6 +34,8 @@ struct fr_recorder {
 	uint64_t records;
 	struct fr_counters *scratch; /* ncpu counters, for reads */
 	bool warned_encode;
+	bool write_failing;        /* logged once on entering, once on leaving */
+	uint64_t written_at_failure;
 };
 
 static uint64_t now_ns(clockid_t id)
@@ -240,17 +244,39 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	return 0;
 }
 
-void fr_recorder_on_write_loss(uint32_t cpu, uint64_t records, int error, void *userdata)
+void fr_recorder_on_write_loss(uint32_t cpu, uint64_t records, uint64_t gap_lost, int error,
+			       void *userdata)
 {
 	struct fr_recorder *r = userdata;
-	static int last_error;
+	struct fr_store_writer_stats st;
 
-	if (cpu < r->ncpu)
+	if (cpu < r->ncpu) {
 		r->cpu[cpu].lost_write += records;
-	/* once per kind of error, not per chunk: ENOSPC would flood the log */
-	if (error != last_error)
-		log_error_errno(error, "Failed to write to the store, records are being lost: %m");
-	last_error = error;
+		r->cpu[cpu].rereport += gap_lost;
+	}
+	/* once per episode, not per chunk: ENOSPC would flood the log */
+	if (!r->write_failing) {
+		log_error_errno(error, "Failed to write to the store, records are being lost and counted: %m");
+		r->write_failing = true;
+		fr_store_writer_get_stats(r->w, &st);
+		r->written_at_failure = st.chunks_written;
+	}
+}
+
+static void check_write_resumed(struct fr_recorder *r)
+{
+	struct fr_store_writer_stats st;
+	uint64_t lost = 0;
+
+	if (!r->write_failing || !r->w)
+		return;
+	fr_store_writer_get_stats(r->w, &st);
+	if (st.chunks_written == r->written_at_failure)
+		return;
+	for (unsigned i = 0; i < r->ncpu; i++)
+		lost += r->cpu[i].lost_write;
+	log_notice("Writing to the store resumed; %" PRIu64 " records lost in all, recorded as gaps.", lost);
+	r->write_failing = false;
 }
 
 static void emit_gap(struct fr_recorder *r, unsigned cpu, uint64_t lost)
@@ -281,6 +307,7 @@ void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono)
 {
 	uint64_t lost[r->ncpu];
 
+	check_write_resumed(r);
 	bpf_losses(r, lost);
 	for (unsigned i = 0; i < r->ncpu; i++) {
 		struct cpu_state *c = &r->cpu[i];
@@ -294,6 +321,8 @@ void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono)
 			n += c->lost_write - c->lost_write_reported;
 			c->lost_write_reported = c->lost_write;
 		}
+		n += c->rereport;
+		c->rereport = 0;
 		if (n)
 			emit_gap(r, i, n);
 		uint64_t opened = fr_chunk_builder_opened(c->b);

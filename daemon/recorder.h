@@ -33,7 +33,8 @@ void fr_recorder_set_rings(struct fr_recorder *r, struct fr_rings *rings);
 /* fr_ring_cb: one raw BPF record. */
 int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t size);
 /* fr_store_loss_cb */
-void fr_recorder_on_write_loss(uint32_t cpu, uint64_t records, int error, void *userdata);
+void fr_recorder_on_write_loss(uint32_t cpu, uint64_t records, uint64_t gap_lost, int error,
+			       void *userdata);
 
 /* Periodic work: turn new losses into gaps, close chunks older than the
  * configured age.  @now_mono is CLOCK_MONOTONIC ns. */

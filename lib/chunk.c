@@ -18,7 +18,8 @@ struct fr_chunk_builder {
 	uint32_t cpu;
 	uint8_t *raw;
 	size_t raw_max, raw_len;
-	uint32_t count;
+	uint32_t count, nevents;
+	uint64_t gap_lost;
 	uint64_t first_ts, last_ts, opened;
 	size_t last_raw;
 	struct fr_codec_state codec;
@@ -80,6 +81,10 @@ int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
 	if (b->count == 0 || r->ts > b->last_ts)
 		b->last_ts = r->ts;
 	b->count++;
+	if (r->type == FR_REC_GAP)
+		b->gap_lost += r->gap.lost;
+	else if (!fr_record_is_meta(r))
+		b->nevents++;
 	if (r->type == FR_REC_CGROUP && b->ncgroup_seen < CGROUP_SEEN_MAX)
 		b->cgroup_seen[b->ncgroup_seen++] = r->cgroup_id;
 	return 0;
@@ -164,6 +169,8 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	h.raw_size = htole32((uint32_t)b->raw_len);
 	h.payload_size = htole32((uint32_t)z);
 	h.payload_crc = htole32(fr_crc32(buf + sizeof(h), z));
+	h.nevents = htole32(b->nevents);
+	h.gap_lost = htole64(b->gap_lost);
 	h.header_crc = htole32(fr_crc32(&h, offsetof(struct fr_chunk_header, header_crc)));
 	memcpy(buf, &h, sizeof(h));
 	total = ALIGN8(sizeof(h) + z);
@@ -171,6 +178,8 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	b->last_raw = b->raw_len;
 	b->raw_len = 0;
 	b->count = 0;
+	b->nevents = 0;
+	b->gap_lost = 0;
 	b->opened = 0;
 	b->ncgroup_seen = 0;
 	b->codec.prev_ts = 0;
@@ -202,10 +211,13 @@ int fr_chunk_header_parse(const struct fr_chunk_header *h, struct fr_chunk_info 
 		.raw_size = le32toh(h->raw_size),
 		.payload_size = le32toh(h->payload_size),
 		.payload_crc = le32toh(h->payload_crc),
+		.nevents = le32toh(h->nevents),
+		.gap_lost = le64toh(h->gap_lost),
 	};
 	memcpy(ci->boot_id, h->boot_id, 16);
 	if (ci->raw_size > FR_CHUNK_RAW_MAX || ci->payload_size > FR_CHUNK_PAYLOAD_MAX ||
-	    ci->payload_size == 0 || ci->nrecords == 0 || ci->first_ts > ci->last_ts)
+	    ci->payload_size == 0 || ci->nrecords == 0 || ci->nevents > ci->nrecords ||
+	    ci->first_ts > ci->last_ts)
 		return -EBADMSG;
 	return 0;
 }

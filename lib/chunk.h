@@ -27,6 +27,8 @@ struct fr_chunk_info {
 	uint64_t seqnum;
 	uint32_t raw_size, payload_size;
 	uint32_t payload_crc;
+	uint32_t nevents;
+	uint64_t gap_lost;
 };
 
 int fr_chunk_builder_new(uint32_t cpu, size_t raw_max, struct fr_chunk_builder **ret);

@@ -66,8 +66,11 @@ struct fr_chunk_header {
 	uint32_t raw_size;       /* encoded records before compression */
 	uint32_t payload_size;   /* zstd frame bytes following the header */
 	uint32_t payload_crc;    /* crc32 of the payload */
-	uint32_t reserved1;
-	uint64_t reserved2[2];
+	uint32_t nevents;        /* records that are events (not gaps, metadata):
+				    what a lost chunk costs in gap accounting */
+	uint64_t gap_lost;       /* sum of 'lost' over the chunk's gap records: if
+				    the chunk is lost, those counts are reported again */
+	uint64_t reserved2;
 	uint32_t reserved3;
 	uint32_t header_crc;     /* crc32 of the bytes before this field */
 };

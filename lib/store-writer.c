@@ -48,6 +48,7 @@ struct op {
 	uint64_t off;
 	uint32_t cpu;
 	uint32_t nrecords;
+	uint64_t gap_lost;
 };
 
 struct fr_store_writer {
@@ -128,7 +129,7 @@ static void report_loss(struct fr_store_writer *w, struct op *op, int error)
 	w->st.records_lost += op->nrecords;
 	w->st.last_error = error;
 	if (w->loss_cb)
-		w->loss_cb(op->cpu, op->nrecords, error, w->userdata);
+		w->loss_cb(op->cpu, op->nrecords, op->gap_lost, error, w->userdata);
 }
 
 static int queue_op(struct fr_store_writer *w, struct op *op)
@@ -273,7 +274,9 @@ int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len)
 	op->len = len;
 	op->fd = -EBADF;
 	op->cpu = le32toh(h->cpu);
-	op->nrecords = le32toh(h->nrecords);
+	/* gaps and metadata are not counted as lost: only events are */
+	op->nrecords = le32toh(h->nevents);
+	op->gap_lost = le64toh(h->gap_lost);
 
 	r = -EFBIG;
 	if (len + sizeof(struct fr_segment_header) > w->seg_size)

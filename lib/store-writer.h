@@ -18,8 +18,11 @@ struct fr_store_params {
 	uint64_t max_chunk; /* largest chunk the caller will append (for checks) */
 };
 
-/* Called when chunk data could not be written: its records are lost. */
-typedef void (*fr_store_loss_cb)(uint32_t cpu, uint64_t records, int error, void *userdata);
+/* Called when chunk data could not be written: its event records (not
+ * gaps or metadata) are lost, and the losses its gap records reported
+ * (@gap_lost) must be reported again. */
+typedef void (*fr_store_loss_cb)(uint32_t cpu, uint64_t records, uint64_t gap_lost, int error,
+				 void *userdata);
 
 struct fr_store_writer_stats {
 	uint64_t bytes_written;
