@@ -244,6 +244,9 @@ static int rotate(struct fr_store_writer *w)
 	fd = open_slot(w, next, O_RDWR | O_CREAT);
 	if (fd < 0)
 		return negative_errno();
+	/* the store holds command lines: not for every user, whatever the umask */
+	if (fchmod(fd, 0640) < 0)
+		return negative_errno();
 	if (ftruncate(fd, 0) < 0)
 		return negative_errno();
 	r = write_segment_header(fd, w->cur_seq + 1, w->seg_size);

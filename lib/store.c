@@ -17,9 +17,13 @@ void fr_store_segment_name(uint32_t slot, char *buf, size_t len)
 	snprintf(buf, len, "%04u.frs", slot);
 }
 
+/* Creates @path with exactly @mode (whatever the umask); an existing
+ * directory is left as the administrator made it. */
 static int mkdir_mode(const char *path, mode_t mode)
 {
-	if (mkdir(path, mode) < 0 && errno != EEXIST)
+	if (mkdir(path, mode) < 0)
+		return errno == EEXIST ? 0 : negative_errno();
+	if (chmod(path, mode) < 0)
 		return negative_errno();
 	return 0;
 }

@@ -50,6 +50,23 @@ jq -e -s --argjson d "$DPID" 'all(.[]; .pid != $d)' "$T/dump.json" >/dev/null ||
 	fail "records from the daemon's own pid $DPID"
 ok "no records from the daemon (pid $DPID)"
 
+# one writer per store: a second daemon refuses with one clear line
+rc=0
+"$FLIGHTRECD" --config "$T/fr.conf" --store "$T/store" --socket "$T/second.sock" >"$T/second.log" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "a second flightrecd on the same store exited $rc, expected 1"
+grep -q "Store $T/store is in use by another flightrecd" "$T/second.log" ||
+	fail "second daemon did not say the store is in use: $(cat "$T/second.log")"
+kill -0 "$DPID" || fail "the first daemon died when a second one tried the store"
+ok "a second daemon on the same store is refused"
+
+# the store is root's and not world-readable
+[ "$(stat -c '%a %U' "$T/store")" = "750 root" ] || fail "store dir is $(stat -c '%a %U' "$T/store")"
+[ "$(stat -c '%a %U' "$T/store/segments")" = "750 root" ] || fail "segments dir is $(stat -c '%a %U' "$T/store/segments")"
+for f in "$T/store/segments/"*.frs; do
+	[ "$(stat -c '%a %U' "$f")" = "640 root" ] || fail "$f is $(stat -c '%a %U' "$f")"
+done
+ok "store 0750, segment files 0640, owned by root"
+
 # the status the daemon reports agrees with BPF's counters
 "$FRCTL" --store "$T/store" status --json >"$T/status.json"
 jq -e '.running == true and (.per_cpu | length) >= 1 and .sources.proc.attached and
