@@ -48,8 +48,13 @@ static void help(void)
 	       "  -o, --output FILE   write to FILE (created whole or not at all)\n");
 }
 
-static bool matches(const struct dump_opts *o, const struct fr_record *r)
+static bool matches(const struct dump_opts *o, const struct fr_window_entry *e)
 {
+	const struct fr_record *r = &e->r;
+
+	/* context (keyframes, execs before the window) is not printed */
+	if (e->hidden)
+		return false;
 	/* gaps concern every process: a filtered view must still show them */
 	if (r->type == FR_REC_GAP)
 		return o->type < 0 || o->type == FR_REC_GAP;
@@ -124,7 +129,7 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 			break;
 		case O_TYPE:
 			o->type = fr_record_type_from_name(optarg);
-			if (o->type < 0 || o->type == FR_REC_CGROUP) {
+			if (o->type < 0 || o->type >= FR_REC_CGROUP) {
 				frctl_error("--type: unknown record type \"%s\" (exec, exit, fork, syscall, gap)", optarg);
 				return -EINVAL;
 			}
@@ -223,7 +228,7 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	for (size_t i = 0; i < w->n; i++) {
 		const struct fr_window_entry *e = &w->v[i];
 
-		if (!matches(&o, &e->r))
+		if (!matches(&o, e))
 			continue;
 		if (o.format == FMT_JSON) {
 			struct json_object *j = fr_record_to_json(w, e);

@@ -121,6 +121,7 @@ struct json_object *fr_record_to_json(const struct fr_window *w, const struct fr
 	json_object_object_add(o, "comm", str_n(r->comm, r->comm_len));
 	json_object_object_add(o, "cgroup", e->cgroup ? str_n(e->cgroup, e->cgroup_len) : NULL);
 	json_object_object_add(o, "cgroup_id", json_object_new_uint64(r->cgroup_id));
+	json_object_object_add(o, "exe", e->exe ? str_n(e->exe, e->exe_len) : NULL);
 
 	switch (r->type) {
 	case FR_REC_EXEC:

@@ -87,6 +87,11 @@ static char *resolve(struct fr_cgroup_names *c, uint64_t id)
 	return strdup((size_t)n == c->mount_len ? "/" : buf + c->mount_len);
 }
 
+int fr_cgroup_names_mount_fd(const struct fr_cgroup_names *c)
+{
+	return c->mount_fd;
+}
+
 const char *fr_cgroup_names_lookup(struct fr_cgroup_names *c, uint64_t id)
 {
 	unsigned i = (unsigned)(id * 0x9E3779B97F4A7C15ULL >> 52) % CACHE_SIZE;

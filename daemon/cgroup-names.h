@@ -16,5 +16,7 @@ int fr_cgroup_names_new(struct fr_cgroup_names **ret);
 struct fr_cgroup_names *fr_cgroup_names_free(struct fr_cgroup_names *c);
 /* Returns the path ("/system.slice/foo.service") or NULL if unknown. */
 const char *fr_cgroup_names_lookup(struct fr_cgroup_names *c, uint64_t id);
+/* The cgroup2 mount point's fd, or -1 without one. */
+int fr_cgroup_names_mount_fd(const struct fr_cgroup_names *c);
 
 #endif

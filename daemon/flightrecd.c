@@ -45,7 +45,7 @@ struct daemon {
 	struct fr_sources *sources;
 	struct fr_recorder *rec;
 	struct fr_control *control;
-	sd_event_source *ring_src, *writer_src, *drain_timer, *sync_timer, *status_timer;
+	sd_event_source *ring_src, *writer_src, *drain_timer, *sync_timer, *status_timer, *keyframe_timer;
 
 	uint64_t start_mono;
 	uint64_t rate_last_mono, rate_last_records;
@@ -193,6 +193,17 @@ static int on_sync(sd_event_source *s, uint64_t usec, void *userdata)
 	return rearm(s, d->conf.sync_interval_ns);
 }
 
+static int on_keyframe(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+	int k = fr_recorder_keyframe(d->rec);
+
+	if (k < 0)
+		log_warning_errno(k, "Failed to scan /proc for a keyframe: %m");
+	fr_store_writer_submit(d->writer);
+	return rearm(s, d->conf.keyframe_interval_ns);
+}
+
 static int on_status(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -309,6 +320,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	d->conf.chunk_age_ns = c.chunk_age_ns;
 	d->conf.drain_interval_ns = c.drain_interval_ns;
 	d->conf.sync_interval_ns = c.sync_interval_ns;
+	d->conf.keyframe_interval_ns = c.keyframe_interval_ns;
 	fr_sources_apply(d->sources, &d->conf);
 	fr_conf_done(&c);
 	log_info("Configuration reloaded from %s.", d->config_path);
@@ -316,10 +328,15 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
+/* sd-event's default accuracy is 250 ms; timers here get 10 % of their
+ * interval, except the sync timer, whose interval is a durability promise
+ * (see on_sync) and gets 1 ms. */
 static int add_timer(struct daemon *d, sd_event_source **s, uint64_t interval_ns,
 		     sd_event_time_handler_t cb)
 {
-	return sd_event_add_time_relative(d->event, s, CLOCK_MONOTONIC, interval_ns / 1000, 0, cb, d);
+	uint64_t accuracy_us = cb == on_sync ? 1000 : MAX(interval_ns / 10000, 1000ULL);
+
+	return sd_event_add_time_relative(d->event, s, CLOCK_MONOTONIC, interval_ns / 1000, accuracy_us, cb, d);
 }
 
 static int run(struct daemon *d)
@@ -378,7 +395,8 @@ static int run(struct daemon *d)
 	if ((k = sd_event_add_io(d->event, &d->ring_src, fr_rings_epoll_fd(d->rings), EPOLLIN, on_ring, d)) < 0 ||
 	    (k = sd_event_add_io(d->event, &d->writer_src, fr_store_writer_fd(d->writer), EPOLLIN, on_writer, d)) < 0 ||
 	    (k = add_timer(d, &d->drain_timer, d->conf.drain_interval_ns, on_drain)) < 0 ||
-	    (k = add_timer(d, &d->sync_timer, d->conf.sync_interval_ns, on_sync)) < 0)
+	    (k = add_timer(d, &d->sync_timer, d->conf.sync_interval_ns, on_sync)) < 0 ||
+	    (k = add_timer(d, &d->keyframe_timer, d->conf.keyframe_interval_ns, on_keyframe)) < 0)
 		return log_error_errno(k, "Failed to set up event sources: %m");
 	if (d->status_interval_ns &&
 	    (k = add_timer(d, &d->status_timer, d->status_interval_ns, on_status)) < 0)
@@ -390,6 +408,11 @@ static int run(struct daemon *d)
 	k = fr_control_new(d->event, d->socket_path, on_control, d, &d->control);
 	if (k < 0)
 		return log_error_errno(k, "Failed to listen on control socket %s: %m", d->socket_path);
+
+	/* the first keyframe names everything that ran before us */
+	k = fr_recorder_keyframe(d->rec);
+	if (k < 0)
+		log_warning_errno(k, "Failed to scan /proc for a keyframe: %m");
 
 	log_info("Recording to %s (bound %" PRIu64 " bytes, %u CPUs, %u sources); control socket %s.",
 		 d->conf.store_path, d->conf.store_size, fr_rings_ncpu(d->rings),
@@ -416,6 +439,7 @@ static void daemon_done(struct daemon *d)
 	sd_event_source_disable_unref(d->drain_timer);
 	sd_event_source_disable_unref(d->sync_timer);
 	sd_event_source_disable_unref(d->status_timer);
+	sd_event_source_disable_unref(d->keyframe_timer);
 	/* detach probes before the rings go away */
 	fr_sources_free(d->sources);
 	fr_store_writer_close(d->writer); /* syncs */

@@ -10,6 +10,7 @@
 #include "../lib/chunk.h"
 #include "../lib/macro.h"
 #include "cgroup-names.h"
+#include "keyframe.h"
 #include "log.h"
 #include "recorder.h"
 
@@ -26,6 +27,7 @@ struct fr_recorder {
 	const struct fr_conf *conf;
 	unsigned ncpu;
 	struct cpu_state *cpu;
+	struct fr_chunk_builder *meta; /* keyframes: chunks with cpu FR_CPU_META */
 	ZSTD_CCtx *cctx;
 	struct fr_store_writer *w;
 	struct fr_rings *rings;
@@ -71,6 +73,9 @@ int fr_recorder_new(const struct fr_conf *c, unsigned ncpu, struct fr_recorder *
 		if (k < 0)
 			goto fail;
 	}
+	k = fr_chunk_builder_new(FR_CPU_META, c->chunk_size, &r->meta);
+	if (k < 0)
+		goto fail;
 	k = sd_id128_get_boot(&r->boot_id);
 	if (k < 0)
 		goto fail;
@@ -92,6 +97,7 @@ struct fr_recorder *fr_recorder_free(struct fr_recorder *r)
 		for (unsigned i = 0; i < r->ncpu; i++)
 			fr_chunk_builder_free(r->cpu[i].b);
 	free(r->cpu);
+	fr_chunk_builder_free(r->meta);
 	free(r->scratch);
 	ZSTD_freeCCtx(r->cctx);
 	fr_cgroup_names_free(r->cg);
@@ -109,9 +115,10 @@ void fr_recorder_set_rings(struct fr_recorder *r, struct fr_rings *rings)
 	r->rings = rings;
 }
 
-static void close_chunk(struct fr_recorder *r, unsigned cpu)
+/* Compresses and queues @b's open chunk.  @lost is where its records are
+ * counted if that fails (the CPU's write losses; NULL for keyframes). */
+static void close_builder(struct fr_recorder *r, struct fr_chunk_builder *b, uint64_t *lost)
 {
-	struct fr_chunk_builder *b = r->cpu[cpu].b;
 	uint32_t n = fr_chunk_builder_count(b);
 	void *buf;
 	size_t len;
@@ -121,27 +128,34 @@ static void close_chunk(struct fr_recorder *r, unsigned cpu)
 		return;
 	k = fr_chunk_builder_close(b, r->cctx, 0, r->boot_id.bytes, &buf, &len);
 	if (k < 0) {
-		/* the builder keeps its records only on success; count them */
-		log_error_errno(k, "Failed to compress chunk of CPU %u (%u records lost): %m", cpu, n);
-		r->cpu[cpu].lost_write += n;
+		log_error_errno(k, "Failed to compress a chunk (%u records lost): %m", n);
+		if (lost)
+			*lost += n;
 		return;
 	}
 	if (!r->w) {
 		free(buf);
-		r->cpu[cpu].lost_write += n;
+		if (lost)
+			*lost += n;
 		return;
 	}
-	log_debug("CPU %u: chunk of %u records, %zu bytes encoded, %zu on disk", cpu, n,
+	log_debug("chunk of %u records, %zu bytes encoded, %zu on disk", n,
 		  fr_chunk_builder_last_raw(b), len);
 	/* on failure the writer reports the loss through the callback */
 	(void)fr_store_writer_append(r->w, buf, len);
 }
 
-/* Adds @rec to its CPU's chunk, first describing its cgroup if this chunk
- * has not yet, so every chunk decodes on its own. */
-static void add_record(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec)
+static void close_chunk(struct fr_recorder *r, unsigned cpu)
 {
-	struct fr_chunk_builder *b = r->cpu[cpu].b;
+	close_builder(r, r->cpu[cpu].b, &r->cpu[cpu].lost_write);
+}
+
+/* Adds @rec to builder @b, first describing its cgroup if this chunk has
+ * not yet, so every chunk decodes on its own.  Returns 0, or -ENOBUFS if
+ * the record cannot fit any chunk. */
+static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, uint64_t *lost,
+		  const struct fr_record *rec)
+{
 	struct fr_record meta = {};
 	const char *path = NULL;
 	size_t need = fr_record_max_encoded_size(rec);
@@ -158,19 +172,45 @@ static void add_record(struct fr_recorder *r, unsigned cpu, const struct fr_reco
 		}
 	}
 	if (fr_chunk_builder_raw_size(b) + need > r->conf->chunk_size)
-		close_chunk(r, cpu);
+		close_builder(r, b, lost);
 	if (fr_chunk_builder_count(b) == 0)
 		fr_chunk_builder_set_opened(b, now_ns(CLOCK_MONOTONIC));
 	if (path && !fr_chunk_builder_has_cgroup(b, rec->cgroup_id))
 		(void)fr_chunk_builder_add(b, &meta);
 	if (fr_chunk_builder_add(b, rec) < 0) {
 		/* cannot happen for records under chunk_size; count, never hide */
-		r->cpu[cpu].lost_write++;
+		if (lost)
+			(*lost)++;
 		if (!r->warned_encode)
 			log_warning("Record of type %u does not fit a chunk; counted as lost", rec->type);
 		r->warned_encode = true;
+		return -ENOBUFS;
 	}
+	return 0;
+}
+
+static void add_record(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec)
+{
+	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu].lost_write, rec);
 	r->records++;
+}
+
+static void on_process(const struct fr_record *rec, void *userdata)
+{
+	struct fr_recorder *r = userdata;
+
+	(void)add_to(r, r->meta, NULL, rec);
+}
+
+int fr_recorder_keyframe(struct fr_recorder *r)
+{
+	int n = fr_keyframe_scan(fr_cgroup_names_mount_fd(r->cg), now_ns(CLOCK_BOOTTIME), on_process, r);
+
+	/* a keyframe is its own chunks, written at once */
+	close_builder(r, r->meta, NULL);
+	if (n >= 0)
+		log_debug("Keyframe of %d processes", n);
+	return n;
 }
 
 static void copy_hdr(struct fr_record *rec, const struct fr_event_hdr *h)

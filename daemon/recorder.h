@@ -39,6 +39,9 @@ void fr_recorder_on_write_loss(uint32_t cpu, uint64_t records, uint64_t gap_lost
 /* Periodic work: turn new losses into gaps, close chunks older than the
  * configured age.  @now_mono is CLOCK_MONOTONIC ns. */
 void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono);
+/* Writes a keyframe: every live process as metadata.  Returns the number
+ * of processes or -errno. */
+int fr_recorder_keyframe(struct fr_recorder *r);
 /* Closes every open chunk (before a sync, and at shutdown). */
 void fr_recorder_flush(struct fr_recorder *r);
 

@@ -22,6 +22,7 @@ struct fr_conf {
 	uint64_t store_size;
 	uint32_t store_segments;
 	uint64_t sync_interval_ns;
+	uint64_t keyframe_interval_ns;
 
 	uint64_t ring_size;        /* per CPU */
 	uint64_t chunk_size;       /* raw bytes that close a chunk */

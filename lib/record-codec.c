@@ -26,6 +26,7 @@ static const char *const type_names[] = {
 	[FR_REC_SYSCALL] = "syscall",
 	[FR_REC_GAP] = "gap",
 	[FR_REC_CGROUP] = "cgroup",
+	[FR_REC_PROCESS] = "process",
 };
 
 const char *fr_record_type_name(uint16_t type)
@@ -97,6 +98,8 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 		n += r->exec.filename_len + r->exec.args_len + 2 * 5;
 	else if (r->type == FR_REC_CGROUP)
 		n += r->cgroup.path_len + 5;
+	else if (r->type == FR_REC_PROCESS)
+		n += r->process.exe_len + r->process.args_len + 3 * 5;
 	return n;
 }
 
@@ -137,6 +140,11 @@ int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8
 		break;
 	case FR_REC_CGROUP:
 		put_str(&w, r->cgroup.path, r->cgroup.path_len);
+		break;
+	case FR_REC_PROCESS:
+		put_varint(&w, r->process.ppid);
+		put_str(&w, r->process.exe, r->process.exe_len);
+		put_str(&w, r->process.args, r->process.args_len);
 		break;
 	default:
 		return -EINVAL;
@@ -249,6 +257,11 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 		break;
 	case FR_REC_CGROUP:
 		rec.cgroup.path = get_str(&r, &rec.cgroup.path_len);
+		break;
+	case FR_REC_PROCESS:
+		rec.process.ppid = (uint32_t)get_varint(&r);
+		rec.process.exe = get_str(&r, &rec.process.exe_len);
+		rec.process.args = get_str(&r, &rec.process.args_len);
 		break;
 	default:
 		return -EBADMSG;

@@ -19,6 +19,7 @@ enum fr_record_type {
 	FR_REC_SYSCALL = 4,
 	FR_REC_GAP = 64,    /* records lost on this CPU since the previous gap */
 	FR_REC_CGROUP = 65, /* metadata: cgroup id -> path, once per chunk */
+	FR_REC_PROCESS = 66,/* metadata: a live process, in keyframes */
 };
 
 #define FR_REC_COMM_MAX 16
@@ -63,13 +64,20 @@ struct fr_record {
 			uint32_t path_len;
 			const char *path; /* not NUL-terminated */
 		} cgroup;
+		struct {
+			uint32_t ppid;
+			uint32_t exe_len;
+			uint32_t args_len;
+			const char *exe;  /* empty for kernel threads */
+			const char *args; /* NUL-separated argv */
+		} process;
 	};
 };
 
 /* Is this record metadata that readers consume rather than print? */
 static inline int fr_record_is_meta(const struct fr_record *r)
 {
-	return r->type == FR_REC_CGROUP;
+	return r->type == FR_REC_CGROUP || r->type == FR_REC_PROCESS;
 }
 
 const char *fr_record_type_name(uint16_t type);

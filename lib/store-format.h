@@ -76,6 +76,10 @@ struct fr_chunk_header {
 };
 _Static_assert(sizeof(struct fr_chunk_header) == 128, "chunk header layout");
 
+/* The cpu field of chunks that hold keyframes (process metadata) rather
+ * than one CPU's records. */
+#define FR_CPU_META 0xffffffffu
+
 /* Hard limits a reader enforces before trusting sizes in a header. */
 #define FR_CHUNK_RAW_MAX (16u << 20)
 #define FR_CHUNK_PAYLOAD_MAX (17u << 20)

@@ -4,13 +4,38 @@
 #include <string.h>
 
 #include "macro.h"
+#include "pid-map.h"
+#include "store-format.h"
 #include "window.h"
 
 struct collect {
 	struct fr_chunk_ref *refs;
 	size_t n, cap;
 	uint64_t since, until;
+	/* the keyframe just before the window (all its chunks share one time) */
+	struct fr_chunk_ref *kf;
+	size_t nkf, kfcap;
+	uint64_t kf_time;
+	/* chunks between that keyframe and the window: their exec and fork
+	 * records name processes born after the keyframe */
+	struct fr_chunk_ref *pre;
+	size_t npre, precap;
 };
+
+static uint64_t ref_last(const struct fr_chunk_ref *ref)
+{
+	return ref->info.last_ts + (uint64_t)ref->info.realtime_offset;
+}
+
+static void prune_pre(struct collect *c)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->npre; i++)
+		if (ref_last(&c->pre[i]) >= c->kf_time)
+			c->pre[k++] = c->pre[i];
+	c->npre = k;
+}
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -36,6 +61,26 @@ static int collect_cb(const struct fr_chunk_ref *ref, void *userdata)
 	uint64_t first = ref->info.first_ts + (uint64_t)off;
 	uint64_t last = ref->info.last_ts + (uint64_t)off;
 
+	if (ref->info.cpu == FR_CPU_META && last < c->since) {
+		if (c->nkf && first < c->kf_time)
+			return 0;
+		if (!c->nkf || first > c->kf_time)
+			c->nkf = 0;
+		c->kf_time = first;
+		prune_pre(c);
+		if (grow((void **)&c->kf, &c->kfcap, c->nkf + 1, sizeof(*c->kf)) < 0)
+			return -ENOMEM;
+		c->kf[c->nkf++] = *ref;
+		return 0;
+	}
+	if (last < c->since) {
+		if (c->nkf && last < c->kf_time)
+			return 0;
+		if (grow((void **)&c->pre, &c->precap, c->npre + 1, sizeof(*c->pre)) < 0)
+			return -ENOMEM;
+		c->pre[c->npre++] = *ref;
+		return 0;
+	}
 	if (last < c->since || first > c->until)
 		return 0;
 	if (grow((void **)&c->refs, &c->cap, c->n + 1, sizeof(*c->refs)) < 0)
@@ -81,12 +126,23 @@ static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, con
 			continue;
 		}
 		uint64_t wall = rec.ts + (uint64_t)ref->info.realtime_offset;
-		if (wall < since || wall > until)
+		bool hidden = false;
+		/* keyframe records, and exec/fork records before the window,
+		 * are kept as context: they name the window's processes */
+		if (rec.type == FR_REC_PROCESS)
+			hidden = true;
+		else if (wall > until)
 			continue;
+		else if (wall < since) {
+			if (rec.type != FR_REC_EXEC && rec.type != FR_REC_FORK)
+				continue;
+			hidden = true;
+		}
 		if (grow((void **)&w->v, &w->cap, w->n + 1, sizeof(*w->v)) < 0)
 			return -ENOMEM;
 		e = &w->v[w->n++];
-		*e = (struct fr_window_entry){ .r = rec, .wall_ns = wall, .chunk = idx, .order = (*order)++ };
+		*e = (struct fr_window_entry){ .r = rec, .wall_ns = wall, .chunk = idx,
+					       .order = (*order)++, .hidden = hidden };
 		for (unsigned k = 0; k < MIN(ncg, CGROUPS_PER_CHUNK); k++)
 			if (cg[k].id == rec.cgroup_id) {
 				e->cgroup = cg[k].path;
@@ -95,6 +151,49 @@ static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, con
 			}
 	}
 	return 0;
+}
+
+struct exe_ref {
+	const char *p;
+	uint32_t len;
+};
+
+/* In time order: keyframes and execs say what a pid runs, forks pass it to
+ * the child; every entry gets its pid's exe as of its time. */
+static int resolve_exe(struct fr_window *w)
+{
+	struct exe_ref *refs = calloc(w->n ? w->n : 1, sizeof(*refs));
+	struct fr_pid_map map = {};
+	int k = 0;
+
+	if (!refs)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->n && k == 0; i++) {
+		struct fr_window_entry *e = &w->v[i];
+		const struct fr_record *r = &e->r;
+		struct exe_ref *cur = fr_pid_map_get(&map, r->pid);
+
+		if (r->type == FR_REC_PROCESS && r->process.exe_len) {
+			refs[i] = (struct exe_ref){ r->process.exe, r->process.exe_len };
+			k = fr_pid_map_put(&map, r->pid, &refs[i], NULL);
+		} else if (r->type == FR_REC_EXEC) {
+			refs[i] = (struct exe_ref){ r->exec.filename, r->exec.filename_len };
+			k = fr_pid_map_put(&map, r->pid, &refs[i], NULL);
+		} else if (r->type == FR_REC_FORK && cur)
+			k = fr_pid_map_put(&map, r->fork.child_pid, cur, NULL);
+		cur = fr_pid_map_get(&map, r->pid);
+		if (cur) {
+			e->exe = cur->p;
+			e->exe_len = cur->len;
+		}
+	}
+	fr_pid_map_done(&map);
+	if (k == 0) {
+		w->exe_refs = refs;
+		return 0;
+	}
+	free(refs);
+	return k;
 }
 
 int fr_window_load(struct fr_store_reader *r, uint64_t since_ns, uint64_t until_ns,
@@ -112,6 +211,18 @@ int fr_window_load(struct fr_store_reader *r, uint64_t since_ns, uint64_t until_
 	k = fr_store_reader_foreach(r, collect_cb, &c);
 	if (k < 0)
 		goto fail;
+	/* without a keyframe before the window there is nothing to anchor
+	 * the context chunks to: the window names what it can */
+	if (!c.nkf)
+		c.npre = 0;
+	prune_pre(&c);
+	for (size_t i = 0; i < c.nkf + c.npre; i++) {
+		if (grow((void **)&c.refs, &c.cap, c.n + 1, sizeof(*c.refs)) < 0) {
+			k = -ENOMEM;
+			goto fail;
+		}
+		c.refs[c.n++] = i < c.nkf ? c.kf[i] : c.pre[i - c.nkf];
+	}
 	for (size_t i = 0; i < c.n; i++) {
 		uint8_t *raw = NULL;
 
@@ -135,11 +246,20 @@ int fr_window_load(struct fr_store_reader *r, uint64_t since_ns, uint64_t until_
 			goto fail;
 	}
 	free(c.refs);
+	free(c.kf);
+	free(c.pre);
 	qsort(w->v, w->n, sizeof(*w->v), cmp_entry);
+	k = resolve_exe(w);
+	if (k < 0) {
+		fr_window_free(w);
+		return k;
+	}
 	*ret = w;
 	return 0;
 fail:
 	free(c.refs);
+	free(c.kf);
+	free(c.pre);
 	fr_window_free(w);
 	return k;
 }
@@ -152,6 +272,7 @@ struct fr_window *fr_window_free(struct fr_window *w)
 		free(w->bufs[i]);
 	free(w->bufs);
 	free(w->chunks);
+	free(w->exe_refs);
 	free(w->v);
 	free(w);
 	return NULL;

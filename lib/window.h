@@ -6,6 +6,7 @@
 #ifndef FR_WINDOW_H
 #define FR_WINDOW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -18,7 +19,11 @@ struct fr_window_entry {
 	uint32_t chunk;      /* index into fr_window.chunks */
 	uint32_t cgroup_len;
 	const char *cgroup;  /* path, NULL when the chunk did not describe it */
+	const char *exe;     /* executable of pid at this time, NULL if unknown */
+	uint32_t exe_len;
 	uint64_t order;      /* position in the store, to keep ties stable */
+	bool hidden;         /* context, not part of the window: metadata, or an
+				exec/fork before since_ns that names a process */
 };
 
 struct fr_window {
@@ -30,9 +35,14 @@ struct fr_window {
 	size_t nbufs;
 	uint64_t chunks_damaged; /* chunks in range whose payload failed to verify */
 	uint64_t records_bad;    /* records that failed to decode (rest of chunk skipped) */
+	void *exe_refs;          /* storage behind the entries' exe */
 };
 
-/* Loads every record with since_ns <= wall time <= until_ns. */
+/* Loads every record with since_ns <= wall time <= until_ns, plus the
+ * metadata to name its processes: the keyframe before since_ns and those
+ * inside the window (entries for which fr_record_is_meta() is true; they
+ * are not for printing).  Every entry's exe is resolved from keyframes and
+ * the exec and fork records before it. */
 int fr_window_load(struct fr_store_reader *r, uint64_t since_ns, uint64_t until_ns,
 		   struct fr_window **ret);
 struct fr_window *fr_window_free(struct fr_window *w);

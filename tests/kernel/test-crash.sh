@@ -74,11 +74,13 @@ dups = [n for n, c in seen.items() if c > 1]
 if bad or dups:
     print("markers that were never exec'd: %s; duplicated: %s" % (bad[:10], dups[:10]))
     sys.exit(1)
-must, missing = 0, []
+must, missing, oldest_lost = 0, [], 0.0
 for line in open(runs):
     ready, killed = map(int, line.split())
     deadline = killed - (sync_ms + margin_ms) * 1000000
     for n, t in logged.items():
+        if ready <= t <= killed and n not in seen:
+            oldest_lost = max(oldest_lost, (killed - t) / 1e6)
         if ready <= t <= deadline:
             must += 1
             if n not in seen:
@@ -89,4 +91,6 @@ if missing:
     sys.exit(1)
 print("ok: %d records decode; %d markers recorded, none unknown or duplicated; all %d markers older than sync+%d ms before each kill present"
       % (records, len(seen), must, margin_ms))
+print("measured loss window: the oldest marker lost was exec'd %.0f ms before its kill (sync_interval %d ms)"
+      % (oldest_lost, sync_ms))
 PY

@@ -12,7 +12,7 @@ static const char args[] = "ls\0-l\0/tmp";
 static void fill(struct fr_record *r, unsigned i)
 {
 	memset(r, 0, sizeof(*r));
-	r->type = (uint16_t[]){ FR_REC_EXEC, FR_REC_EXIT, FR_REC_FORK, FR_REC_SYSCALL, FR_REC_GAP, FR_REC_CGROUP }[i % 6];
+	r->type = (uint16_t[]){ FR_REC_EXEC, FR_REC_EXIT, FR_REC_FORK, FR_REC_SYSCALL, FR_REC_GAP, FR_REC_CGROUP, FR_REC_PROCESS }[i % 7];
 	/* non-monotonic timestamps: syscall records are stamped at their start */
 	r->ts = 1000000000ULL + (i % 3 == 1 ? 0 : i * 7919ULL);
 	r->pid = 1000 + i;
@@ -40,6 +40,13 @@ static void fill(struct fr_record *r, unsigned i)
 	case FR_REC_CGROUP:
 		r->cgroup.path = "/system.slice/x.service";
 		r->cgroup.path_len = 23;
+		break;
+	case FR_REC_PROCESS:
+		r->process.ppid = 77;
+		r->process.exe = "/usr/sbin/sshd";
+		r->process.exe_len = 14;
+		r->process.args = args;
+		r->process.args_len = sizeof(args) - 1;
 		break;
 	}
 }
@@ -73,6 +80,13 @@ static void check_same(const struct fr_record *a, const struct fr_record *b)
 		CHECK_EQ(a->cgroup.path_len, b->cgroup.path_len);
 		CHECK(memcmp(a->cgroup.path, b->cgroup.path, a->cgroup.path_len) == 0);
 		break;
+	case FR_REC_PROCESS:
+		CHECK_EQ(a->process.ppid, b->process.ppid);
+		CHECK_EQ(a->process.exe_len, b->process.exe_len);
+		CHECK(memcmp(a->process.exe, b->process.exe, a->process.exe_len) == 0);
+		CHECK_EQ(a->process.args_len, b->process.args_len);
+		CHECK(memcmp(a->process.args, b->process.args, a->process.args_len) == 0);
+		break;
 	}
 }
 
@@ -104,7 +118,7 @@ int main(void)
 	CHECK_EQ(s2.prev_ts, 0);
 
 	/* every truncation of a record is refused, never over-read */
-	for (unsigned i = 0; i < 6; i++) {
+	for (unsigned i = 0; i < 7; i++) {
 		struct fr_codec_state e = {};
 		uint8_t one[1024];
 		int n = fr_record_encode(&e, &in[i], one, sizeof(one), 0);
