@@ -13,6 +13,7 @@
 
 #include "../lib/macro.h"
 #include "../lib/parse.h"
+#include "../lib/boots.h"
 #include "../lib/store-reader.h"
 #include "frctl.h"
 
@@ -25,6 +26,8 @@ struct dump_opts {
 	const char *comm;
 	int type;
 	const char *output;
+	const char *boot;
+	bool stats;
 };
 
 static void help(void)
@@ -39,13 +42,17 @@ static void help(void)
 	       "  --since T           from T: RFC 3339 (2026-11-21T14:02:00Z), local\n"
 	       "                      'YYYY-MM-DD HH:MM[:SS]', or a duration ago (-10m)\n"
 	       "  --until T           up to T (default: the newest record)\n"
+	       "  --boot B            only boot B: 0 the newest in the store, -1 the one\n"
+	       "                      before, ..., or a boot id (see 'frctl boots')\n"
 	       "Filters:\n"
 	       "  --pid N             records of process N\n"
 	       "  --comm NAME         records whose command name is NAME\n"
 	       "  --type T            exec, exit, fork, syscall or gap\n"
 	       "Output:\n"
 	       "  --format FMT        text (default; for people) or json (JSON Lines)\n"
-	       "  -o, --output FILE   write to FILE (created whole or not at all)\n");
+	       "  -o, --output FILE   write to FILE (created whole or not at all)\n"
+	       "  --stats             after the dump, print on stderr how much of the store\n"
+	       "                      was read to find and decode the window\n");
 }
 
 static bool matches(const struct dump_opts *o, const struct fr_window_entry *e)
@@ -76,7 +83,7 @@ static uint64_t wall_now(void)
 
 static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *o)
 {
-	enum { O_LAST = 0x200, O_SINCE, O_UNTIL, O_FORMAT, O_PID, O_COMM, O_TYPE };
+	enum { O_LAST = 0x200, O_SINCE, O_UNTIL, O_FORMAT, O_PID, O_COMM, O_TYPE, O_BOOT, O_STATS };
 	static const struct option opts[] = {
 		FRCTL_GLOBAL_OPTIONS,
 		{ "last", required_argument, NULL, O_LAST },
@@ -87,6 +94,8 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		{ "comm", required_argument, NULL, O_COMM },
 		{ "type", required_argument, NULL, O_TYPE },
 		{ "output", required_argument, NULL, 'o' },
+		{ "boot", required_argument, NULL, O_BOOT },
+		{ "stats", no_argument, NULL, O_STATS },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -136,6 +145,12 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 			break;
 		case 'o':
 			o->output = optarg;
+			break;
+		case O_BOOT:
+			o->boot = optarg;
+			break;
+		case O_STATS:
+			o->stats = true;
 			break;
 		case 'h':
 			help();
@@ -201,6 +216,62 @@ static int open_output(const char *path, char **ret_tmp, FILE **ret)
 	return 0;
 }
 
+/* --boot: "0", "-N" or an id, resolved against the boots in the store. */
+static int select_boot(struct fr_store_reader *reader, const char *spec, struct fr_window_query *q)
+{
+	struct fr_boot *boots = NULL;
+	size_t n = 0;
+	int k = fr_store_boots(reader, &boots, &n);
+
+	if (k < 0) {
+		frctl_error("cannot read store: %s", strerror(-k));
+		return EXIT_FAILURE_;
+	}
+	k = fr_boot_lookup(boots, n, spec);
+	if (k == -EINVAL) {
+		frctl_error("--boot: invalid boot \"%s\" (0, -N or a 32-digit boot id)", spec);
+		free(boots);
+		return EXIT_USAGE;
+	}
+	if (k < 0) {
+		if (n)
+			frctl_error("--boot %s: no such boot in the store (it holds %zu: 0 to -%zu; see 'frctl boots')",
+				    spec, n, n - 1);
+		else
+			frctl_error("--boot %s: the store holds no records", spec);
+		free(boots);
+		return EXIT_FAILURE_;
+	}
+	q->one_boot = true;
+	memcpy(q->boot_id, boots[k].boot_id, 16);
+	free(boots);
+	return 0;
+}
+
+/* --stats: what finding and decoding the window cost, from the reader's
+ * own counters and from the kernel's (/proc/self/io). */
+static void print_stats(struct fr_store_reader *reader, const struct fr_window *w)
+{
+	struct fr_store_reader_stats rs;
+	unsigned long long rchar = 0, read_bytes = 0;
+	char line[128], a[32], b[32];
+	FILE *io = fopen("/proc/self/io", "re");
+
+	if (io) {
+		while (fgets(line, sizeof(line), io)) {
+			sscanf(line, "rchar: %llu", &rchar);
+			sscanf(line, "read_bytes: %llu", &read_bytes);
+		}
+		fclose(io);
+	}
+	fr_store_reader_get_stats(reader, &rs);
+	fprintf(stderr, "frctl: read %s of a %s store (%.3f%%) for %zu chunks; process read %llu bytes "
+		"(rchar), %llu from the block layer\n",
+		fr_format_size(rs.bytes_read, a, sizeof(a)), fr_format_size(rs.bytes_on_disk, b, sizeof(b)),
+		rs.bytes_on_disk ? 100.0 * (double)rs.bytes_read / (double)rs.bytes_on_disk : 0.0,
+		w->nchunks, rchar, read_bytes);
+}
+
 int verb_dump(struct frctl *f, int argc, char **argv)
 {
 	struct fr_store_reader *reader = NULL;
@@ -217,7 +288,11 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		return EXIT_USAGE;
 	if (frctl_open_store(f, frctl_store_path(f), &reader) < 0)
 		return EXIT_FAILURE_;
-	k = fr_window_load(reader, o.since, o.until, &w);
+	struct fr_window_query q = { .since_ns = o.since, .until_ns = o.until };
+	if (o.boot && (ret = select_boot(reader, o.boot, &q)) != 0)
+		goto out;
+	ret = EXIT_FAILURE_;
+	k = fr_window_load(reader, &q, &w);
 	if (k < 0) {
 		frctl_error("cannot read store %s: %s", frctl_store_path(f), strerror(-k));
 		goto out;
@@ -259,6 +334,8 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		free(tmp);
 		tmp = NULL;
 	}
+	if (o.stats)
+		print_stats(reader, w);
 	ret = EXIT_OK;
 out:
 	if (out != stdout)

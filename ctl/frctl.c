@@ -48,6 +48,7 @@ static void help(void)
 	       "Verbs:\n"
 	       "  dump      print records of a time window (text or JSON Lines)\n"
 	       "  status    daemon state, record rates, losses, store use and time span\n"
+	       "  boots     the boots the store holds records of (for dump --boot)\n"
 	       "\n"
 	       "Global options (also accepted after the verb):\n"
 	       "  -c, --config FILE   configuration (default %s)\n"
@@ -175,6 +176,8 @@ int main(int argc, char **argv)
 		k = verb_dump(&f, argc, argv);
 	else if (strcmp(verb, "status") == 0)
 		k = verb_status(&f, argc, argv);
+	else if (strcmp(verb, "boots") == 0)
+		k = verb_boots(&f, argc, argv);
 	else {
 		frctl_error("unknown verb '%s'. Try 'frctl --help'.", verb);
 		k = EXIT_USAGE;

@@ -49,6 +49,7 @@ int frctl_bad_option(const char *verb, char **argv);
 
 int verb_dump(struct frctl *f, int argc, char **argv);
 int verb_status(struct frctl *f, int argc, char **argv);
+int verb_boots(struct frctl *f, int argc, char **argv);
 
 /* Output formats of dump. */
 struct json_object;

@@ -12,6 +12,7 @@ struct collect {
 	struct fr_chunk_ref *refs;
 	size_t n, cap;
 	uint64_t since, until;
+	const struct fr_window_query *q;
 	/* the keyframe just before the window (all its chunks share one time) */
 	struct fr_chunk_ref *kf;
 	size_t nkf, kfcap;
@@ -61,6 +62,8 @@ static int collect_cb(const struct fr_chunk_ref *ref, void *userdata)
 	uint64_t first = ref->info.first_ts + (uint64_t)off;
 	uint64_t last = ref->info.last_ts + (uint64_t)off;
 
+	if (c->q->one_boot && memcmp(ref->info.boot_id, c->q->boot_id, 16) != 0)
+		return 0;
 	if (ref->info.cpu == FR_CPU_META && last < c->since) {
 		if (c->nkf && first < c->kf_time)
 			return 0;
@@ -196,10 +199,11 @@ static int resolve_exe(struct fr_window *w)
 	return k;
 }
 
-int fr_window_load(struct fr_store_reader *r, uint64_t since_ns, uint64_t until_ns,
+int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		   struct fr_window **ret)
 {
-	struct collect c = { .since = since_ns, .until = until_ns };
+	uint64_t since_ns = q->since_ns, until_ns = q->until_ns;
+	struct collect c = { .since = since_ns, .until = until_ns, .q = q };
 	struct fr_window *w;
 	uint64_t order = 0;
 	size_t bufcap = 0, chcap = 0;

@@ -43,7 +43,13 @@ struct fr_window {
  * inside the window (entries for which fr_record_is_meta() is true; they
  * are not for printing).  Every entry's exe is resolved from keyframes and
  * the exec and fork records before it. */
-int fr_window_load(struct fr_store_reader *r, uint64_t since_ns, uint64_t until_ns,
+struct fr_window_query {
+	uint64_t since_ns, until_ns; /* wall clock, inclusive */
+	bool one_boot;               /* only chunks of boot_id */
+	uint8_t boot_id[16];
+};
+
+int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		   struct fr_window **ret);
 struct fr_window *fr_window_free(struct fr_window *w);
 

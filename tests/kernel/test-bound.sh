@@ -1,5 +1,5 @@
 #!/bin/bash
-# The store's disk bound: a 1 MiB store receives several times its size of
+# The store's disk bound: a 1 MiB store receives five times its size of
 # incompressible exec records; `du` of the segments never exceeds the bound
 # and the newest data survives.
 BUILD=$1
@@ -20,9 +20,9 @@ for round in $(seq 40); do
 	used=$(du -c --block-size=1 "$T/store/segments/"*.frs | tail -1 | cut -f1)
 	[ "$used" -gt "$max_du" ] && max_du=$used
 	written=$("$FRCTL" --store "$T/store" status --json | jq .store.bytes_written)
-	[ "$written" -ge $((4 * BOUND)) ] && break
+	[ "$written" -ge $((5 * BOUND)) ] && break
 done
-[ "$written" -ge $((4 * BOUND)) ] || fail "only $written bytes written after $round rounds"
+[ "$written" -ge $((5 * BOUND)) ] || fail "only $written bytes written after $round rounds"
 
 MARKER="newest-$$-$RANDOM"
 /bin/true "$MARKER"

@@ -118,7 +118,7 @@ static size_t check_contents(const char *dir, uint64_t *ret_first)
 	size_t n;
 
 	CHECK_EQ(fr_store_reader_open(dir, &r), 0);
-	CHECK_EQ(fr_window_load(r, 0, UINT64_MAX, &w), 0);
+	CHECK_EQ(fr_window_load(r, &(struct fr_window_query){ .until_ns = UINT64_MAX }, &w), 0);
 	n = w->n;
 	CHECK(n > 0);
 	CHECK_EQ(w->chunks_damaged, 0);

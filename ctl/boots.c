@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* frctl boots: the boots a store holds, as journalctl --list-boots. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-id128.h>
+
+#include "../lib/boots.h"
+#include "../lib/parse.h"
+#include "frctl.h"
+
+int verb_boots(struct frctl *f, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FRCTL_GLOBAL_OPTIONS,
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct fr_store_reader *reader = NULL;
+	struct fr_boot *boots = NULL;
+	bool json = false;
+	size_t n = 0;
+	int c, k;
+
+	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) >= 0) {
+		if (frctl_global_option(f, c, optarg))
+			continue;
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			printf("Usage: frctl boots [--json]\n\n"
+			       "Lists the boots the store holds records of, oldest first, with the\n"
+			       "index 'frctl dump --boot' takes (0 the newest, -1 the one before...).\n");
+			return EXIT_OK;
+		default:
+			return frctl_bad_option("boots", argv);
+		}
+	}
+	if (optind < argc) {
+		frctl_error("boots: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (frctl_load_conf(f) < 0)
+		return EXIT_USAGE;
+	if (frctl_open_store(f, frctl_store_path(f), &reader) < 0)
+		return EXIT_FAILURE_;
+	k = fr_store_boots(reader, &boots, &n);
+	fr_store_reader_free(reader);
+	if (k < 0) {
+		frctl_error("cannot read store %s: %s", frctl_store_path(f), strerror(-k));
+		return EXIT_FAILURE_;
+	}
+
+	struct json_object *arr = json_object_new_array();
+	for (size_t i = 0; i < n; i++) {
+		char id[SD_ID128_STRING_MAX], a[64], b[64];
+		sd_id128_t sid;
+		long idx = (long)i - (long)(n - 1);
+
+		memcpy(sid.bytes, boots[i].boot_id, 16);
+		sd_id128_to_string(sid, id);
+		fr_format_rfc3339(boots[i].first_ns, a, sizeof(a));
+		fr_format_rfc3339(boots[i].last_ns, b, sizeof(b));
+		if (json) {
+			struct json_object *o = json_object_new_object();
+			json_object_object_add(o, "index", json_object_new_int64(idx));
+			json_object_object_add(o, "boot_id", json_object_new_string(id));
+			json_object_object_add(o, "first", json_object_new_string(a));
+			json_object_object_add(o, "last", json_object_new_string(b));
+			json_object_object_add(o, "chunks", json_object_new_uint64(boots[i].chunks));
+			json_object_object_add(o, "records", json_object_new_uint64(boots[i].records));
+			json_object_array_add(arr, o);
+		} else
+			printf("%3ld %s %s — %s %10" PRIu64 " records\n", idx, id, a, b, boots[i].records);
+	}
+	if (json)
+		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	else if (n == 0)
+		printf("The store holds no records.\n");
+	json_object_put(arr);
+	free(boots);
+	return EXIT_OK;
+}

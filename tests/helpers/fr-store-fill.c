@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Test tool: fills a store through the real writer with synthetic records
+ * (exec records with 120 random bytes of argv, and syscall records) whose
+ * wall times are spread evenly over [now - ago - span, now - ago], under a
+ * given boot id, until @bytes have been written.  Lets tests build a full
+ * 1 GiB store covering a week, or two boots, in seconds.
+ *   fr-store-fill DIR BOUND SEGMENTS BYTES SPAN_S AGO_S BOOT_ID_HEX
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <zstd.h>
+
+#include "chunk.h"
+#include "store-writer.h"
+
+#define CHUNK (256u << 10)
+
+int main(int argc, char **argv)
+{
+	struct fr_store_params p;
+	struct fr_store_writer *w;
+	struct fr_chunk_builder *b;
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	uint8_t boot[16];
+	char args[120];
+	struct timespec now;
+	int k;
+
+	if (argc != 8 || strlen(argv[7]) != 32) {
+		fprintf(stderr, "usage: fr-store-fill DIR BOUND SEGMENTS BYTES SPAN_S AGO_S BOOT_ID_HEX\n");
+		return 2;
+	}
+	uint64_t bound = strtoull(argv[2], NULL, 10), bytes = strtoull(argv[4], NULL, 10);
+	double span = strtod(argv[5], NULL), ago = strtod(argv[6], NULL);
+	for (int i = 0; i < 16; i++) {
+		unsigned v;
+		sscanf(argv[7] + 2 * i, "%2x", &v);
+		boot[i] = (uint8_t)v;
+	}
+	p = (struct fr_store_params){ .size = bound, .nsegments = (uint32_t)atoi(argv[3]), .max_chunk = CHUNK + 4096 };
+	k = fr_store_writer_open(argv[1], &p, NULL, NULL, &w);
+	if (k < 0) {
+		fprintf(stderr, "fr-store-fill: cannot open store %s: %s\n", argv[1], strerror(-k));
+		return 1;
+	}
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+	if (fr_chunk_builder_new(0, CHUNK, &b) < 0)
+		return 1;
+	clock_gettime(CLOCK_REALTIME, &now);
+	/* fake boottime starts at 1 s; wall = ts + offset */
+	int64_t start_wall = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec - (int64_t)((ago + span) * 1e9);
+	int64_t offset = start_wall - 1000000000LL;
+
+	/* a record's time is its position in the byte budget: the store
+	 * ends at now - ago however well the records compress */
+	uint64_t ts = 1000000000ULL, written = 0;
+	double ratio = 0.6; /* disk bytes per encoded byte, from the last chunk */
+	for (uint64_t i = 0;; i++) {
+		struct fr_record r = { .ts = ts, .pid = 1000 + (uint32_t)(i % 5000), .cgroup_id = 1 };
+		r.tid = r.pid;
+		memcpy(r.comm, "fill", 5);
+		r.comm_len = 4;
+		if (i % 2 == 0) {
+			if (getrandom(args, sizeof(args), 0) != (ssize_t)sizeof(args))
+				return 1;
+			r.type = FR_REC_EXEC;
+			r.exec.filename = "/usr/bin/fill";
+			r.exec.filename_len = 13;
+			r.exec.args = args;
+			r.exec.args_len = sizeof(args);
+		} else {
+			r.type = FR_REC_SYSCALL;
+			r.syscall.nr = (uint32_t)(i % 300);
+			r.syscall.duration_ns = 100000000ULL + i % 999983;
+		}
+		if (fr_chunk_builder_add(b, &r) == -ENOBUFS) {
+			void *buf;
+			size_t len;
+			size_t raw = fr_chunk_builder_raw_size(b);
+			if (fr_chunk_builder_close(b, cctx, 0, boot, &buf, &len) < 0)
+				return 1;
+			ratio = (double)len / (double)raw;
+			((struct fr_chunk_header *)buf)->realtime_offset = (int64_t)htole64((uint64_t)offset);
+			if (fr_store_writer_append(w, buf, len) < 0)
+				return 1;
+			fr_store_writer_submit(w);
+			fr_store_writer_process(w);
+			written += len;
+			if (written >= bytes)
+				break;
+			(void)fr_chunk_builder_add(b, &r);
+		}
+		double pos = ((double)written + ratio * (double)fr_chunk_builder_raw_size(b)) / (double)bytes;
+		ts = 1000000000ULL + (uint64_t)(span * 1e9 * (pos < 1 ? pos : 1));
+	}
+	fr_store_writer_close(w);
+	printf("fr-store-fill: %llu bytes over %.0f s\n", (unsigned long long)written,
+	       (double)(ts - 1000000000ULL) / 1e9);
+	fr_chunk_builder_free(b);
+	ZSTD_freeCCtx(cctx);
+	return 0;
+}

@@ -1,0 +1,27 @@
+#!/bin/bash
+# Time index: on a full 1 GiB store covering about a week, `frctl dump
+# --last 60s` must read (syscall bytes, /proc/self/io rchar, and the
+# reader's own count) less than 5 % of the store.
+set -euo pipefail
+BUILD=$1
+FILL=$2
+FRCTL="$BUILD/ctl/frctl"
+T=$(mktemp -d /tmp/fr-index-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+GIB=$((1024 * 1024 * 1024))
+"$FILL" "$T/store" $GIB 16 $GIB 604800 0 0123456789abcdef0123456789abcdef
+store_bytes=$(du -sb "$T/store/segments" | cut -f1)
+
+"$FRCTL" --store "$T/store" dump --last 60s --format json --stats >"$T/dump.json" 2>"$T/stats"
+cat "$T/stats"
+n=$(wc -l <"$T/dump.json")
+[ "$n" -gt 0 ] || fail "no records in the last 60 s of the filled store"
+rchar=$(sed -n 's/.*process read \([0-9]*\) bytes (rchar).*/\1/p' "$T/stats")
+pct=$(sed -n 's/.*store (\([0-9.]*\)%).*/\1/p' "$T/stats")
+[ -n "$rchar" ] && [ -n "$pct" ] || fail "no statistics printed"
+awk -v r="$rchar" -v s="$store_bytes" 'BEGIN { exit !(r < 0.05 * s) }' ||
+	fail "dump --last 60s read $rchar bytes of a $store_bytes byte store (>= 5 %)"
+awk -v p="$pct" 'BEGIN { exit !(p < 5) }' || fail "the reader counted $pct % of the store"
+echo "ok: --last 60s printed $n records after reading $rchar of $store_bytes bytes ($(awk -v r="$rchar" -v s="$store_bytes" 'BEGIN { printf "%.3f", 100 * r / s }') %)"
