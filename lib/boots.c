@@ -60,7 +60,8 @@ int fr_store_boots(struct fr_store_reader *r, struct fr_boot **ret, size_t *n)
 		free(a.v);
 		return k;
 	}
-	qsort(a.v, a.n, sizeof(*a.v), cmp_boot);
+	if (a.n > 1)
+		qsort(a.v, a.n, sizeof(*a.v), cmp_boot);
 	*ret = a.v;
 	*n = a.n;
 	return 0;

@@ -192,7 +192,7 @@ int fr_chunk_header_parse(const struct fr_chunk_header *h, struct fr_chunk_info 
 {
 	if (memcmp(h->magic, FR_CHUNK_MAGIC, FR_MAGIC_LEN) != 0)
 		return -EBADMSG;
-	if (le32toh(h->header_crc) != fr_crc32(h, offsetof(struct fr_chunk_header, header_crc)))
+	if (fr_crc_mismatch(le32toh(h->header_crc), fr_crc32(h, offsetof(struct fr_chunk_header, header_crc))))
 		return -EBADMSG;
 	if (le16toh(h->version) != FR_STORE_VERSION)
 		return -EPROTONOSUPPORT;
@@ -229,7 +229,7 @@ int fr_chunk_payload_decode(struct ZSTD_DCtx_s *dctx, const struct fr_chunk_info
 	unsigned long long content;
 	size_t n;
 
-	if (fr_crc32(payload, ci->payload_size) != ci->payload_crc)
+	if (fr_crc_mismatch(fr_crc32(payload, ci->payload_size), ci->payload_crc))
 		return -EBADMSG;
 	content = ZSTD_getFrameContentSize(payload, ci->payload_size);
 	if (content != ci->raw_size)

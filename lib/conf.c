@@ -97,6 +97,7 @@ struct ctx {
 	size_t errlen;
 };
 
+static int fail(struct ctx *x, const config_setting_t *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(struct ctx *x, const config_setting_t *s, const char *fmt, ...)
 {
 	char msg[256];

@@ -222,7 +222,8 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 	rec.pid = (uint32_t)v;
 	if (v > UINT32_MAX)
 		r.bad = 1;
-	rec.tid = (uint32_t)((int64_t)rec.pid + get_svarint(&r));
+	/* unsigned arithmetic: a hostile delta must wrap, not overflow */
+	rec.tid = (uint32_t)((uint64_t)rec.pid + (uint64_t)get_svarint(&r));
 	rec.cgroup_id = get_varint(&r);
 	rec.comm_len = get_u8(&r);
 	if (rec.comm_len > FR_REC_COMM_MAX || rec.comm_len > r.len - r.pos) {

@@ -105,7 +105,8 @@ int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
 		r->st.bytes_on_disk += s.size;
 	}
 	closedir(d);
-	qsort(r->segs, r->nsegs, sizeof(*r->segs), cmp_seg);
+	if (r->nsegs > 1)
+		qsort(r->segs, r->nsegs, sizeof(*r->segs), cmp_seg);
 	r->st.segments = r->nsegs;
 	*ret = r;
 	return 0;

@@ -66,7 +66,7 @@ int fr_store_segment_header_read(int fd, uint64_t *ret_seqnum, uint64_t *ret_siz
 	if (n < 0)
 		return negative_errno();
 	if (n != (ssize_t)sizeof(h) || memcmp(h.magic, FR_SEGMENT_MAGIC, FR_MAGIC_LEN) != 0 ||
-	    le32toh(h.header_crc) != fr_crc32(&h, offsetof(struct fr_segment_header, header_crc)))
+	    fr_crc_mismatch(le32toh(h.header_crc), fr_crc32(&h, offsetof(struct fr_segment_header, header_crc))))
 		return -EBADMSG;
 	if (le16toh(h.version) != FR_STORE_VERSION ||
 	    (le32toh(h.incompat_flags) & ~FR_INCOMPAT_KNOWN))

@@ -252,7 +252,8 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 	free(c.refs);
 	free(c.kf);
 	free(c.pre);
-	qsort(w->v, w->n, sizeof(*w->v), cmp_entry);
+	if (w->n > 1)
+		qsort(w->v, w->n, sizeof(*w->v), cmp_entry);
 	k = resolve_exe(w);
 	if (k < 0) {
 		fr_window_free(w);

@@ -1,7 +1,7 @@
 # Sourced by scripts/check and scripts/quickstart: installs the Debian 12
 # packages the build and tests need, quietly when they are already there.
 fr_install_deps() {
-	local pkgs=(meson ninja-build pkg-config gcc clang llvm bpftool
+	local pkgs=(meson ninja-build pkg-config gcc clang llvm libclang-rt-14-dev bpftool
 		libbpf-dev libsystemd-dev liburing-dev libzstd-dev libconfig-dev
 		libjson-c-dev libseccomp-dev zlib1g-dev jq zstd python3)
 	local missing=() p

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Writes the seed corpora committed under tests/fuzz/corpus/: small valid
+ * segment files (every record type, two CPUs, a keyframe chunk) and the raw
+ * record streams inside them.  Regenerate with
+ *   build-fuzz/tests/fuzz/gen-seeds tests/fuzz/corpus
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "chunk.h"
+#include "store-format.h"
+#include "store-writer.h"
+
+/* Records go into the chunk and, encoded the same way, into a raw stream
+ * (the seed for fuzz-records). */
+struct raw {
+	uint8_t buf[8192];
+	size_t len;
+	struct fr_codec_state st;
+};
+
+static void add(struct fr_chunk_builder *b, struct raw *raw, const struct fr_record *r)
+{
+	int n = fr_record_encode(&raw->st, r, raw->buf, sizeof(raw->buf), raw->len);
+
+	if (n > 0)
+		raw->len = (size_t)n;
+	fr_chunk_builder_add(b, r);
+}
+
+static void add_all(struct fr_chunk_builder *b, struct raw *raw, uint64_t ts, unsigned variant)
+{
+	static const char args[] = "nginx\0-g\0daemon off;";
+	struct fr_record r = { .ts = ts, .pid = 100 + variant, .tid = 101 + variant, .cgroup_id = 5 };
+	memcpy(r.comm, "nginx", 6);
+	r.comm_len = 5;
+
+	r.type = FR_REC_CGROUP;
+	r.cgroup.path = "/system.slice/nginx.service";
+	r.cgroup.path_len = 27;
+	add(b, raw, &r);
+	r.type = FR_REC_EXEC;
+	r.exec.ppid = 1;
+	r.exec.filename = "/usr/sbin/nginx";
+	r.exec.filename_len = 15;
+	r.exec.args = args;
+	r.exec.args_len = sizeof(args) - 1;
+	add(b, raw, &r);
+	r.type = FR_REC_FORK;
+	r.fork.child_pid = 200;
+	add(b, raw, &r);
+	r.type = FR_REC_SYSCALL;
+	r.ts -= 1500000000;
+	r.syscall.nr = 0;
+	r.syscall.duration_ns = 1500000000;
+	r.syscall.ret = -4;
+	add(b, raw, &r);
+	r.type = FR_REC_EXIT;
+	r.ts += 1600000000;
+	r.exit.status = variant ? 0x8b : 0x100;
+	add(b, raw, &r);
+	r.type = FR_REC_GAP;
+	r.gap.lost = 42;
+	add(b, raw, &r);
+}
+
+int main(int argc, char **argv)
+{
+	char store[512], cmd[1200];
+	uint8_t boot[16] = { 0xb0, 0x07 };
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: gen-seeds CORPUS_DIR\n");
+		return 2;
+	}
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/records' '%s/segment'", argv[1], argv[1]);
+	if (system(cmd) != 0)
+		return 1;
+	for (unsigned seed = 0; seed < 3; seed++) {
+		struct fr_store_params p = { .size = 4u << 20, .nsegments = 2, .max_chunk = 8192 };
+		struct fr_store_writer *w;
+		snprintf(store, sizeof(store), "%s/tmp-store", argv[1]);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", store);
+		if (system(cmd) != 0 || fr_store_writer_open(store, &p, NULL, NULL, &w) < 0)
+			return 1;
+		for (unsigned c = 0; c <= seed; c++) {
+			struct fr_chunk_builder *b;
+			struct raw raw = {};
+			FILE *f;
+			void *buf;
+			size_t len;
+			uint32_t cpu = c == 2 ? FR_CPU_META : c;
+			fr_chunk_builder_new(cpu, 4096, &b);
+			if (cpu == FR_CPU_META) {
+				struct fr_record r = { .type = FR_REC_PROCESS, .ts = 5000000000ULL, .pid = 1 };
+				r.process.exe = "/sbin/init";
+				r.process.exe_len = 10;
+				r.process.args = "init";
+				r.process.args_len = 4;
+				add(b, &raw, &r);
+			} else
+				add_all(b, &raw, 3000000000ULL + c * 1000, seed + c);
+			snprintf(cmd, sizeof(cmd), "%s/records/seed-%u-%u", argv[1], seed, c);
+			f = fopen(cmd, "we");
+			if (!f || fwrite(raw.buf, 1, raw.len, f) != raw.len || fclose(f) != 0)
+				return 1;
+			fr_chunk_builder_close(b, cctx, 0, boot, &buf, &len);
+			fr_store_writer_append(w, buf, len);
+			fr_chunk_builder_free(b);
+		}
+		fr_store_writer_close(w);
+		snprintf(cmd, sizeof(cmd), "cp '%s/segments/0000.frs' '%s/segment/seed-%u' && rm -rf '%s'",
+			 store, argv[1], seed, store);
+		if (system(cmd) != 0)
+			return 1;
+	}
+	ZSTD_freeCCtx(cctx);
+	return 0;
+}
