@@ -385,6 +385,14 @@ static int run(struct daemon *d)
 	if (k < 0)
 		return log_error_errno(k, "Failed to open store %s: %m", d->conf.store_path);
 	fr_recorder_set_writer(d->rec, d->writer);
+	{
+		struct fr_store_writer_stats ws;
+		fr_store_writer_get_stats(d->writer, &ws);
+		if (ws.segments_trimmed || ws.segments_removed)
+			log_warning("The store was made smaller (store.size or store.segments): the %u oldest segments "
+				    "were emptied and %u removed to keep within the bound.",
+				    ws.segments_trimmed, ws.segments_removed);
+	}
 
 	k = fr_sources_start(&d->conf, d->rings, getpid(), &d->sources);
 	if (k < 0)

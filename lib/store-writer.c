@@ -56,6 +56,7 @@ struct fr_store_writer {
 	int seg_dir_fd;
 	uint32_t nseg;
 	uint64_t seg_size;
+	uint64_t size_bound;
 	uint64_t max_chunk;
 
 	uint32_t cur;      /* slot being written */
@@ -226,6 +227,8 @@ int fr_store_writer_drain(struct fr_store_writer *w)
 	return 0;
 }
 
+static int enforce_bound(struct fr_store_writer *w, int skip_slot, uint64_t reserve);
+
 /* Moves to the next slot: the oldest segment is emptied and restarted. */
 static int rotate(struct fr_store_writer *w)
 {
@@ -244,10 +247,13 @@ static int rotate(struct fr_store_writer *w)
 	fd = open_slot(w, next, O_RDWR | O_CREAT);
 	if (fd < 0)
 		return negative_errno();
+	if (ftruncate(fd, 0) < 0)
+		return negative_errno();
+	r = enforce_bound(w, (int)next, w->seg_size);
+	if (r < 0)
+		return r;
 	/* the store holds command lines: not for every user, whatever the umask */
 	if (fchmod(fd, 0640) < 0)
-		return negative_errno();
-	if (ftruncate(fd, 0) < 0)
 		return negative_errno();
 	r = write_segment_header(fd, w->cur_seq + 1, w->seg_size);
 	if (r < 0)
@@ -389,6 +395,46 @@ static int recover_cb(uint64_t offset, const struct fr_chunk_info *ci, void *use
 	return 0;
 }
 
+/* Keeps the segments within the bound: while the other segments plus
+ * @reserve bytes (room for the one about to be filled) exceed it, the
+ * oldest segment goes.  Normally a no-op; it matters after store.size or
+ * store.segments were made smaller, when segments written under the old
+ * sizes remain.  Counts what it empties in segments_trimmed. */
+static int enforce_bound(struct fr_store_writer *w, int skip_slot, uint64_t reserve)
+{
+	for (;;) {
+		uint64_t sum = reserve, oldest_seq = UINT64_MAX;
+		int oldest = -1;
+
+		for (uint32_t i = 0; i < w->nseg; i++) {
+			_cleanup_close_ int fd = -EBADF;
+			struct stat sb;
+			uint64_t seq;
+
+			if ((int)i == skip_slot)
+				continue;
+			fd = open_slot(w, i, O_RDONLY);
+			if (fd < 0 || fstat(fd, &sb) < 0 || sb.st_size == 0)
+				continue;
+			sum += (uint64_t)sb.st_blocks * 512; /* what du counts */
+			if ((int)i == (int)w->cur && w->cur_fd >= 0)
+				continue; /* never the segment being written */
+			if (fr_store_segment_header_read(fd, &seq, NULL) < 0)
+				seq = 0; /* unreadable: the first to go */
+			if (seq < oldest_seq) {
+				oldest_seq = seq;
+				oldest = (int)i;
+			}
+		}
+		if (sum <= w->size_bound || oldest < 0)
+			return 0;
+		_cleanup_close_ int fd = open_slot(w, (uint32_t)oldest, O_RDWR);
+		if (fd < 0 || ftruncate(fd, 0) < 0)
+			return negative_errno();
+		w->st.segments_trimmed++;
+	}
+}
+
 /* Finds the newest segment and the end of its last valid chunk, and cuts
  * what follows (a torn tail).  Valid chunks after a damaged one are kept:
  * io_uring may complete writes out of order before a crash. */
@@ -430,7 +476,9 @@ static int recover(struct fr_store_writer *w)
 	if (fd < 0 || fstat(fd, &sb) < 0)
 		return negative_errno();
 	rc.fd = fd;
-	k = fr_segment_walk(fd, MIN((uint64_t)sb.st_size, w->seg_size), recover_cb, &rc, &st);
+	/* the whole file: one written under a larger store.size ends at its
+	 * last chunk too, and the next append moves on to the next slot */
+	k = fr_segment_walk(fd, (uint64_t)sb.st_size, recover_cb, &rc, &st);
 	if (k < 0)
 		return k;
 	uint64_t end = rc.end;
@@ -464,6 +512,7 @@ int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 	/* whole pages, so du matches what we count */
 	w->seg_size = (p->size / p->nsegments) & ~(uint64_t)4095;
 	w->max_chunk = p->max_chunk;
+	w->size_bound = p->size;
 	w->loss_cb = loss_cb;
 	w->userdata = userdata;
 
@@ -488,12 +537,15 @@ int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 	for (uint32_t i = w->nseg; i < FR_STORE_SEGMENTS_MAX; i++) {
 		char name[32];
 		fr_store_segment_name(i, name, sizeof(name));
-		(void)unlinkat(w->seg_dir_fd, name, 0);
+		if (unlinkat(w->seg_dir_fd, name, 0) == 0)
+			w->st.segments_removed++;
 	}
 	r = recover(w);
 	if (r < 0)
 		goto fail;
-
+	r = enforce_bound(w, -1, 0);
+	if (r < 0)
+		goto fail;
 	r = io_uring_queue_init(RING_ENTRIES, &w->ring, 0);
 	if (r < 0)
 		goto fail;

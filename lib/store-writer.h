@@ -31,6 +31,9 @@ struct fr_store_writer_stats {
 	uint64_t records_lost;
 	uint64_t syncs;
 	int last_error;     /* last write/sync error (-errno), 0 if none */
+	unsigned segments_trimmed; /* emptied to keep the bound after the store
+				      was made smaller (store.size/segments) */
+	unsigned segments_removed; /* at open: slots beyond store.segments */
 	unsigned inflight;
 };
 

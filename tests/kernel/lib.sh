@@ -23,6 +23,8 @@ fail() {
 	if [ -d "$T/store" ]; then
 		echo "--- status:" >&2
 		"$FRCTL" --store "$T/store" status --json >&2 || true
+		echo "--- syscall records:" >&2
+		"$FRCTL" --store "$T/store" dump --type syscall >&2 || true
 		echo "--- last records:" >&2
 		"$FRCTL" --store "$T/store" dump | grep -v ' frctl\[' | tail -25 >&2 || true
 	fi
@@ -58,11 +60,14 @@ stop_daemon() {
 # wait_for_record JQ_FILTER: polls dump until a record matches (chunks are
 # closed within the sync interval).
 wait_for_record() {
+	local rc
 	for _ in $(seq 100); do
-		if "$FRCTL" --store "$T/store" dump --format json | jq -n -e "any(inputs; $1)" >/dev/null 2>&1; then
+		rc=0
+		"$FRCTL" --store "$T/store" dump --format json 2>"$T/wait.err" >"$T/wait.json" || rc=$?
+		if [ "$rc" -eq 0 ] && jq -n -e "any(inputs; $1)" <"$T/wait.json" >/dev/null 2>>"$T/wait.err"; then
 			return 0
 		fi
 		sleep 0.1
 	done
-	fail "no record matching $1 within 10 s"
+	fail "no record matching $1 within 10 s (last dump: exit $rc, $(head -c 300 "$T/wait.err"))"
 }

@@ -83,7 +83,7 @@ static void write_records(struct fr_store_writer *w, ZSTD_CCtx *cctx, unsigned n
 	CHECK_EQ(fr_store_writer_drain(w), 0);
 }
 
-static uint64_t segments_bytes(const char *dir)
+static uint64_t segments_bytes_max(const char *dir, uint64_t seg_max)
 {
 	char path[512];
 	struct dirent *de;
@@ -101,12 +101,17 @@ static uint64_t segments_bytes(const char *dir)
 		snprintf(p, sizeof(p), "%s/%s", path, de->d_name);
 		if (stat(p, &st) == 0) {
 			sum += (uint64_t)st.st_blocks * 512; /* what du counts */
-			CHECK((uint64_t)st.st_size <= BOUND / NSEG);
+			CHECK((uint64_t)st.st_size <= seg_max);
 		}
 	}
 	if (d)
 		closedir(d);
 	return sum;
+}
+
+static uint64_t segments_bytes(const char *dir)
+{
+	return segments_bytes_max(dir, BOUND / NSEG);
 }
 
 /* Reads everything; checks order, and that ids form one contiguous run
@@ -234,6 +239,49 @@ int main(void)
 		h.incompat_flags = 1u << 31;
 		h.header_crc = fr_crc32(&h, offsetof(struct fr_chunk_header, header_crc));
 		CHECK_EQ(fr_chunk_header_parse(&h, &ci), -EPROTONOSUPPORT);
+	}
+
+	/* 5. a smaller store.size, then fewer segments: the bound holds at once,
+	 * what is left reads back */
+	{
+		struct fr_store_params small = { .size = BOUND / 2, .nsegments = NSEG, .max_chunk = CHUNK + 4096 };
+		struct fr_store_writer_stats ws;
+		CHECK_EQ(fr_store_writer_open(dir, &small, NULL, NULL, &w), 0);
+		fr_store_writer_get_stats(w, &ws);
+		CHECK(ws.segments_trimmed > 0);
+		/* old segments keep their size until reused; the sum is bounded */
+		CHECK(segments_bytes_max(dir, UINT64_MAX) <= BOUND / 2);
+		for (int round = 0; round < 8; round++) {
+			write_records(w, cctx, 1500);
+			CHECK(segments_bytes_max(dir, UINT64_MAX) <= BOUND / 2);
+		}
+		fr_store_writer_close(w);
+		check_contents(dir, &first); /* the newest survive, oldest first out */
+
+		small.nsegments = 2;
+		small.size = BOUND / 4;
+		CHECK_EQ(fr_store_writer_open(dir, &small, NULL, NULL, &w), 0);
+		fr_store_writer_get_stats(w, &ws);
+		CHECK_EQ(ws.segments_removed, NSEG - 2);
+		CHECK(segments_bytes_max(dir, UINT64_MAX) <= BOUND / 4);
+		write_records(w, cctx, 3000);
+		fr_store_writer_close(w);
+		CHECK(segments_bytes_max(dir, UINT64_MAX) <= BOUND / 4);
+		check_contents(dir, &first);
+	}
+
+	/* 6. an unknown compatible flag is ignored */
+	{
+		struct fr_chunk_header h = {};
+		struct fr_chunk_info ci;
+		memcpy(h.magic, FR_CHUNK_MAGIC, FR_MAGIC_LEN);
+		h.header_size = sizeof(h);
+		h.version = FR_STORE_VERSION;
+		h.compat_flags = 1u << 30;
+		h.nrecords = 1;
+		h.payload_size = 1;
+		h.header_crc = fr_crc32(&h, offsetof(struct fr_chunk_header, header_crc));
+		CHECK_EQ(fr_chunk_header_parse(&h, &ci), 0);
 	}
 
 	ZSTD_freeCCtx(cctx);
