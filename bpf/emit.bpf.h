@@ -82,6 +82,19 @@ static __always_inline void fr_submit(void *e, void *ring)
 	bpf_ringbuf_submit(e, flags);
 }
 
+/* Header of a record about @t, which need not be the current task. */
+static __always_inline void fr_fill_hdr_task(struct fr_event_hdr *h, __u16 type, struct task_struct *t)
+{
+	h->ts = bpf_ktime_get_boot_ns();
+	h->cgroup_id = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+	h->pid = BPF_CORE_READ(t, tgid);
+	h->tid = BPF_CORE_READ(t, pid);
+	h->type = type;
+	h->flags = 0;
+	h->pad = 0;
+	bpf_probe_read_kernel_str(h->comm, sizeof(h->comm), t->comm);
+}
+
 static __always_inline void fr_fill_hdr(struct fr_event_hdr *h, __u16 type)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();

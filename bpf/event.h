@@ -34,6 +34,12 @@ enum fr_event_type {
 	FR_EV_EXIT = 2,
 	FR_EV_FORK = 3,
 	FR_EV_SYSCALL = 4,
+	FR_EV_OFFCPU = 5,
+	FR_EV_RUNQ = 6,
+	FR_EV_BLOCK = 7,
+	FR_EV_OOM = 8,
+	FR_EV_SIGNAL = 9,
+	FR_EV_TCP = 10,
 	FR_EV__MAX,
 };
 
@@ -41,6 +47,11 @@ enum fr_event_type {
 enum fr_source {
 	FR_SRC_PROC = 0,    /* exec, fork, exit */
 	FR_SRC_SYSCALL = 1, /* slow syscalls */
+	FR_SRC_SCHED = 2,   /* off-CPU and run-queue latency */
+	FR_SRC_BLOCK = 3,   /* slow block I/O requests */
+	FR_SRC_OOM = 4,     /* OOM kills */
+	FR_SRC_SIGNAL = 5,  /* fatal signals */
+	FR_SRC_TCP = 6,     /* TCP retransmits and resets */
 	FR_SRC__MAX,
 };
 
@@ -91,6 +102,55 @@ struct fr_event_syscall {
 	__u32 pad;
 };
 _Static_assert(sizeof(struct fr_event_syscall) == 72, "fr_event_syscall layout");
+
+/* off-CPU (blocked) and run-queue (runnable, waiting for a CPU) intervals,
+ * reported for the task when it gets back on a CPU. */
+struct fr_event_sched {
+	struct fr_event_hdr hdr; /* the task that waited, not current */
+	__u64 duration_ns;
+};
+_Static_assert(sizeof(struct fr_event_sched) == 56, "fr_event_sched layout");
+
+struct fr_event_block {
+	struct fr_event_hdr hdr; /* the task that issued the request */
+	__u64 duration_ns;       /* issue -> complete */
+	__u64 sector;
+	__u32 dev;               /* MKDEV(major, minor) of the disk, kernel encoding */
+	__u32 bytes;
+	__u32 op;                /* REQ_OP_* */
+	__s32 error;             /* blk_status_t, 0 = ok */
+};
+_Static_assert(sizeof(struct fr_event_block) == 48 + 32, "fr_event_block layout");
+
+struct fr_event_oom {
+	struct fr_event_hdr hdr; /* the victim */
+	__u64 rss_pages;
+	__u64 memcg_id;          /* kernfs id of the victim's memory cgroup */
+};
+_Static_assert(sizeof(struct fr_event_oom) == 64, "fr_event_oom layout");
+
+struct fr_event_signal {
+	struct fr_event_hdr hdr; /* the target */
+	__u32 sig;
+	__u32 sender_pid;
+	__s32 code;              /* si_code */
+	__s32 result;            /* TRACE_SIGNAL_* */
+	char sender_comm[FR_COMM_LEN];
+};
+_Static_assert(sizeof(struct fr_event_signal) == 48 + 32, "fr_event_signal layout");
+
+enum fr_tcp_event { FR_TCP_RETRANSMIT = 1, FR_TCP_RESET_SENT = 2, FR_TCP_RESET_RECEIVED = 3 };
+
+struct fr_event_tcp {
+	struct fr_event_hdr hdr; /* current task: may be unrelated (softirq) */
+	__u8 saddr[16];          /* IPv4 in the first 4 bytes when family is 2 */
+	__u8 daddr[16];
+	__u16 family;            /* AF_INET, AF_INET6 */
+	__u16 sport, dport;      /* host order */
+	__u8 event;              /* enum fr_tcp_event */
+	__u8 state;              /* TCP_* state of the socket */
+};
+_Static_assert(sizeof(struct fr_event_tcp) == 48 + 40, "fr_event_tcp layout");
 
 /* Per CPU and per source, in a PERCPU_ARRAY indexed by enum fr_source.
  * emitted counts every record a program tried to write; dropped the ones

@@ -24,6 +24,8 @@ struct entry {
 struct fr_cgroup_names {
 	int mount_fd;
 	size_t mount_len; /* length of the mount point prefix to strip */
+	int memcg_fd;     /* v1 memory hierarchy, -1 without one */
+	size_t memcg_len;
 	struct entry e[CACHE_SIZE];
 	unsigned n;
 };
@@ -36,15 +38,17 @@ int fr_cgroup_names_new(struct fr_cgroup_names **ret)
 
 	if (!c)
 		return -ENOMEM;
-	c->mount_fd = -EBADF;
+	c->mount_fd = c->memcg_fd = -EBADF;
 	f = setmntent("/proc/self/mounts", "re");
 	if (f) {
 		while ((m = getmntent(f))) {
-			if (strcmp(m->mnt_type, "cgroup2") != 0)
-				continue;
-			c->mount_fd = open(m->mnt_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			c->mount_len = strcmp(m->mnt_dir, "/") == 0 ? 0 : strlen(m->mnt_dir);
-			break;
+			if (strcmp(m->mnt_type, "cgroup2") == 0 && c->mount_fd < 0) {
+				c->mount_fd = open(m->mnt_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				c->mount_len = strcmp(m->mnt_dir, "/") == 0 ? 0 : strlen(m->mnt_dir);
+			} else if (strcmp(m->mnt_type, "cgroup") == 0 && hasmntopt(m, "memory") && c->memcg_fd < 0) {
+				c->memcg_fd = open(m->mnt_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				c->memcg_len = strlen(m->mnt_dir);
+			}
 		}
 		endmntent(f);
 	}
@@ -60,31 +64,51 @@ struct fr_cgroup_names *fr_cgroup_names_free(struct fr_cgroup_names *c)
 	for (unsigned i = 0; i < CACHE_SIZE; i++)
 		free(c->e[i].path);
 	closep(&c->mount_fd);
+	closep(&c->memcg_fd);
 	free(c);
 	return NULL;
 }
 
-static char *resolve(struct fr_cgroup_names *c, uint64_t id)
+/* Opens kernfs node @id on the cgroup mount @mount_fd and returns its path
+ * below the mount (of @prefix_len bytes) in @buf. */
+static const char *resolve_on(int mount_fd, size_t prefix_len, uint64_t id, char *buf, size_t len)
 {
 	struct {
 		struct file_handle fh;
 		uint64_t id;
 	} h = { .fh = { .handle_bytes = sizeof(uint64_t), .handle_type = FILEID_KERNFS }, .id = id };
-	char link[64], buf[4096];
 	_cleanup_close_ int fd = -EBADF;
+	char link[64];
 	ssize_t n;
 
-	if (c->mount_fd < 0)
+	if (mount_fd < 0)
 		return NULL;
-	fd = open_by_handle_at(c->mount_fd, &h.fh, O_RDONLY | O_CLOEXEC | O_PATH);
+	fd = open_by_handle_at(mount_fd, &h.fh, O_RDONLY | O_CLOEXEC | O_PATH);
 	if (fd < 0)
 		return NULL;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, buf, sizeof(buf) - 1);
-	if (n < 0 || (size_t)n < c->mount_len)
+	n = readlink(link, buf, len - 1);
+	if (n < 0 || (size_t)n < prefix_len)
 		return NULL;
 	buf[n] = 0;
-	return strdup((size_t)n == c->mount_len ? "/" : buf + c->mount_len);
+	if ((size_t)n == prefix_len)
+		return "/";
+	return buf + prefix_len;
+}
+
+const char *fr_cgroup_names_memcg(struct fr_cgroup_names *c, uint64_t id, char *buf, size_t len)
+{
+	if (c->memcg_fd >= 0)
+		return resolve_on(c->memcg_fd, c->memcg_len, id, buf, len);
+	return resolve_on(c->mount_fd, c->mount_len, id, buf, len);
+}
+
+static char *resolve(struct fr_cgroup_names *c, uint64_t id)
+{
+	char buf[4096];
+	const char *p = resolve_on(c->mount_fd, c->mount_len, id, buf, sizeof(buf));
+
+	return p ? strdup(p) : NULL;
 }
 
 int fr_cgroup_names_mount_fd(const struct fr_cgroup_names *c)

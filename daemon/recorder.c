@@ -5,6 +5,7 @@
 #include <string.h>
 #include <systemd/sd-id128.h>
 #include <time.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "../lib/chunk.h"
@@ -228,6 +229,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	struct fr_recorder *r = userdata;
 	const struct fr_event_hdr *h = data;
 	struct fr_record rec = {};
+	char memcg[4096];
 
 	if (cpu >= r->ncpu || size < sizeof(*h))
 		return 0;
@@ -275,6 +277,66 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		rec.syscall.nr = e->nr;
 		rec.syscall.duration_ns = e->duration_ns;
 		rec.syscall.ret = e->ret;
+		break;
+	}
+	case FR_EV_OFFCPU:
+	case FR_EV_RUNQ: {
+		const struct fr_event_sched *e = data;
+		if (size < sizeof(*e))
+			return 0;
+		rec.sched.duration_ns = e->duration_ns;
+		break;
+	}
+	case FR_EV_BLOCK: {
+		const struct fr_event_block *e = data;
+		if (size < sizeof(*e))
+			return 0;
+		rec.block.dev = e->dev;
+		rec.block.op = e->op;
+		rec.block.sector = e->sector;
+		rec.block.bytes = e->bytes;
+		rec.block.error = e->error;
+		rec.block.duration_ns = e->duration_ns;
+		break;
+	}
+	case FR_EV_OOM: {
+		const struct fr_event_oom *e = data;
+		if (size < sizeof(*e))
+			return 0;
+		rec.oom.rss_kb = e->rss_pages * (uint64_t)(sysconf(_SC_PAGESIZE) / 1024);
+		rec.oom.memcg_id = e->memcg_id;
+		/* resolve now: the cgroup may be removed soon after the kill */
+		rec.oom.memcg = fr_cgroup_names_memcg(r->cg, e->memcg_id, memcg, sizeof(memcg));
+		if (!rec.oom.memcg)
+			rec.oom.memcg = "";
+		rec.oom.memcg_len = (uint32_t)strlen(rec.oom.memcg);
+		log_notice("OOM kill: %s[%u], memory cgroup %s, rss %" PRIu64 " kB", rec.comm, rec.pid,
+			   *rec.oom.memcg ? rec.oom.memcg : "?", rec.oom.rss_kb);
+		break;
+	}
+	case FR_EV_SIGNAL: {
+		const struct fr_event_signal *e = data;
+		if (size < sizeof(*e))
+			return 0;
+		rec.signal.sig = e->sig;
+		rec.signal.sender_pid = e->sender_pid;
+		rec.signal.code = e->code;
+		rec.signal.result = e->result;
+		rec.signal.sender_comm = e->sender_comm;
+		rec.signal.sender_comm_len = (uint32_t)strnlen(e->sender_comm, FR_COMM_LEN);
+		break;
+	}
+	case FR_EV_TCP: {
+		const struct fr_event_tcp *e = data;
+		if (size < sizeof(*e))
+			return 0;
+		rec.tcp.event = e->event;
+		rec.tcp.state = e->state;
+		rec.tcp.family = e->family;
+		rec.tcp.sport = e->sport;
+		rec.tcp.dport = e->dport;
+		memcpy(rec.tcp.saddr, e->saddr, 16);
+		memcpy(rec.tcp.daddr, e->daddr, 16);
 		break;
 	}
 	default:

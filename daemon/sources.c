@@ -8,22 +8,44 @@
 #include "proc.skel.h"
 #include "sources.h"
 #include "syscall.skel.h"
+#include "sched.skel.h"
+#include "block.skel.h"
+#include "oom.skel.h"
+#include "signal.skel.h"
+#include "tcp.skel.h"
 
 struct fr_sources {
 	struct proc_bpf *proc;
 	struct syscall_bpf *syscall;
+	struct sched_bpf *sched;
+	struct block_bpf *block;
+	struct oom_bpf *oom;
+	struct signal_bpf *signal;
+	struct tcp_bpf *tcp;
 	bool enabled[FR_SRC__MAX];
 };
 
 static const char *const names[FR_SRC__MAX] = {
 	[FR_SRC_PROC] = "proc",
 	[FR_SRC_SYSCALL] = "syscall",
+	[FR_SRC_SCHED] = "sched",
+	[FR_SRC_BLOCK] = "block",
+	[FR_SRC_OOM] = "oom",
+	[FR_SRC_SIGNAL] = "signal",
+	[FR_SRC_TCP] = "tcp",
 };
 
-const char *fr_source_name(unsigned src)
-{
-	return src < FR_SRC__MAX ? names[src] : "unknown";
-}
+/* What each source records, for the log line when it cannot start. */
+static const char *const what[FR_SRC__MAX] = {
+	[FR_SRC_PROC] = "exec, fork, exit",
+	[FR_SRC_SYSCALL] = "raw_tp sys_enter/sys_exit",
+	[FR_SRC_SCHED] = "tp_btf sched_switch/sched_wakeup",
+	[FR_SRC_BLOCK] = "tp_btf block_rq_issue/block_rq_complete",
+	[FR_SRC_OOM] = "tp_btf mark_victim",
+	[FR_SRC_SIGNAL] = "tp_btf signal_generate",
+	[FR_SRC_TCP] = "tp_btf tcp_retransmit_skb/tcp_send_reset/tcp_receive_reset",
+};
+
 
 /* Wake the consumer once a ring is a quarter full; below that the drain
  * timer collects records in batches. */
@@ -49,74 +71,102 @@ static int load_attach(struct bpf_object_skeleton *skel, struct bpf_map *rings,
 	return bpf_object__attach_skeleton(skel);
 }
 
-static int start_proc(struct fr_sources *s, const struct fr_conf *c, const struct fr_rings *r,
-		      pid_t self)
+static void apply_none(void *o, const struct fr_conf *c)
 {
-	struct proc_bpf *o = proc_bpf__open();
-	int k;
-
-	if (!o)
-		return -errno;
-	o->bss->self_tgid = (uint32_t)self;
-	o->bss->wakeup_bytes = wakeup_bytes(c);
-	k = load_attach(o->skeleton, o->maps.rings, o->maps.counters, r);
-	if (k < 0) {
-		proc_bpf__destroy(o);
-		return k;
-	}
-	s->proc = o;
-	return 0;
 }
 
 static void apply_syscall(struct syscall_bpf *o, const struct fr_conf *c)
 {
-	o->bss->wakeup_bytes = wakeup_bytes(c);
 	o->data->threshold_ns = c->syscall_threshold_ns;
 	_Static_assert(sizeof(o->bss->exclude) == sizeof(c->syscall_exclude), "exclude bitmap size");
 	memcpy(o->bss->exclude, c->syscall_exclude, sizeof(o->bss->exclude));
 }
 
-static int start_syscall(struct fr_sources *s, const struct fr_conf *c, const struct fr_rings *r,
-			 pid_t self)
+static void apply_sched(struct sched_bpf *o, const struct fr_conf *c)
 {
-	struct syscall_bpf *o = syscall_bpf__open();
-	int k;
-
-	if (!o)
-		return -errno;
-	o->bss->self_tgid = (uint32_t)self;
-	/* set before load; the skeleton's .bss/.data are then the live
-	 * kernel copies, which is how reload changes them */
-	apply_syscall(o, c);
-	k = load_attach(o->skeleton, o->maps.rings, o->maps.counters, r);
-	if (k < 0) {
-		syscall_bpf__destroy(o);
-		return k;
-	}
-	s->syscall = o;
-	return 0;
+	o->data->offcpu_enabled = c->offcpu_enabled;
+	o->data->offcpu_threshold_ns = c->offcpu_threshold_ns;
+	o->data->runq_enabled = c->runq_enabled;
+	o->data->runq_threshold_ns = c->runq_threshold_ns;
 }
+
+static void apply_block(struct block_bpf *o, const struct fr_conf *c)
+{
+	o->data->threshold_ns = c->block_threshold_ns;
+}
+
+static void apply_signal(struct signal_bpf *o, const struct fr_conf *c)
+{
+	o->data->sigmask = c->signal_mask;
+}
+
+/* One start function per skeleton type: open, set the inputs (before load
+ * they go into the object; after load the skeleton's .bss/.data are the
+ * live kernel copies, which is how reload changes them), load, attach. */
+#define DEFINE_SOURCE(NAME, APPLY)                                                          \
+	static void apply_##NAME##_inputs(struct NAME##_bpf *o, const struct fr_conf *c)     \
+	{                                                                                    \
+		o->bss->wakeup_bytes = wakeup_bytes(c);                                      \
+		APPLY(o, c);                                                                 \
+	}                                                                                    \
+	static int start_##NAME(struct fr_sources *s, const struct fr_conf *c,              \
+				const struct fr_rings *r, pid_t self)                        \
+	{                                                                                    \
+		struct NAME##_bpf *o = NAME##_bpf__open();                                   \
+		int k;                                                                       \
+		if (!o)                                                                      \
+			return -errno;                                                       \
+		o->bss->self_tgid = (uint32_t)self;                                          \
+		apply_##NAME##_inputs(o, c);                                                 \
+		k = load_attach(o->skeleton, o->maps.rings, o->maps.counters, r);            \
+		if (k < 0) {                                                                 \
+			NAME##_bpf__destroy(o);                                              \
+			return k;                                                            \
+		}                                                                            \
+		s->NAME = o;                                                                 \
+		return 0;                                                                    \
+	}
+
+DEFINE_SOURCE(proc, apply_none)
+DEFINE_SOURCE(syscall, apply_syscall)
+DEFINE_SOURCE(sched, apply_sched)
+DEFINE_SOURCE(block, apply_block)
+DEFINE_SOURCE(oom, apply_none)
+DEFINE_SOURCE(signal, apply_signal)
+DEFINE_SOURCE(tcp, apply_none)
 
 int fr_sources_start(const struct fr_conf *c, const struct fr_rings *r, pid_t self,
 		     struct fr_sources **ret)
 {
 	struct fr_sources *s = calloc(1, sizeof(*s));
-	int k;
+	static int (*const start[FR_SRC__MAX])(struct fr_sources *, const struct fr_conf *,
+					       const struct fr_rings *, pid_t) = {
+		[FR_SRC_PROC] = start_proc,
+		[FR_SRC_SYSCALL] = start_syscall,
+		[FR_SRC_SCHED] = start_sched,
+		[FR_SRC_BLOCK] = start_block,
+		[FR_SRC_OOM] = start_oom,
+		[FR_SRC_SIGNAL] = start_signal,
+		[FR_SRC_TCP] = start_tcp,
+	};
 
 	if (!s)
 		return -ENOMEM;
 	s->enabled[FR_SRC_PROC] = c->proc_enabled;
 	s->enabled[FR_SRC_SYSCALL] = c->syscall_enabled;
+	s->enabled[FR_SRC_SCHED] = c->sched_enabled && (c->offcpu_enabled || c->runq_enabled);
+	s->enabled[FR_SRC_BLOCK] = c->block_enabled;
+	s->enabled[FR_SRC_OOM] = c->oom_enabled;
+	s->enabled[FR_SRC_SIGNAL] = c->signal_enabled;
+	s->enabled[FR_SRC_TCP] = c->tcp_enabled;
 
-	if (c->proc_enabled) {
-		k = start_proc(s, c, r, self);
+	for (unsigned i = 0; i < FR_SRC__MAX; i++) {
+		int k;
+		if (!s->enabled[i])
+			continue;
+		k = start[i](s, c, r, self);
 		if (k < 0)
-			log_error_errno(k, "Failed to start source proc (exec, fork, exit): %m");
-	}
-	if (c->syscall_enabled) {
-		k = start_syscall(s, c, r, self);
-		if (k < 0)
-			log_error_errno(k, "Failed to start source syscall (raw_tp sys_enter/sys_exit): %m");
+			log_error_errno(k, "Failed to start source %s (%s): %m", names[i], what[i]);
 	}
 	*ret = s;
 	return 0;
@@ -128,16 +178,37 @@ struct fr_sources *fr_sources_free(struct fr_sources *s)
 		return NULL;
 	proc_bpf__destroy(s->proc);
 	syscall_bpf__destroy(s->syscall);
+	sched_bpf__destroy(s->sched);
+	block_bpf__destroy(s->block);
+	oom_bpf__destroy(s->oom);
+	signal_bpf__destroy(s->signal);
+	tcp_bpf__destroy(s->tcp);
 	free(s);
 	return NULL;
 }
 
 void fr_sources_apply(struct fr_sources *s, const struct fr_conf *c)
 {
-	if (s->syscall)
-		apply_syscall(s->syscall, c);
 	if (s->proc)
-		s->proc->bss->wakeup_bytes = wakeup_bytes(c);
+		apply_proc_inputs(s->proc, c);
+	if (s->syscall)
+		apply_syscall_inputs(s->syscall, c);
+	if (s->sched)
+		apply_sched_inputs(s->sched, c);
+	if (s->block)
+		apply_block_inputs(s->block, c);
+	if (s->oom)
+		apply_oom_inputs(s->oom, c);
+	if (s->signal)
+		apply_signal_inputs(s->signal, c);
+	if (s->tcp)
+		apply_tcp_inputs(s->tcp, c);
+}
+
+static bool attached(const struct fr_sources *s, unsigned src)
+{
+	const void *o[FR_SRC__MAX] = { s->proc, s->syscall, s->sched, s->block, s->oom, s->signal, s->tcp };
+	return src < FR_SRC__MAX && o[src] != NULL;
 }
 
 void fr_sources_state(const struct fr_sources *s, unsigned src, struct fr_source_state *ret)
@@ -146,10 +217,18 @@ void fr_sources_state(const struct fr_sources *s, unsigned src, struct fr_source
 	if (src >= FR_SRC__MAX)
 		return;
 	ret->enabled = s->enabled[src];
-	ret->attached = src == FR_SRC_PROC ? s->proc != NULL : s->syscall != NULL;
+	ret->attached = attached(s, src);
 }
 
 unsigned fr_sources_attached(const struct fr_sources *s)
 {
-	return (s->proc != NULL) + (s->syscall != NULL);
+	unsigned n = 0;
+	for (unsigned i = 0; i < FR_SRC__MAX; i++)
+		n += attached(s, i);
+	return n;
+}
+
+const char *fr_source_name(unsigned src)
+{
+	return src < FR_SRC__MAX ? names[src] : "unknown";
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <libconfig.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ static const char *const default_exclude[] = {
 	"mq_timedreceive", "restart_syscall",
 };
 
-enum kind { K_BOOL, K_INT, K_SIZE, K_DURATION, K_STRING, K_SYSCALLS };
+enum kind { K_BOOL, K_INT, K_SIZE, K_DURATION, K_STRING, K_SYSCALLS, K_SIGNALS };
 
 struct setting {
 	const char *group; /* dotted path of the parent group */
@@ -52,12 +53,24 @@ static const struct setting settings[] = {
 	{ "sources.syscall", "enabled", K_BOOL, 0, 1, OFF(syscall_enabled) },
 	{ "sources.syscall", "threshold", K_DURATION, NSEC_PER_USEC, 3600 * NSEC_PER_SEC, OFF(syscall_threshold_ns) },
 	{ "sources.syscall", "exclude", K_SYSCALLS, 0, 0, OFF(syscall_exclude) },
+	{ "sources.sched", "enabled", K_BOOL, 0, 1, OFF(sched_enabled) },
+	{ "sources.sched", "offcpu", K_BOOL, 0, 1, OFF(offcpu_enabled) },
+	{ "sources.sched", "offcpu_threshold", K_DURATION, NSEC_PER_USEC, 3600 * NSEC_PER_SEC, OFF(offcpu_threshold_ns) },
+	{ "sources.sched", "runq", K_BOOL, 0, 1, OFF(runq_enabled) },
+	{ "sources.sched", "runq_threshold", K_DURATION, NSEC_PER_USEC, 3600 * NSEC_PER_SEC, OFF(runq_threshold_ns) },
+	{ "sources.block", "enabled", K_BOOL, 0, 1, OFF(block_enabled) },
+	{ "sources.block", "threshold", K_DURATION, 0, 3600 * NSEC_PER_SEC, OFF(block_threshold_ns) },
+	{ "sources.oom", "enabled", K_BOOL, 0, 1, OFF(oom_enabled) },
+	{ "sources.signal", "enabled", K_BOOL, 0, 1, OFF(signal_enabled) },
+	{ "sources.signal", "signals", K_SIGNALS, 0, 0, OFF(signal_mask) },
+	{ "sources.tcp", "enabled", K_BOOL, 0, 1, OFF(tcp_enabled) },
 	{ "control", "socket", K_STRING, 0, 0, OFF(socket_path) },
 };
 
 /* Groups that may appear; anything else is unknown. */
 static const char *const groups[] = { "store", "recorder", "sources", "sources.proc",
-				      "sources.syscall", "control" };
+				      "sources.syscall", "sources.sched", "sources.block", "sources.oom",
+				      "sources.signal", "sources.tcp", "control" };
 
 void fr_conf_init_defaults(struct fr_conf *c)
 {
@@ -75,6 +88,18 @@ void fr_conf_init_defaults(struct fr_conf *c)
 		.proc_enabled = true,
 		.syscall_enabled = true,
 		.syscall_threshold_ns = 100 * NSEC_PER_MSEC,
+		.sched_enabled = true,
+		.offcpu_enabled = true,
+		.offcpu_threshold_ns = NSEC_PER_SEC,
+		.runq_enabled = true,
+		.runq_threshold_ns = 50 * NSEC_PER_MSEC,
+		.block_enabled = true,
+		.block_threshold_ns = 50 * NSEC_PER_MSEC,
+		.oom_enabled = true,
+		.signal_enabled = true,
+		.signal_mask = (1ULL << SIGSEGV) | (1ULL << SIGBUS) | (1ULL << SIGILL) | (1ULL << SIGFPE) |
+			       (1ULL << SIGABRT) | (1ULL << SIGKILL) | (1ULL << SIGSYS),
+		.tcp_enabled = true,
 		.socket_path = strdup(FR_SOCKET_DEFAULT_PATH),
 	};
 	for (size_t i = 0; i < ELEMENTSOF(default_exclude); i++) {
@@ -213,6 +238,29 @@ static int apply(struct ctx *x, struct fr_conf *c, const struct setting *d, conf
 			return -ENOMEM;
 		free(*(char **)target);
 		*(char **)target = dup;
+		return 0;
+	}
+	case K_SIGNALS: {
+		uint64_t *mask = target;
+		if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
+			return fail(x, s, "'%s' must be an array of signal names such as \"SIGSEGV\"", name);
+		*mask = 0;
+		for (int i = 0; i < config_setting_length(s); i++) {
+			config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+			const char *sn;
+			int n = 0;
+			if (config_setting_type(e) != CONFIG_TYPE_STRING)
+				return fail(x, e, "'%s' must contain signal names as strings", name);
+			sn = config_setting_get_string(e);
+			for (int k = 1; k < 64 && !n; k++) {
+				const char *ab = sigabbrev_np(k);
+				if (ab && strncmp(sn, "SIG", 3) == 0 && strcmp(sn + 3, ab) == 0)
+					n = k;
+			}
+			if (!n)
+				return fail(x, e, "'%s': unknown signal \"%s\" (names such as \"SIGSEGV\")", name, sn);
+			*mask |= 1ULL << n;
+		}
 		return 0;
 	}
 	case K_SYSCALLS: {

@@ -35,6 +35,18 @@ struct fr_conf {
 	uint64_t syscall_threshold_ns;
 	uint64_t syscall_exclude[FR_CONF_SYSCALL_MAX / 64];
 
+	bool sched_enabled;
+	bool offcpu_enabled;
+	uint64_t offcpu_threshold_ns;
+	bool runq_enabled;
+	uint64_t runq_threshold_ns;
+	bool block_enabled;
+	uint64_t block_threshold_ns;
+	bool oom_enabled;
+	bool signal_enabled;
+	uint64_t signal_mask;    /* bit n: signal n is recorded */
+	bool tcp_enabled;
+
 	char *socket_path;
 };
 

@@ -24,9 +24,17 @@ static const char *const type_names[] = {
 	[FR_REC_EXIT] = "exit",
 	[FR_REC_FORK] = "fork",
 	[FR_REC_SYSCALL] = "syscall",
+	[FR_REC_OFFCPU] = "offcpu",
+	[FR_REC_RUNQ] = "runq",
+	[FR_REC_BLOCK] = "block",
+	[FR_REC_OOM] = "oom",
+	[FR_REC_SIGNAL] = "signal",
+	[FR_REC_TCP] = "tcp",
 	[FR_REC_GAP] = "gap",
 	[FR_REC_CGROUP] = "cgroup",
 	[FR_REC_PROCESS] = "process",
+	[FR_REC_MARK] = "mark",
+	[FR_REC_METRICS] = "metrics",
 };
 
 const char *fr_record_type_name(uint16_t type)
@@ -100,6 +108,16 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 		n += r->cgroup.path_len + 5;
 	else if (r->type == FR_REC_PROCESS)
 		n += r->process.exe_len + r->process.args_len + 3 * 5;
+	else if (r->type == FR_REC_OOM)
+		n += r->oom.memcg_len + 5;
+	else if (r->type == FR_REC_SIGNAL)
+		n += r->signal.sender_comm_len + 5;
+	else if (r->type == FR_REC_TCP)
+		n += 2 * 16 + 8;
+	else if (r->type == FR_REC_MARK)
+		n += r->mark.text_len + 5;
+	else if (r->type == FR_REC_METRICS)
+		n += r->metrics.json_len + 5;
 	return n;
 }
 
@@ -134,6 +152,45 @@ int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8
 		put_varint(&w, r->syscall.nr);
 		put_varint(&w, r->syscall.duration_ns);
 		put_svarint(&w, r->syscall.ret);
+		break;
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ:
+		put_varint(&w, r->sched.duration_ns);
+		break;
+	case FR_REC_BLOCK:
+		put_varint(&w, r->block.dev);
+		put_varint(&w, r->block.op);
+		put_varint(&w, r->block.sector);
+		put_varint(&w, r->block.bytes);
+		put_svarint(&w, r->block.error);
+		put_varint(&w, r->block.duration_ns);
+		break;
+	case FR_REC_OOM:
+		put_varint(&w, r->oom.rss_kb);
+		put_varint(&w, r->oom.memcg_id);
+		put_str(&w, r->oom.memcg, r->oom.memcg_len);
+		break;
+	case FR_REC_SIGNAL:
+		put_varint(&w, r->signal.sig);
+		put_varint(&w, r->signal.sender_pid);
+		put_svarint(&w, r->signal.code);
+		put_svarint(&w, r->signal.result);
+		put_str(&w, r->signal.sender_comm, r->signal.sender_comm_len);
+		break;
+	case FR_REC_TCP:
+		put_u8(&w, r->tcp.event);
+		put_u8(&w, r->tcp.state);
+		put_varint(&w, r->tcp.family);
+		put_varint(&w, r->tcp.sport);
+		put_varint(&w, r->tcp.dport);
+		put_bytes(&w, r->tcp.saddr, r->tcp.family == 10 ? 16 : 4);
+		put_bytes(&w, r->tcp.daddr, r->tcp.family == 10 ? 16 : 4);
+		break;
+	case FR_REC_MARK:
+		put_str(&w, r->mark.text, r->mark.text_len);
+		break;
+	case FR_REC_METRICS:
+		put_str(&w, r->metrics.json, r->metrics.json_len);
 		break;
 	case FR_REC_GAP:
 		put_varint(&w, r->gap.lost);
@@ -252,6 +309,53 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 		rec.syscall.nr = (uint32_t)get_varint(&r);
 		rec.syscall.duration_ns = get_varint(&r);
 		rec.syscall.ret = get_svarint(&r);
+		break;
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ:
+		rec.sched.duration_ns = get_varint(&r);
+		break;
+	case FR_REC_BLOCK:
+		rec.block.dev = (uint32_t)get_varint(&r);
+		rec.block.op = (uint32_t)get_varint(&r);
+		rec.block.sector = get_varint(&r);
+		rec.block.bytes = (uint32_t)get_varint(&r);
+		rec.block.error = (int32_t)get_svarint(&r);
+		rec.block.duration_ns = get_varint(&r);
+		break;
+	case FR_REC_OOM:
+		rec.oom.rss_kb = get_varint(&r);
+		rec.oom.memcg_id = get_varint(&r);
+		rec.oom.memcg = get_str(&r, &rec.oom.memcg_len);
+		break;
+	case FR_REC_SIGNAL:
+		rec.signal.sig = (uint32_t)get_varint(&r);
+		rec.signal.sender_pid = (uint32_t)get_varint(&r);
+		rec.signal.code = (int32_t)get_svarint(&r);
+		rec.signal.result = (int32_t)get_svarint(&r);
+		rec.signal.sender_comm = get_str(&r, &rec.signal.sender_comm_len);
+		break;
+	case FR_REC_TCP: {
+		size_t alen;
+		rec.tcp.event = get_u8(&r);
+		rec.tcp.state = get_u8(&r);
+		rec.tcp.family = (uint16_t)get_varint(&r);
+		rec.tcp.sport = (uint16_t)get_varint(&r);
+		rec.tcp.dport = (uint16_t)get_varint(&r);
+		alen = rec.tcp.family == 10 ? 16 : 4;
+		if (r.bad || 2 * alen > r.len - r.pos) {
+			r.bad = 1;
+			break;
+		}
+		memcpy(rec.tcp.saddr, r.buf + r.pos, alen);
+		memcpy(rec.tcp.daddr, r.buf + r.pos + alen, alen);
+		r.pos += 2 * alen;
+		break;
+	}
+	case FR_REC_MARK:
+		rec.mark.text = get_str(&r, &rec.mark.text_len);
+		break;
+	case FR_REC_METRICS:
+		rec.metrics.json = get_str(&r, &rec.metrics.json_len);
 		break;
 	case FR_REC_GAP:
 		rec.gap.lost = get_varint(&r);

@@ -17,9 +17,17 @@ enum fr_record_type {
 	FR_REC_EXIT = 2,
 	FR_REC_FORK = 3,
 	FR_REC_SYSCALL = 4,
+	FR_REC_OFFCPU = 5,
+	FR_REC_RUNQ = 6,
+	FR_REC_BLOCK = 7,
+	FR_REC_OOM = 8,
+	FR_REC_SIGNAL = 9,
+	FR_REC_TCP = 10,
 	FR_REC_GAP = 64,    /* records lost on this CPU since the previous gap */
 	FR_REC_CGROUP = 65, /* metadata: cgroup id -> path, once per chunk */
 	FR_REC_PROCESS = 66,/* metadata: a live process, in keyframes */
+	FR_REC_MARK = 67,   /* an annotation (frctl mark, the annotation socket) */
+	FR_REC_METRICS = 68,/* system metrics, a JSON object */
 };
 
 #define FR_REC_COMM_MAX 16
@@ -57,6 +65,46 @@ struct fr_record {
 			uint64_t duration_ns;
 			int64_t ret;
 		} syscall;
+		struct {
+			uint64_t duration_ns;
+		} sched; /* offcpu, runq */
+		struct {
+			uint32_t dev; /* kernel dev_t: major << 20 | minor */
+			uint32_t op;
+			uint64_t sector;
+			uint32_t bytes;
+			int32_t error;
+			uint64_t duration_ns;
+		} block;
+		struct {
+			uint64_t rss_kb;
+			uint64_t memcg_id;
+			uint32_t memcg_len;
+			const char *memcg; /* path, may be empty */
+		} oom;
+		struct {
+			uint32_t sig;
+			uint32_t sender_pid;
+			int32_t code;
+			int32_t result;
+			uint32_t sender_comm_len;
+			const char *sender_comm;
+		} signal;
+		struct {
+			uint8_t event; /* FR_TCP_* of bpf/event.h */
+			uint8_t state;
+			uint16_t family;
+			uint16_t sport, dport;
+			uint8_t saddr[16], daddr[16];
+		} tcp;
+		struct {
+			uint32_t text_len;
+			const char *text;
+		} mark;
+		struct {
+			uint32_t json_len;
+			const char *json; /* one JSON object */
+		} metrics;
 		struct {
 			uint64_t lost;
 		} gap;

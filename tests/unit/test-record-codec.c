@@ -8,11 +8,15 @@
 #include "test.h"
 
 static const char args[] = "ls\0-l\0/tmp";
+static const uint16_t types[] = { FR_REC_EXEC, FR_REC_EXIT, FR_REC_FORK, FR_REC_SYSCALL, FR_REC_GAP,
+				  FR_REC_CGROUP, FR_REC_PROCESS, FR_REC_OFFCPU, FR_REC_RUNQ, FR_REC_BLOCK,
+				  FR_REC_OOM, FR_REC_SIGNAL, FR_REC_TCP, FR_REC_MARK, FR_REC_METRICS };
+#define NTYPES (sizeof(types) / sizeof(types[0]))
 
 static void fill(struct fr_record *r, unsigned i)
 {
 	memset(r, 0, sizeof(*r));
-	r->type = (uint16_t[]){ FR_REC_EXEC, FR_REC_EXIT, FR_REC_FORK, FR_REC_SYSCALL, FR_REC_GAP, FR_REC_CGROUP, FR_REC_PROCESS }[i % 7];
+	r->type = types[i % NTYPES];
 	/* non-monotonic timestamps: syscall records are stamped at their start */
 	r->ts = 1000000000ULL + (i % 3 == 1 ? 0 : i * 7919ULL);
 	r->pid = 1000 + i;
@@ -40,6 +44,51 @@ static void fill(struct fr_record *r, unsigned i)
 	case FR_REC_CGROUP:
 		r->cgroup.path = "/system.slice/x.service";
 		r->cgroup.path_len = 23;
+		break;
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ:
+		r->sched.duration_ns = 123456789 + i;
+		break;
+	case FR_REC_BLOCK:
+		r->block.dev = (8u << 20) | 16;
+		r->block.op = 1;
+		r->block.sector = 1ULL << 40;
+		r->block.bytes = 1 << 20;
+		r->block.error = -5;
+		r->block.duration_ns = 2000000;
+		break;
+	case FR_REC_OOM:
+		r->oom.rss_kb = 65536;
+		r->oom.memcg_id = 4242;
+		r->oom.memcg = "/fr-oom";
+		r->oom.memcg_len = 7;
+		break;
+	case FR_REC_SIGNAL:
+		r->signal.sig = 11;
+		r->signal.sender_pid = 99;
+		r->signal.code = -6;
+		r->signal.result = 0;
+		r->signal.sender_comm = "kernel";
+		r->signal.sender_comm_len = 6;
+		break;
+	case FR_REC_TCP:
+		r->tcp.event = 1;
+		r->tcp.state = 1;
+		r->tcp.family = i % 2 ? 2 : 10;
+		r->tcp.sport = 443;
+		r->tcp.dport = 51234;
+		for (int k = 0; k < (r->tcp.family == 10 ? 16 : 4); k++) {
+			r->tcp.saddr[k] = (uint8_t)(k + 1);
+			r->tcp.daddr[k] = (uint8_t)(200 - k);
+		}
+		break;
+	case FR_REC_MARK:
+		r->mark.text = "deploy v1.2.3 started";
+		r->mark.text_len = 21;
+		break;
+	case FR_REC_METRICS:
+		r->metrics.json = "{\"load\":[0.1,0.2,0.3]}";
+		r->metrics.json_len = 22;
 		break;
 	case FR_REC_PROCESS:
 		r->process.ppid = 77;
@@ -80,6 +129,35 @@ static void check_same(const struct fr_record *a, const struct fr_record *b)
 		CHECK_EQ(a->cgroup.path_len, b->cgroup.path_len);
 		CHECK(memcmp(a->cgroup.path, b->cgroup.path, a->cgroup.path_len) == 0);
 		break;
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ:
+		CHECK_EQ(a->sched.duration_ns, b->sched.duration_ns);
+		break;
+	case FR_REC_BLOCK:
+		CHECK(memcmp(&a->block, &b->block, sizeof(a->block)) == 0);
+		break;
+	case FR_REC_OOM:
+		CHECK_EQ(a->oom.rss_kb, b->oom.rss_kb);
+		CHECK_EQ(a->oom.memcg_id, b->oom.memcg_id);
+		CHECK(a->oom.memcg_len == b->oom.memcg_len && !memcmp(a->oom.memcg, b->oom.memcg, a->oom.memcg_len));
+		break;
+	case FR_REC_SIGNAL:
+		CHECK_EQ(a->signal.sig, b->signal.sig);
+		CHECK_EQ(a->signal.sender_pid, b->signal.sender_pid);
+		CHECK_EQ(a->signal.code, b->signal.code);
+		CHECK(a->signal.sender_comm_len == b->signal.sender_comm_len &&
+		      !memcmp(a->signal.sender_comm, b->signal.sender_comm, a->signal.sender_comm_len));
+		break;
+	case FR_REC_TCP:
+		CHECK(memcmp(&a->tcp, &b->tcp, sizeof(a->tcp)) == 0);
+		break;
+	case FR_REC_MARK:
+		CHECK(a->mark.text_len == b->mark.text_len && !memcmp(a->mark.text, b->mark.text, a->mark.text_len));
+		break;
+	case FR_REC_METRICS:
+		CHECK(a->metrics.json_len == b->metrics.json_len &&
+		      !memcmp(a->metrics.json, b->metrics.json, a->metrics.json_len));
+		break;
 	case FR_REC_PROCESS:
 		CHECK_EQ(a->process.ppid, b->process.ppid);
 		CHECK_EQ(a->process.exe_len, b->process.exe_len);
@@ -92,7 +170,7 @@ static void check_same(const struct fr_record *a, const struct fr_record *b)
 
 int main(void)
 {
-	enum { N = 60 };
+	enum { N = 90 };
 	struct fr_codec_state enc = {}, dec = {};
 	struct fr_record in[N], out;
 	uint8_t buf[8192];
@@ -118,7 +196,7 @@ int main(void)
 	CHECK_EQ(s2.prev_ts, 0);
 
 	/* every truncation of a record is refused, never over-read */
-	for (unsigned i = 0; i < 7; i++) {
+	for (unsigned i = 0; i < NTYPES; i++) {
 		struct fr_codec_state e = {};
 		uint8_t one[1024];
 		int n = fr_record_encode(&e, &in[i], one, sizeof(one), 0);

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Scheduler latency.  Off-CPU: a task that blocks (switched out not
+ * runnable) is stamped; when it next runs, the interval is reported if
+ * longer than offcpu_threshold_ns.  Run queue: a task woken, or preempted
+ * while runnable, is stamped; when it gets the CPU, the wait is reported if
+ * longer than runq_threshold_ns.  Per-task state in task storage; the
+ * record's time is the start of the interval.
+ */
+#include "emit.bpf.h"
+
+struct fr_sched_state {
+	__u64 offcpu_ts; /* blocked since */
+	__u64 runq_ts;   /* runnable, waiting for a CPU, since */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct fr_sched_state);
+} sched_state SEC(".maps");
+
+/* inputs */
+__u64 offcpu_threshold_ns = 1000000000;
+__u64 runq_threshold_ns = 100000000;
+bool offcpu_enabled = true;
+bool runq_enabled = true;
+
+static __always_inline struct fr_sched_state *state(struct task_struct *t, bool create)
+{
+	struct fr_sched_state *s = bpf_task_storage_get(&sched_state, t, 0,
+							 create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	struct fr_counters *c;
+
+	if (!s && create) {
+		c = fr_counters(FR_SRC_SCHED);
+		if (c)
+			c->untracked++;
+	}
+	return s;
+}
+
+static __always_inline bool is_self(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, tgid) == self_tgid;
+}
+
+static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start, __u64 now)
+{
+	struct fr_event_sched *e;
+	void *ring;
+
+	e = fr_reserve(sizeof(*e), FR_SRC_SCHED, &ring);
+	if (!e)
+		return;
+	fr_fill_hdr_task(&e->hdr, type, t);
+	e->hdr.ts = start;
+	e->duration_ns = now - start;
+	fr_submit(e, ring);
+}
+
+/* a runnable task is about to wait for a CPU */
+static __always_inline void mark_runnable(struct task_struct *t)
+{
+	struct fr_sched_state *s;
+
+	if (!runq_enabled || BPF_CORE_READ(t, pid) == 0 || is_self(t))
+		return;
+	s = state(t, true);
+	if (s)
+		s->runq_ts = bpf_ktime_get_boot_ns();
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(fr_wakeup, struct task_struct *p)
+{
+	mark_runnable(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(fr_wakeup_new, struct task_struct *p)
+{
+	mark_runnable(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_boot_ns();
+	struct fr_sched_state *s;
+
+	/* prev leaves the CPU: still runnable (preempted) or blocked */
+	if (BPF_CORE_READ(prev, pid) != 0 && !is_self(prev)) {
+		if (prev_state == 0 /* TASK_RUNNING */) {
+			mark_runnable(prev);
+		} else if (offcpu_enabled) {
+			s = state(prev, true);
+			if (s)
+				s->offcpu_ts = now;
+		}
+	}
+
+	/* next gets the CPU: close its intervals */
+	if (BPF_CORE_READ(next, pid) == 0 || is_self(next))
+		return 0;
+	s = state(next, false);
+	if (!s)
+		return 0;
+	if (s->runq_ts) {
+		if (now - s->runq_ts >= runq_threshold_ns)
+			emit(next, FR_EV_RUNQ, s->runq_ts, now);
+		s->runq_ts = 0;
+	}
+	if (s->offcpu_ts) {
+		if (now - s->offcpu_ts >= offcpu_threshold_ns)
+			emit(next, FR_EV_OFFCPU, s->offcpu_ts, now);
+		s->offcpu_ts = 0;
+	}
+	return 0;
+}
