@@ -49,6 +49,7 @@ static void help(void)
 	       "  dump      print records of a time window (text or JSON Lines)\n"
 	       "  status    daemon state, record rates, losses, store use and time span\n"
 	       "  boots     the boots the store holds records of (for dump --boot)\n"
+	       "  mark TEXT write an annotation into the recording\n"
 	       "\n"
 	       "Global options (also accepted after the verb):\n"
 	       "  -c, --config FILE   configuration (default %s)\n"
@@ -178,6 +179,8 @@ int main(int argc, char **argv)
 		k = verb_status(&f, argc, argv);
 	else if (strcmp(verb, "boots") == 0)
 		k = verb_boots(&f, argc, argv);
+	else if (strcmp(verb, "mark") == 0)
+		k = verb_mark(&f, argc, argv);
 	else {
 		frctl_error("unknown verb '%s'. Try 'frctl --help'.", verb);
 		k = EXIT_USAGE;

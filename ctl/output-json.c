@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* --format json: one JSON object per record; field names are an API
  * (DESIGN.md, frctl(1)). */
+#include <arpa/inet.h>
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdint.h>
@@ -11,21 +12,6 @@
 #include "../lib/parse.h"
 #include "../lib/syscall-names.h"
 #include "frctl.h"
-
-const char *fr_signal_name(int sig, char *buf, size_t len)
-{
-	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
-
-	if (abbrev)
-		snprintf(buf, len, "SIG%s", abbrev);
-	else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
-		snprintf(buf, len, "SIGRTMIN+%d", sig - SIGRTMIN);
-	else if (sig > 0)
-		snprintf(buf, len, "SIG%d", sig);
-	else
-		return NULL;
-	return buf;
-}
 
 /* Length of the valid UTF-8 sequence at p (1-4), or 0 if invalid
  * (overlongs, surrogates and values past U+10FFFF are invalid). */
@@ -108,7 +94,7 @@ struct json_object *fr_record_to_json(const struct fr_window *w, const struct fr
 {
 	const struct fr_record *r = &e->r;
 	struct json_object *o = json_object_new_object();
-	char buf[64];
+	char buf[INET6_ADDRSTRLEN + 64];
 	sd_id128_t boot;
 
 	json_object_object_add(o, "type", json_object_new_string(fr_record_type_name(r->type)));
@@ -150,6 +136,57 @@ struct json_object *fr_record_to_json(const struct fr_window *w, const struct fr
 		json_object_object_add(o, "nr", json_object_new_int64(r->syscall.nr));
 		json_object_object_add(o, "duration_ns", json_object_new_uint64(r->syscall.duration_ns));
 		json_object_object_add(o, "ret", json_object_new_int64(r->syscall.ret));
+		break;
+	}
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ:
+		json_object_object_add(o, "duration_ns", json_object_new_uint64(r->sched.duration_ns));
+		break;
+	case FR_REC_BLOCK:
+		json_object_object_add(o, "dev", json_object_new_string(fr_format_dev(r->block.dev, buf, sizeof(buf))));
+		json_object_object_add(o, "op", json_object_new_string(fr_block_op_name(r->block.op)));
+		json_object_object_add(o, "sector", json_object_new_uint64(r->block.sector));
+		json_object_object_add(o, "bytes", json_object_new_uint64(r->block.bytes));
+		json_object_object_add(o, "duration_ns", json_object_new_uint64(r->block.duration_ns));
+		json_object_object_add(o, "error", json_object_new_int(r->block.error));
+		break;
+	case FR_REC_OOM:
+		json_object_object_add(o, "memcg", r->oom.memcg_len ? str_n(r->oom.memcg, r->oom.memcg_len) : NULL);
+		json_object_object_add(o, "memcg_id", json_object_new_uint64(r->oom.memcg_id));
+		json_object_object_add(o, "rss_kb", json_object_new_uint64(r->oom.rss_kb));
+		break;
+	case FR_REC_SIGNAL: {
+		const char *name = fr_signal_name((int)r->signal.sig, buf, sizeof(buf));
+		json_object_object_add(o, "signal", name ? json_object_new_string(name) : NULL);
+		json_object_object_add(o, "signal_number", json_object_new_int((int)r->signal.sig));
+		json_object_object_add(o, "sender_pid", json_object_new_int64(r->signal.sender_pid));
+		json_object_object_add(o, "sender_comm", str_n(r->signal.sender_comm, r->signal.sender_comm_len));
+		json_object_object_add(o, "code", json_object_new_int(r->signal.code));
+		break;
+	}
+	case FR_REC_TCP:
+		json_object_object_add(o, "event", json_object_new_string(fr_tcp_event_name(r->tcp.event)));
+		json_object_object_add(o, "saddr", json_object_new_string(fr_format_addr(r->tcp.family, r->tcp.saddr, buf, sizeof(buf))));
+		json_object_object_add(o, "sport", json_object_new_int(r->tcp.sport));
+		json_object_object_add(o, "daddr", json_object_new_string(fr_format_addr(r->tcp.family, r->tcp.daddr, buf, sizeof(buf))));
+		json_object_object_add(o, "dport", json_object_new_int(r->tcp.dport));
+		json_object_object_add(o, "state", json_object_new_string(fr_tcp_state_name(r->tcp.state)));
+		break;
+	case FR_REC_MARK:
+		json_object_object_add(o, "text", str_n(r->mark.text, r->mark.text_len));
+		break;
+	case FR_REC_METRICS: {
+		/* nested objects per subsystem, at the top level of the record */
+		char *copy = strndup(r->metrics.json, r->metrics.json_len);
+		struct json_object *m = copy ? json_tokener_parse(copy) : NULL;
+		free(copy);
+		if (m && json_object_is_type(m, json_type_object)) {
+			json_object_object_foreach(m, key, val) {
+				if (!json_object_object_get_ex(o, key, NULL))
+					json_object_object_add(o, key, json_object_get(val));
+			}
+		}
+		json_object_put(m);
 		break;
 	}
 	case FR_REC_GAP:

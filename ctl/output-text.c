@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* --format text: one line per record for people; may change between
  * versions (scripts use --format json). */
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
 
+#include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "../lib/syscall-names.h"
 #include "frctl.h"
@@ -83,6 +85,46 @@ void fr_record_print_text(FILE *out, const struct fr_window *w, const struct fr_
 			r->syscall.ret);
 		break;
 	}
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ:
+		fprintf(out, "%s %s", r->type == FR_REC_OFFCPU ? "blocked for" : "waited for a CPU for",
+			fr_format_duration(r->sched.duration_ns, buf, sizeof(buf)));
+		break;
+	case FR_REC_BLOCK: {
+		char dev[32];
+		fprintf(out, "%s %s sector=%" PRIu64 " bytes=%u took %s%s", fr_format_dev(r->block.dev, dev, sizeof(dev)),
+			fr_block_op_name(r->block.op), r->block.sector, r->block.bytes,
+			fr_format_duration(r->block.duration_ns, buf, sizeof(buf)), r->block.error ? " ERROR" : "");
+		break;
+	}
+	case FR_REC_OOM:
+		fputs("OOM-killed, memcg=", out);
+		print_safe(out, r->oom.memcg_len ? r->oom.memcg : "?", r->oom.memcg_len ? r->oom.memcg_len : 1);
+		fprintf(out, " rss=%" PRIu64 "kB", r->oom.rss_kb);
+		break;
+	case FR_REC_SIGNAL:
+		fprintf(out, "%s from ", fr_signal_name((int)r->signal.sig, buf, sizeof(buf)));
+		print_safe(out, r->signal.sender_comm, r->signal.sender_comm_len);
+		fprintf(out, "[%u]", r->signal.sender_pid);
+		break;
+	case FR_REC_TCP: {
+		char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+		fprintf(out, "%s %s:%u -> %s:%u %s", fr_tcp_event_name(r->tcp.event),
+			fr_format_addr(r->tcp.family, r->tcp.saddr, a, sizeof(a)), r->tcp.sport,
+			fr_format_addr(r->tcp.family, r->tcp.daddr, b, sizeof(b)), r->tcp.dport,
+			fr_tcp_state_name(r->tcp.state));
+		break;
+	}
+	case FR_REC_MARK:
+		fputs("\"", out);
+		print_safe(out, r->mark.text, r->mark.text_len);
+		fputs("\"", out);
+		break;
+	case FR_REC_METRICS:
+		print_safe(out, r->metrics.json, MIN(r->metrics.json_len, 200u));
+		if (r->metrics.json_len > 200)
+			fputs("…", out);
+		break;
 	case FR_REC_GAP:
 		fprintf(out, "*** %" PRIu64 " records lost on this CPU ***", r->gap.lost);
 		break;

@@ -65,7 +65,10 @@ static int on_connection(sd_event_source *s, int fd, uint32_t revents, void *use
 		reply_error(cfd, "malformed request: expected a JSON object");
 		return 0;
 	}
-	resp = c->h(req, c->userdata);
+	struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	socklen_t cl = sizeof(cred);
+	(void)getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &cl);
+	resp = c->h(req, &cred, c->userdata);
 	json_object_put(req);
 	if (!resp) {
 		reply_error(cfd, "internal error");

@@ -12,8 +12,12 @@
 
 struct fr_control;
 
-/* Builds the reply to @req; returns a new object (or NULL: internal error). */
-typedef struct json_object *(*fr_control_handler)(struct json_object *req, void *userdata);
+#include <sys/socket.h>
+
+/* Builds the reply to @req from the peer @cred (SO_PEERCRED); returns a
+ * new object (or NULL: internal error). */
+typedef struct json_object *(*fr_control_handler)(struct json_object *req, const struct ucred *cred,
+						  void *userdata);
 
 int fr_control_new(sd_event *e, const char *path, fr_control_handler h, void *userdata,
 		   struct fr_control **ret);

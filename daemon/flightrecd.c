@@ -23,6 +23,7 @@
 #include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "../lib/store-writer.h"
+#include "annotate.h"
 #include "control.h"
 #include "log.h"
 #include "recorder.h"
@@ -45,6 +46,8 @@ struct daemon {
 	struct fr_sources *sources;
 	struct fr_recorder *rec;
 	struct fr_control *control;
+	struct fr_annotate *annotate;
+	char *annotate_path;
 	sd_event_source *ring_src, *writer_src, *drain_timer, *sync_timer, *status_timer, *keyframe_timer;
 
 	uint64_t start_mono;
@@ -269,10 +272,17 @@ static struct json_object *status_json(struct daemon *d)
 	return o;
 }
 
-static struct json_object *on_control(struct json_object *req, void *userdata)
+static struct json_object *reply_error(const char *msg)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	return o;
+}
+
+static struct json_object *on_control(struct json_object *req, const struct ucred *cred, void *userdata)
 {
 	struct daemon *d = userdata;
-	struct json_object *verb, *o;
+	struct json_object *verb, *o, *text;
 
 	if (!json_object_object_get_ex(req, "verb", &verb) || !json_object_is_type(verb, json_type_string)) {
 		o = json_object_new_object();
@@ -281,9 +291,28 @@ static struct json_object *on_control(struct json_object *req, void *userdata)
 	}
 	if (strcmp(json_object_get_string(verb), "status") == 0)
 		return status_json(d);
+	if (strcmp(json_object_get_string(verb), "mark") == 0) {
+		if (!json_object_object_get_ex(req, "text", &text) || !json_object_is_type(text, json_type_string))
+			return reply_error("mark needs a \"text\" string");
+		size_t len = (size_t)json_object_get_string_len(text);
+		if (len == 0)
+			return reply_error("mark text is empty");
+		if (len > FR_ANNOTATION_MAX)
+			return reply_error("mark text is longer than 1024 bytes");
+		fr_recorder_mark(d->rec, (uint32_t)cred->pid, json_object_get_string(text), len);
+		o = json_object_new_object();
+		json_object_object_add(o, "ok", json_object_new_boolean(1));
+		return o;
+	}
 	o = json_object_new_object();
 	json_object_object_add(o, "error", json_object_new_string("unknown verb"));
 	return o;
+}
+
+static void on_annotation(uint32_t pid, const char *text, size_t len, void *userdata)
+{
+	struct daemon *d = userdata;
+	fr_recorder_mark(d->rec, pid, text, len);
 }
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -416,6 +445,9 @@ static int run(struct daemon *d)
 	k = fr_control_new(d->event, d->socket_path, on_control, d, &d->control);
 	if (k < 0)
 		return log_error_errno(k, "Failed to listen on control socket %s: %m", d->socket_path);
+	k = fr_annotate_new(d->event, d->annotate_path, on_annotation, d, &d->annotate);
+	if (k < 0)
+		return log_error_errno(k, "Failed to open annotation socket %s: %m", d->annotate_path);
 
 	/* the first keyframe names everything that ran before us */
 	k = fr_recorder_keyframe(d->rec);
@@ -442,6 +474,8 @@ static int run(struct daemon *d)
 static void daemon_done(struct daemon *d)
 {
 	fr_control_free(d->control);
+	fr_annotate_free(d->annotate);
+	free(d->annotate_path);
 	sd_event_source_disable_unref(d->ring_src);
 	sd_event_source_disable_unref(d->writer_src);
 	sd_event_source_disable_unref(d->drain_timer);
@@ -543,6 +577,13 @@ int main(int argc, char **argv)
 				return 1;
 		} else
 			d.socket_path = strdup(d.conf.socket_path);
+	}
+	/* the annotation socket lives beside the control socket */
+	{
+		const char *slash = strrchr(d.socket_path, '/');
+		int dir = slash ? (int)(slash - d.socket_path) : 0;
+		if (asprintf(&d.annotate_path, "%.*s%sannotate.sock", dir, d.socket_path, slash ? "/" : "") < 0)
+			return 1;
 	}
 	k = run(&d);
 	daemon_done(&d);

@@ -92,6 +92,28 @@ static void scan_one(int proc_fd, const char *name, int mount_fd, uint64_t ts, f
 	cb(&r, userdata);
 }
 
+void fr_keyframe_attribute(int cgroup_mount_fd, uint32_t pid, struct fr_record *r)
+{
+	char path[32], comm[FR_REC_COMM_MAX + 2];
+	_cleanup_close_ int dfd = -EBADF;
+	ssize_t n;
+
+	r->pid = r->tid = pid;
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	n = read_proc(dfd, "comm", comm, sizeof(comm) - 1);
+	if (n > 0) {
+		while (n > 0 && comm[n - 1] == '\n')
+			n--;
+		r->comm_len = (uint8_t)MIN((size_t)n, (size_t)FR_REC_COMM_MAX);
+		memcpy(r->comm, comm, r->comm_len);
+		r->comm[r->comm_len] = 0;
+	}
+	r->cgroup_id = cgroup_id(dfd, cgroup_mount_fd);
+}
+
 int fr_keyframe_scan(int cgroup_mount_fd, uint64_t ts, fr_keyframe_cb cb, void *userdata)
 {
 	_cleanup_close_ int proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -20,4 +20,9 @@ typedef void (*fr_keyframe_cb)(const struct fr_record *r, void *userdata);
  * /proc/PID/cgroup paths into cgroup ids. */
 int fr_keyframe_scan(int cgroup_mount_fd, uint64_t ts, fr_keyframe_cb cb, void *userdata);
 
+/* Fills @r's pid, tid, comm and cgroup id for process @pid from /proc (for
+ * records made in user space, such as marks).  Fields stay 0/empty when
+ * the process is gone. */
+void fr_keyframe_attribute(int cgroup_mount_fd, uint32_t pid, struct fr_record *r);
+
 #endif

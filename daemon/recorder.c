@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-id128.h>
@@ -201,6 +202,28 @@ static void on_process(const struct fr_record *rec, void *userdata)
 	struct fr_recorder *r = userdata;
 
 	(void)add_to(r, r->meta, NULL, rec);
+}
+
+static unsigned this_cpu(struct fr_recorder *r)
+{
+	int c = sched_getcpu();
+	return c >= 0 && (unsigned)c < r->ncpu ? (unsigned)c : 0;
+}
+
+void fr_recorder_add_user(struct fr_recorder *r, const struct fr_record *rec)
+{
+	add_record(r, this_cpu(r), rec);
+}
+
+void fr_recorder_mark(struct fr_recorder *r, uint32_t pid, const char *text, size_t len)
+{
+	struct fr_record rec = { .type = FR_REC_MARK, .ts = now_ns(CLOCK_BOOTTIME) };
+
+	if (pid)
+		fr_keyframe_attribute(fr_cgroup_names_mount_fd(r->cg), pid, &rec);
+	rec.mark.text = text;
+	rec.mark.text_len = (uint32_t)len;
+	fr_recorder_add_user(r, &rec);
 }
 
 int fr_recorder_keyframe(struct fr_recorder *r)

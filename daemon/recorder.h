@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "../lib/conf.h"
+#include "../lib/record.h"
 #include "../lib/store-writer.h"
 #include "rings.h"
 
@@ -42,6 +43,10 @@ void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono);
 /* Writes a keyframe: every live process as metadata.  Returns the number
  * of processes or -errno. */
 int fr_recorder_keyframe(struct fr_recorder *r);
+/* Records an annotation from process @pid (0 if unknown). */
+void fr_recorder_mark(struct fr_recorder *r, uint32_t pid, const char *text, size_t len);
+/* Records a user-space event made by the daemon (metrics) on this CPU. */
+void fr_recorder_add_user(struct fr_recorder *r, const struct fr_record *rec);
 /* Closes every open chunk (before a sync, and at shutdown). */
 void fr_recorder_flush(struct fr_recorder *r);
 

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Names and formats of record fields shared by the output formats. */
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "frctl.h"
+
+const char *fr_signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		snprintf(buf, len, "SIGRTMIN+%d", sig - SIGRTMIN);
+	else if (sig > 0)
+		snprintf(buf, len, "SIG%d", sig);
+	else
+		return NULL;
+	return buf;
+}
+
+/* REQ_OP_* of include/linux/blk_types.h */
+const char *fr_block_op_name(uint32_t op)
+{
+	static const char *const names[] = { "read", "write", "flush", "discard", NULL, "secure_erase",
+					     NULL, NULL, NULL, "write_zeroes" };
+
+	if (op < sizeof(names) / sizeof(names[0]) && names[op])
+		return names[op];
+	return "other";
+}
+
+const char *fr_tcp_event_name(uint8_t event)
+{
+	switch (event) {
+	case 1: return "retransmit";
+	case 2: return "reset_sent";
+	case 3: return "reset_received";
+	}
+	return "unknown";
+}
+
+/* TCP_* states of include/net/tcp_states.h */
+const char *fr_tcp_state_name(uint8_t state)
+{
+	static const char *const names[] = { "?", "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1",
+					     "FIN_WAIT2", "TIME_WAIT", "CLOSE", "CLOSE_WAIT", "LAST_ACK",
+					     "LISTEN", "CLOSING", "NEW_SYN_RECV" };
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+}
+
+char *fr_format_addr(uint16_t family, const uint8_t *addr, char *buf, size_t len)
+{
+	if (!inet_ntop(family == 10 ? AF_INET6 : AF_INET, addr, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* the kernel's dev_t: major << 20 | minor */
+char *fr_format_dev(uint32_t dev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
+	return buf;
+}
