@@ -95,6 +95,13 @@ static __always_inline void fr_fill_hdr_task(struct fr_event_hdr *h, __u16 type,
 	bpf_probe_read_kernel_str(h->comm, sizeof(h->comm), t->comm);
 }
 
+/* For rare events someone may act on at once (OOM kills): wake the
+ * consumer now instead of at the next drain. */
+static __always_inline void fr_submit_now(void *e)
+{
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+}
+
 static __always_inline void fr_fill_hdr(struct fr_event_hdr *h, __u16 type)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();

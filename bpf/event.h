@@ -122,12 +122,17 @@ struct fr_event_block {
 };
 _Static_assert(sizeof(struct fr_event_block) == 48 + 32, "fr_event_block layout");
 
+/* A cgroup directory name (NAME_MAX would be 255; names of services and
+ * containers fit in 64, longer ones are cut). */
+#define FR_CGROUP_NAME_LEN 64
+
 struct fr_event_oom {
 	struct fr_event_hdr hdr; /* the victim */
 	__u64 rss_pages;
 	__u64 memcg_id;          /* kernfs id of the victim's memory cgroup */
+	char memcg_name[FR_CGROUP_NAME_LEN]; /* its leaf name: survives its removal */
 };
-_Static_assert(sizeof(struct fr_event_oom) == 64, "fr_event_oom layout");
+_Static_assert(sizeof(struct fr_event_oom) == 64 + FR_CGROUP_NAME_LEN, "fr_event_oom layout");
 
 struct fr_event_signal {
 	struct fr_event_hdr hdr; /* the target */

@@ -23,8 +23,13 @@ int BPF_PROG(fr_mark_victim, struct task_struct *task)
 		pages += BPF_CORE_READ(mm, rss_stat[3].count);
 	}
 	e->rss_pages = pages > 0 ? pages : 0;
-	e->memcg_id = BPF_CORE_READ(task, cgroups, subsys[bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id)],
-				    cgroup, kn, id);
-	fr_submit(e, ring);
+	struct kernfs_node *kn = BPF_CORE_READ(task, cgroups,
+					       subsys[bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id)],
+					       cgroup, kn);
+	e->memcg_id = BPF_CORE_READ(kn, id);
+	if (bpf_probe_read_kernel_str(e->memcg_name, sizeof(e->memcg_name), BPF_CORE_READ(kn, name)) < 0)
+		e->memcg_name[0] = 0;
+	(void)ring;
+	fr_submit_now(e);
 	return 0;
 }

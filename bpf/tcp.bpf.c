@@ -24,12 +24,13 @@ static __always_inline int emit(const struct sock *sk, __u8 event)
 	fr_fill_hdr(&e->hdr, FR_EV_TCP);
 	__builtin_memset(e->saddr, 0, sizeof(e->saddr));
 	__builtin_memset(e->daddr, 0, sizeof(e->daddr));
+	/* explicit sizes: BPF_CORE_READ_INTO into an array copies one element */
 	if (family == AF_INET) {
-		BPF_CORE_READ_INTO(e->saddr, sk, __sk_common.skc_rcv_saddr);
-		BPF_CORE_READ_INTO(e->daddr, sk, __sk_common.skc_daddr);
+		bpf_core_read(e->saddr, 4, &sk->__sk_common.skc_rcv_saddr);
+		bpf_core_read(e->daddr, 4, &sk->__sk_common.skc_daddr);
 	} else {
-		BPF_CORE_READ_INTO(e->saddr, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
-		BPF_CORE_READ_INTO(e->daddr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+		bpf_core_read(e->saddr, 16, &sk->__sk_common.skc_v6_rcv_saddr);
+		bpf_core_read(e->daddr, 16, &sk->__sk_common.skc_v6_daddr);
 	}
 	e->family = family;
 	e->sport = BPF_CORE_READ(sk, __sk_common.skc_num);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <mntent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,11 +98,57 @@ static const char *resolve_on(int mount_fd, size_t prefix_len, uint64_t id, char
 	return buf + prefix_len;
 }
 
+/* Depth-first search below @dfd for the directory whose inode number is
+ * @ino (a kernfs directory's inode number is its id).  Cgroup trees are
+ * small; this runs only for OOM kills. */
+static bool find_ino(int dfd, uint64_t ino, char *path, size_t len, size_t used, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	bool found = false;
+	int fd;
+
+	if (depth > 16 || (fd = dup(dfd)) < 0)
+		return false;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return false;
+	}
+	while (!found && (de = readdir(d))) {
+		int n;
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		n = snprintf(path + used, len - used, "/%s", de->d_name);
+		if (n < 0 || (size_t)n >= len - used)
+			continue;
+		if (de->d_ino == ino) {
+			found = true;
+			break;
+		}
+		_cleanup_close_ int sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (sub >= 0)
+			found = find_ino(sub, ino, path, len, used + (size_t)n, depth + 1);
+	}
+	closedir(d);
+	if (!found)
+		path[used] = 0;
+	return found;
+}
+
 const char *fr_cgroup_names_memcg(struct fr_cgroup_names *c, uint64_t id, char *buf, size_t len)
 {
-	if (c->memcg_fd >= 0)
-		return resolve_on(c->memcg_fd, c->memcg_len, id, buf, len);
-	return resolve_on(c->mount_fd, c->mount_len, id, buf, len);
+	int fd = c->memcg_fd >= 0 ? c->memcg_fd : c->mount_fd;
+	const char *p;
+
+	p = resolve_on(fd, c->memcg_fd >= 0 ? c->memcg_len : c->mount_len, id, buf, len);
+	if (p || fd < 0)
+		return p;
+	/* cgroup v1 hierarchies do not take file handles on every kernel */
+	buf[0] = 0;
+	if (find_ino(fd, id, buf, len, 0, 0))
+		return buf;
+	return NULL;
 }
 
 static char *resolve(struct fr_cgroup_names *c, uint64_t id)

@@ -330,8 +330,11 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		rec.oom.memcg_id = e->memcg_id;
 		/* resolve now: the cgroup may be removed soon after the kill */
 		rec.oom.memcg = fr_cgroup_names_memcg(r->cg, e->memcg_id, memcg, sizeof(memcg));
-		if (!rec.oom.memcg)
-			rec.oom.memcg = "";
+		if (!rec.oom.memcg) {
+			/* gone already: its name is what is left */
+			snprintf(memcg, sizeof(memcg), "%.*s", FR_CGROUP_NAME_LEN, e->memcg_name);
+			rec.oom.memcg = memcg;
+		}
 		rec.oom.memcg_len = (uint32_t)strlen(rec.oom.memcg);
 		log_notice("OOM kill: %s[%u], memory cgroup %s, rss %" PRIu64 " kB", rec.comm, rec.pid,
 			   *rec.oom.memcg ? rec.oom.memcg : "?", rec.oom.rss_kb);

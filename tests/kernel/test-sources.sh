@@ -1,0 +1,115 @@
+#!/bin/bash
+# Every source against a real workload, with low thresholds:
+#   runq    two busy loops pinned to one CPU wait for it in turn
+#   offcpu  a read() blocked 300 ms on a pipe
+#   block   O_DIRECT writes with dd
+#   oom     a process over the limit of a v1 memory cgroup is OOM-killed
+#   signal  a program dereferencing NULL gets SIGSEGV
+#   tcp     packets dropped with nftables between two network namespaces
+#           force retransmits; a connect to a closed port is reset
+#   mark    frctl mark and the annotation socket
+BUILD=$1
+HELPERS=$2
+. "$(dirname "$0")/lib.sh"
+
+NS_A=fr-a-$$
+NS_B=fr-b-$$
+MEMCG=/sys/fs/cgroup/memory/fr-oom-$$
+teardown() {
+	ip netns del "$NS_A" 2>/dev/null || true
+	ip netns del "$NS_B" 2>/dev/null || true
+	[ -d "$MEMCG" ] && rmdir "$MEMCG" 2>/dev/null || true
+	cleanup
+}
+trap teardown EXIT
+
+cat >"$T/fr.conf" <<CONF
+store = { size = "32M"; segments = 4; sync_interval = "200ms"; };
+sources = {
+  sched = { offcpu_threshold = "100ms"; runq_threshold = "2ms"; };
+  block = { threshold = "0ns"; };
+};
+CONF
+start_daemon "$T/fr.conf"
+
+# runq: two busy loops on CPU 0
+spin='end=$((SECONDS + 2)); while [ $SECONDS -lt $end ]; do :; done'
+taskset -c 0 bash -c "$spin" & S1=$!
+taskset -c 0 bash -c "$spin" & S2=$!
+# offcpu
+OUT=$("$HELPERS/fr-block-read" offcpu-marker 300)
+BPID=$(jq .pid <<<"$OUT")
+wait $S1 $S2
+# block
+dd if=/dev/zero of="$T/direct" bs=1M count=8 oflag=direct status=none
+DEV=$(stat -c '%Hd:%Ld' "$T/direct")
+# signal
+ulimit -c 0
+SEGV_PID=$("$HELPERS/fr-segv" || true)
+# oom
+mkdir "$MEMCG"
+echo $((32 << 20)) >"$MEMCG/memory.limit_in_bytes"
+sh -c "echo \$\$ >$MEMCG/cgroup.procs; echo \$\$ >$T/oom.pid; exec python3 -c 'x = b\"\\x01\" * (256 << 20)'" 2>/dev/null || true
+OOM_PID=$(cat "$T/oom.pid")
+wait_for_record ".type == \"oom\" and .pid == $OOM_PID"
+rmdir "$MEMCG"
+# tcp
+ip netns add "$NS_A"
+ip netns add "$NS_B"
+ip link add fra$$ type veth peer name frb$$
+ip link set fra$$ netns "$NS_A"
+ip link set frb$$ netns "$NS_B"
+ip -n "$NS_A" addr add 198.18.0.1/24 dev fra$$   # RFC 2544 benchmark range, namespaces only
+ip -n "$NS_B" addr add 198.18.0.2/24 dev frb$$
+ip -n "$NS_A" link set fra$$ up
+ip -n "$NS_B" link set frb$$ up
+ip netns exec "$NS_B" python3 -c '
+import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("198.18.0.2", 7777)); s.listen(1)
+c, _ = s.accept(); time.sleep(4)' &
+SRV=$!
+sleep 0.3
+ip netns exec "$NS_A" python3 -c '
+import socket, time, subprocess, sys
+c = socket.create_connection(("198.18.0.2", 7777), timeout=2)
+c.send(b"hello")
+subprocess.run(["ip", "netns", "exec", sys.argv[1], "nft", "add table inet frtest; add chain inet frtest in { type filter hook input priority 0; policy accept; }; add rule inet frtest in tcp dport 7777 drop"], check=True)
+c.send(b"x" * 1000)
+time.sleep(1.5)
+try:
+    socket.create_connection(("198.18.0.2", 7778), timeout=1)
+except OSError:
+    pass' "$NS_B"
+kill $SRV 2>/dev/null || true; wait $SRV 2>/dev/null || true
+# mark
+"$FRCTL" --store "$T/store" mark "marker from frctl $$"
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(sys.argv[2].encode(), sys.argv[1])' \
+	"$T/store/annotate.sock" "marker from an app $$"
+
+wait_for_record ".type == \"mark\" and .text == \"marker from an app $$\""
+sleep 0.5
+"$FRCTL" --store "$T/store" dump --format json >"$T/dump.json"
+check() { jq -e -s "$1" "$T/dump.json" >/dev/null || fail "$2"; ok "$3"; }
+
+check "any(.[]; .type == \"runq\" and (.pid == $S1 or .pid == $S2) and .duration_ns >= 2000000)" \
+	"no runq record for the busy loops $S1/$S2" "runq: a busy loop waited behind the other on CPU 0"
+check "any(.[]; .type == \"offcpu\" and .pid == $BPID and .duration_ns >= 270000000 and .duration_ns <= 400000000)" \
+	"no offcpu record of about 300 ms for $BPID" "offcpu: the blocked read's thread was off-CPU about 300 ms"
+check "any(.[]; .type == \"block\" and .comm == \"dd\" and .op == \"write\" and .dev == \"$DEV\" and .bytes > 0)" \
+	"no block write record from dd on $DEV" "block: dd's O_DIRECT writes on $DEV"
+check "any(.[]; .type == \"signal\" and .signal == \"SIGSEGV\" and .pid == $SEGV_PID)" \
+	"no SIGSEGV record for pid $SEGV_PID" "signal: SIGSEGV to pid $SEGV_PID"
+check "any(.[]; .type == \"oom\" and .pid == $OOM_PID and .comm == \"python3\" and (.memcg | test(\"fr-oom-$$\")) and .rss_kb > 0)" \
+	"no oom record for pid $OOM_PID in memcg fr-oom-$$" "oom: victim $OOM_PID (python3) in memcg fr-oom-$$"
+check 'any(.[]; .type == "tcp" and .event == "retransmit" and .saddr == "198.18.0.1" and .daddr == "198.18.0.2" and .dport == 7777)' \
+	"no tcp retransmit record 198.18.0.1 -> 198.18.0.2:7777" "tcp: retransmits to 198.18.0.2:7777"
+check 'any(.[]; .type == "tcp" and (.event | startswith("reset")) and .dport == 7778)' \
+	"no tcp reset record for the closed port 7778" "tcp: reset on connecting to a closed port"
+check "any(.[]; .type == \"mark\" and .text == \"marker from frctl $$\" and .comm == \"frctl\")" \
+	"no mark from frctl" "mark: frctl mark"
+check "any(.[]; .type == \"mark\" and .text == \"marker from an app $$\" and .comm == \"python3\")" \
+	"no mark from the annotation socket" "mark: the annotation socket, with the sender"
+"$FRCTL" --store "$T/store" status --json | jq -e '[.sources[] | select(.enabled and (.attached | not))] | length == 0' >/dev/null ||
+	fail "a source is enabled but not attached"
+ok "status: every enabled source attached"
