@@ -144,6 +144,14 @@ struct fr_event_signal {
 };
 _Static_assert(sizeof(struct fr_event_signal) == 48 + 32, "fr_event_signal layout");
 
+/* Per-device block latency histogram: slot n counts requests that took
+ * [2^n, 2^(n+1)) microseconds (slot 0 also < 1 us); 32 slots reach past an
+ * hour.  One per disk in a PERCPU_HASH keyed by dev. */
+#define FR_LAT_SLOTS 32
+struct fr_lat_hist {
+	__u64 slots[FR_LAT_SLOTS];
+};
+
 enum fr_tcp_event { FR_TCP_RETRANSMIT = 1, FR_TCP_RESET_SENT = 2, FR_TCP_RESET_RECEIVED = 3 };
 
 struct fr_event_tcp {

@@ -25,6 +25,8 @@
 #include "../lib/store-writer.h"
 #include "annotate.h"
 #include "control.h"
+#include "disk-latency.h"
+#include "metrics.h"
 #include "log.h"
 #include "recorder.h"
 #include "rings.h"
@@ -48,12 +50,23 @@ struct daemon {
 	struct fr_control *control;
 	struct fr_annotate *annotate;
 	char *annotate_path;
-	sd_event_source *ring_src, *writer_src, *drain_timer, *sync_timer, *status_timer, *keyframe_timer;
+	sd_event_source *ring_src, *writer_src, *drain_timer, *sync_timer, *status_timer, *keyframe_timer,
+		*metrics_timer;
+	struct fr_metrics *metrics;
+	struct fr_disk_latency *disk_latency;
+	uint64_t last_top_mono;
 
 	uint64_t start_mono;
 	uint64_t rate_last_mono, rate_last_records;
 	double records_per_s;
 };
+
+static uint64_t now_boot(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 static uint64_t now_mono(void)
 {
@@ -205,6 +218,28 @@ static int on_keyframe(sd_event_source *s, uint64_t usec, void *userdata)
 		log_warning_errno(k, "Failed to scan /proc for a keyframe: %m");
 	fr_store_writer_submit(d->writer);
 	return rearm(s, d->conf.keyframe_interval_ns);
+}
+
+static int on_metrics(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+	uint64_t now = now_mono();
+	bool top = d->conf.metrics_top && now - d->last_top_mono >= d->conf.metrics_top_interval_ns;
+	struct json_object *o = fr_metrics_sample(d->metrics, top, d->disk_latency ? fr_disk_latency_sample : NULL,
+						  d->disk_latency);
+
+	if (top)
+		d->last_top_mono = now;
+	if (o) {
+		const char *json = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+		struct fr_record rec = { .type = FR_REC_METRICS, .ts = now_boot() };
+		rec.pid = rec.tid = (uint32_t)getpid();
+		rec.metrics.json = json;
+		rec.metrics.json_len = (uint32_t)strlen(json);
+		fr_recorder_add_user(d->rec, &rec);
+		json_object_put(o);
+	}
+	return rearm(s, d->conf.metrics_interval_ns);
 }
 
 static int on_status(sd_event_source *s, uint64_t usec, void *userdata)
@@ -435,6 +470,21 @@ static int run(struct daemon *d)
 	    (k = add_timer(d, &d->sync_timer, d->conf.sync_interval_ns, on_sync)) < 0 ||
 	    (k = add_timer(d, &d->keyframe_timer, d->conf.keyframe_interval_ns, on_keyframe)) < 0)
 		return log_error_errno(k, "Failed to set up event sources: %m");
+	if (d->conf.metrics_enabled) {
+		k = fr_metrics_new(d->conf.metrics_top, &d->metrics);
+		if (k < 0)
+			return log_error_errno(k, "Failed to set up metrics: %m");
+		if (fr_sources_block_hist_fd(d->sources) >= 0 &&
+		    fr_disk_latency_new(fr_sources_block_hist_fd(d->sources), fr_rings_ncpu(d->rings), &d->disk_latency) < 0)
+			return log_oom();
+		/* first sample now: rates need a previous one */
+		json_object_put(fr_metrics_sample(d->metrics, true, d->disk_latency ? fr_disk_latency_sample : NULL,
+						  d->disk_latency));
+		d->last_top_mono = now_mono();
+		k = add_timer(d, &d->metrics_timer, d->conf.metrics_interval_ns, on_metrics);
+		if (k < 0)
+			return log_error_errno(k, "Failed to set up the metrics timer: %m");
+	}
 	if (d->status_interval_ns &&
 	    (k = add_timer(d, &d->status_timer, d->status_interval_ns, on_status)) < 0)
 		return log_error_errno(k, "Failed to set up status timer: %m");
@@ -482,6 +532,9 @@ static void daemon_done(struct daemon *d)
 	sd_event_source_disable_unref(d->sync_timer);
 	sd_event_source_disable_unref(d->status_timer);
 	sd_event_source_disable_unref(d->keyframe_timer);
+	sd_event_source_disable_unref(d->metrics_timer);
+	fr_metrics_free(d->metrics);
+	fr_disk_latency_free(d->disk_latency);
 	/* detach probes before the rings go away */
 	fr_sources_free(d->sources);
 	fr_store_writer_close(d->writer); /* syncs */

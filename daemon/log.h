@@ -25,6 +25,8 @@
 #define log_error_errno(r, fmt, ...) log_errno_full(SD_ERR, r, fmt, ##__VA_ARGS__)
 #define log_warning_errno(r, fmt, ...) log_errno_full(SD_WARNING, r, fmt, ##__VA_ARGS__)
 
+#define log_oom() log_error_errno(-ENOMEM, "Out of memory.")
+
 extern int fr_log_debug;
 
 #endif

@@ -220,6 +220,11 @@ void fr_sources_state(const struct fr_sources *s, unsigned src, struct fr_source
 	ret->attached = attached(s, src);
 }
 
+int fr_sources_block_hist_fd(const struct fr_sources *s)
+{
+	return s && s->block ? bpf_map__fd(s->block->maps.lat_hist) : -1;
+}
+
 unsigned fr_sources_attached(const struct fr_sources *s)
 {
 	unsigned n = 0;

@@ -64,13 +64,17 @@ static const struct setting settings[] = {
 	{ "sources.signal", "enabled", K_BOOL, 0, 1, OFF(signal_enabled) },
 	{ "sources.signal", "signals", K_SIGNALS, 0, 0, OFF(signal_mask) },
 	{ "sources.tcp", "enabled", K_BOOL, 0, 1, OFF(tcp_enabled) },
+	{ "metrics", "enabled", K_BOOL, 0, 1, OFF(metrics_enabled) },
+	{ "metrics", "interval", K_DURATION, 100 * NSEC_PER_MSEC, 3600 * NSEC_PER_SEC, OFF(metrics_interval_ns) },
+	{ "metrics", "top_interval", K_DURATION, NSEC_PER_SEC, 3600 * NSEC_PER_SEC, OFF(metrics_top_interval_ns) },
+	{ "metrics", "top", K_INT, 0, 100, OFF(metrics_top) },
 	{ "control", "socket", K_STRING, 0, 0, OFF(socket_path) },
 };
 
 /* Groups that may appear; anything else is unknown. */
 static const char *const groups[] = { "store", "recorder", "sources", "sources.proc",
 				      "sources.syscall", "sources.sched", "sources.block", "sources.oom",
-				      "sources.signal", "sources.tcp", "control" };
+				      "sources.signal", "sources.tcp", "metrics", "control" };
 
 void fr_conf_init_defaults(struct fr_conf *c)
 {
@@ -100,6 +104,10 @@ void fr_conf_init_defaults(struct fr_conf *c)
 		.signal_mask = (1ULL << SIGSEGV) | (1ULL << SIGBUS) | (1ULL << SIGILL) | (1ULL << SIGFPE) |
 			       (1ULL << SIGABRT) | (1ULL << SIGKILL) | (1ULL << SIGSYS),
 		.tcp_enabled = true,
+		.metrics_enabled = true,
+		.metrics_interval_ns = NSEC_PER_SEC,
+		.metrics_top_interval_ns = 10 * NSEC_PER_SEC,
+		.metrics_top = 5,
 		.socket_path = strdup(FR_SOCKET_DEFAULT_PATH),
 	};
 	for (size_t i = 0; i < ELEMENTSOF(default_exclude); i++) {

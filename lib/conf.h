@@ -46,6 +46,10 @@ struct fr_conf {
 	bool signal_enabled;
 	uint64_t signal_mask;    /* bit n: signal n is recorded */
 	bool tcp_enabled;
+	bool metrics_enabled;
+	uint64_t metrics_interval_ns;
+	uint64_t metrics_top_interval_ns;
+	uint32_t metrics_top;
 
 	char *socket_path;
 };

@@ -29,6 +29,7 @@ sources = {
   sched = { offcpu_threshold = "100ms"; runq_threshold = "2ms"; };
   block = { threshold = "0ns"; };
 };
+metrics = { interval = "500ms"; top_interval = "1s"; };
 CONF
 start_daemon "$T/fr.conf"
 
@@ -110,6 +111,10 @@ check "any(.[]; .type == \"mark\" and .text == \"marker from frctl $$\" and .com
 	"no mark from frctl" "mark: frctl mark"
 check "any(.[]; .type == \"mark\" and .text == \"marker from an app $$\" and .comm == \"python3\")" \
 	"no mark from the annotation socket" "mark: the annotation socket, with the sender"
+check "any(.[]; .type == \"metrics\" and (.cpus | length) == $(nproc) and .memory.available_kb > 0 and
+	(.load | length) == 3 and .disk_latency[\"$DEV\"].count > 0 and (.top | length) > 0)" \
+	"no complete metrics record (cpus, memory, load, disk latency of $DEV, top)" \
+	"metrics: per-CPU, memory, load, disk latency percentiles, top processes"
 "$FRCTL" --store "$T/store" status --json | jq -e '[.sources[] | select(.enabled and (.attached | not))] | length == 0' >/dev/null ||
 	fail "a source is enabled but not attached"
 ok "status: every enabled source attached"
