@@ -108,6 +108,8 @@ struct json_object *fr_record_to_json(const struct fr_window *w, const struct fr
 	json_object_object_add(o, "cgroup", e->cgroup ? str_n(e->cgroup, e->cgroup_len) : NULL);
 	json_object_object_add(o, "cgroup_id", json_object_new_uint64(r->cgroup_id));
 	json_object_object_add(o, "exe", e->exe ? str_n(e->exe, e->exe_len) : NULL);
+	if (e->kernel_thread)
+		json_object_object_add(o, "kernel_thread", json_object_new_boolean(1));
 
 	switch (r->type) {
 	case FR_REC_EXEC:

@@ -232,8 +232,8 @@ static int on_metrics(sd_event_source *s, uint64_t usec, void *userdata)
 		d->last_top_mono = now;
 	if (o) {
 		const char *json = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+		/* system-wide: no process, like a gap */
 		struct fr_record rec = { .type = FR_REC_METRICS, .ts = now_boot() };
-		rec.pid = rec.tid = (uint32_t)getpid();
 		rec.metrics.json = json;
 		rec.metrics.json_len = (uint32_t)strlen(json);
 		fr_recorder_add_user(d->rec, &rec);

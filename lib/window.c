@@ -159,6 +159,7 @@ static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, con
 struct exe_ref {
 	const char *p;
 	uint32_t len;
+	bool kernel_thread;
 };
 
 /* In time order: keyframes and execs say what a pid runs, forks pass it to
@@ -176,8 +177,9 @@ static int resolve_exe(struct fr_window *w)
 		const struct fr_record *r = &e->r;
 		struct exe_ref *cur = fr_pid_map_get(&map, r->pid);
 
-		if (r->type == FR_REC_PROCESS && r->process.exe_len) {
-			refs[i] = (struct exe_ref){ r->process.exe, r->process.exe_len };
+		if (r->type == FR_REC_PROCESS) {
+			/* an empty exe in a keyframe is a kernel thread */
+			refs[i] = (struct exe_ref){ r->process.exe, r->process.exe_len, r->process.exe_len == 0 };
 			k = fr_pid_map_put(&map, r->pid, &refs[i], NULL);
 		} else if (r->type == FR_REC_EXEC) {
 			refs[i] = (struct exe_ref){ r->exec.filename, r->exec.filename_len };
@@ -185,9 +187,12 @@ static int resolve_exe(struct fr_window *w)
 		} else if (r->type == FR_REC_FORK && cur)
 			k = fr_pid_map_put(&map, r->fork.child_pid, cur, NULL);
 		cur = fr_pid_map_get(&map, r->pid);
-		if (cur) {
-			e->exe = cur->p;
-			e->exe_len = cur->len;
+		if (cur && r->pid) {
+			e->kernel_thread = cur->kernel_thread;
+			if (!cur->kernel_thread) {
+				e->exe = cur->p;
+				e->exe_len = cur->len;
+			}
 		}
 	}
 	fr_pid_map_done(&map);

@@ -21,6 +21,7 @@ struct fr_window_entry {
 	const char *cgroup;  /* path, NULL when the chunk did not describe it */
 	const char *exe;     /* executable of pid at this time, NULL if unknown */
 	uint32_t exe_len;
+	bool kernel_thread;  /* pid is a kernel thread (it has no executable) */
 	uint64_t order;      /* position in the store, to keep ties stable */
 	bool hidden;         /* context, not part of the window: metadata, or an
 				exec/fork before since_ns that names a process */

@@ -41,6 +41,9 @@ ok "pre-existing process $P named by the keyframe: comm python3, exe $P_EXE"
 
 jq -e -s --argjson s "$S" 'any(.[]; .pid == $s)' "$T/window.json" >/dev/null ||
 	fail "no records of the forked subshell $S"
-unnamed=$(jq -c -s '[.[] | select(.type != "gap" and (.comm == "" or .exe == null))]' "$T/window.json")
+# system-wide records (gap, metrics) have no process; kernel threads have
+# no executable, and say so
+unnamed=$(jq -c -s '[.[] | select(.type != "gap" and .type != "metrics" and
+	(.comm == "" or (.exe == null and .kernel_thread != true)))]' "$T/window.json")
 [ "$unnamed" = "[]" ] || fail "records without comm or exe in the window: $unnamed"
 ok "every one of $n records in a window from the middle names its process (comm and exe)"
