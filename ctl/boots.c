@@ -13,38 +13,19 @@
 
 int verb_boots(struct frctl *f, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		FRCTL_GLOBAL_OPTIONS,
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	struct fr_store_reader *reader = NULL;
 	struct fr_boot *boots = NULL;
 	bool json = false;
 	size_t n = 0;
-	int c, k;
+	int k;
 
-	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) >= 0) {
-		if (frctl_global_option(f, c, optarg))
-			continue;
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			printf("Usage: frctl boots [--json]\n\n"
+	k = frctl_parse_simple(f, argc, argv, "boots",
+			       "Usage: frctl boots [--json]\n\n"
 			       "Lists the boots the store holds records of, oldest first, with the\n"
-			       "index 'frctl dump --boot' takes (0 the newest, -1 the one before...).\n");
-			return EXIT_OK;
-		default:
-			return frctl_bad_option("boots", argv);
-		}
-	}
-	if (optind < argc) {
-		frctl_error("boots: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
+			       "index 'frctl dump --boot' takes (0 the newest, -1 the one before...).\n",
+			       &json, 0);
+	if (k >= 0)
+		return k;
 	if (frctl_load_conf(f) < 0)
 		return EXIT_USAGE;
 	if (frctl_open_store(f, frctl_store_path(f), &reader) < 0)

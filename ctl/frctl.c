@@ -86,6 +86,40 @@ bool frctl_global_option(struct frctl *f, int opt, const char *arg)
 	return false;
 }
 
+int frctl_parse_simple(struct frctl *f, int argc, char **argv, const char *verb, const char *help,
+		       bool *json, int nargs)
+{
+	static const struct option opts[] = {
+		FRCTL_GLOBAL_OPTIONS,
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) >= 0) {
+		if (frctl_global_option(f, c, optarg))
+			continue;
+		if (c == 'h') {
+			fputs(help, stdout);
+			return EXIT_OK;
+		}
+		if (c == 'j' && json) {
+			*json = true;
+			continue;
+		}
+		return frctl_bad_option(verb, argv);
+	}
+	if (argc - optind != nargs) {
+		if (argc - optind > nargs)
+			frctl_error("%s: unexpected argument '%s'. Try 'frctl %s --help'.", verb, argv[optind + nargs], verb);
+		else
+			frctl_error("%s: missing argument. Try 'frctl %s --help'.", verb, verb);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 int frctl_load_conf(struct frctl *f)
 {
 	static bool loaded;

@@ -33,6 +33,12 @@ bool frctl_global_option(struct frctl *f, int opt, const char *arg);
 	{ "store", required_argument, NULL, 's' },                 \
 	{ "socket", required_argument, NULL, 0x100 }
 
+/* Option parsing of verbs that take only the global options, --help and,
+ * when @json is not NULL, --json, and exactly @nargs arguments (left at
+ * argv[optind]).  Returns -1 to go on, or the exit code to return. */
+int frctl_parse_simple(struct frctl *f, int argc, char **argv, const char *verb, const char *help,
+		       bool *json, int nargs);
+
 /* Loads the configuration (once); prints the error and returns <0. */
 int frctl_load_conf(struct frctl *f);
 const char *frctl_store_path(struct frctl *f);

@@ -12,31 +12,18 @@
 
 int verb_mark(struct frctl *f, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		FRCTL_GLOBAL_OPTIONS,
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	struct json_object *req, *resp = NULL, *err;
 	char *sock;
-	int c, k, ret = EXIT_FAILURE_;
+	int k, ret = EXIT_FAILURE_;
 
-	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) >= 0) {
-		if (frctl_global_option(f, c, optarg))
-			continue;
-		if (c == 'h') {
-			printf("Usage: frctl mark TEXT\n\n"
+	k = frctl_parse_simple(f, argc, argv, "mark",
+			       "Usage: frctl mark TEXT\n\n"
 			       "Writes TEXT (at most 1024 bytes) into the recording as a 'mark' record,\n"
 			       "attributed to the calling process. Applications can also send a line\n"
-			       "to the annotation socket beside the control socket (annotate.sock).\n");
-			return EXIT_OK;
-		}
-		return frctl_bad_option("mark", argv);
-	}
-	if (optind != argc - 1) {
-		frctl_error("mark takes exactly one argument, the text (quote it). Try 'frctl mark --help'.");
-		return EXIT_USAGE;
-	}
+			       "to the annotation socket beside the control socket (annotate.sock).\n",
+			       NULL, 1);
+	if (k >= 0)
+		return k;
 	if (strlen(argv[optind]) == 0 || strlen(argv[optind]) > 1024) {
 		frctl_error("mark: the text must be 1 to 1024 bytes long");
 		return EXIT_USAGE;

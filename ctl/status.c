@@ -121,40 +121,21 @@ static void print_text(struct json_object *st)
 
 int verb_status(struct frctl *f, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		FRCTL_GLOBAL_OPTIONS,
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	struct json_object *req, *st = NULL, *store, *dstore;
 	char *sock;
 	const char *store_path;
 	uint64_t bound = 0;
 	bool json = false, running;
-	int c, k, serr;
+	int k, serr;
 
-	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) >= 0) {
-		if (frctl_global_option(f, c, optarg))
-			continue;
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			printf("Usage: frctl status [--json]\n\n"
+	k = frctl_parse_simple(f, argc, argv, "status",
+			       "Usage: frctl status [--json]\n\n"
 			       "Daemon state (running, pid, uptime, records/s, per-CPU emitted/delivered/\n"
 			       "dropped, per-source counts) and the store's use and time span.\n"
-			       "Exit status 3 when the daemon is not running.\n");
-			return EXIT_OK;
-		default:
-			return frctl_bad_option("status", argv);
-		}
-	}
-	if (optind < argc) {
-		frctl_error("status: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
+			       "Exit status 3 when the daemon is not running.\n",
+			       &json, 0);
+	if (k >= 0)
+		return k;
 	if (frctl_load_conf(f) < 0)
 		return EXIT_USAGE;
 	sock = frctl_socket_path(f);

@@ -9,6 +9,7 @@
 
 #include "../lib/macro.h"
 #include "annotate.h"
+#include "unix-socket.h"
 
 struct fr_annotate {
 	int fd;
@@ -63,32 +64,20 @@ static int on_datagram(sd_event_source *s, int fd, uint32_t revents, void *userd
 int fr_annotate_new(sd_event *e, const char *path, fr_annotate_cb cb, void *userdata,
 		    struct fr_annotate **ret)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct fr_annotate *a;
-	int one = 1, k;
+	struct fr_annotate *a = calloc(1, sizeof(*a));
+	int k;
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	a->cb = cb;
 	a->userdata = userdata;
 	a->path = strdup(path);
-	a->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (!a->path || a->fd < 0) {
-		k = a->path ? negative_errno() : -ENOMEM;
-		goto fail;
-	}
-	strcpy(sa.sun_path, path);
-	(void)unlink(path);
-	if (setsockopt(a->fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
-	    bind(a->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		k = negative_errno();
-		goto fail;
-	}
 	/* any local process may annotate; every mark names its sender */
-	(void)chmod(path, 0666);
+	a->fd = a->path ? fr_unix_socket_bind(path, SOCK_DGRAM, true) : -ENOMEM;
+	if (a->fd < 0) {
+		k = a->fd;
+		goto fail;
+	}
 	k = sd_event_add_io(e, &a->src, a->fd, EPOLLIN, on_datagram, a);
 	if (k < 0)
 		goto fail;
@@ -104,11 +93,7 @@ struct fr_annotate *fr_annotate_free(struct fr_annotate *a)
 	if (!a)
 		return NULL;
 	sd_event_source_disable_unref(a->src);
-	if (a->fd >= 0) {
-		close(a->fd);
-		if (a->path)
-			(void)unlink(a->path);
-	}
+	fr_unix_socket_close(a->fd, a->path);
 	free(a->path);
 	free(a);
 	return NULL;

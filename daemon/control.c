@@ -11,6 +11,7 @@
 #include "../lib/macro.h"
 #include "control.h"
 #include "log.h"
+#include "unix-socket.h"
 
 /* A request is a small JSON object; anything larger is refused. */
 #define REQUEST_MAX 4096
@@ -82,34 +83,19 @@ static int on_connection(sd_event_source *s, int fd, uint32_t revents, void *use
 int fr_control_new(sd_event *e, const char *path, fr_control_handler h, void *userdata,
 		   struct fr_control **ret)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct fr_control *c;
+	struct fr_control *c = calloc(1, sizeof(*c));
 	int k;
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->h = h;
 	c->userdata = userdata;
 	c->path = strdup(path);
-	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (!c->path || c->fd < 0) {
-		k = c->path ? negative_errno() : -ENOMEM;
+	c->fd = c->path ? fr_unix_socket_bind(path, SOCK_SEQPACKET, false) : -ENOMEM;
+	if (c->fd < 0) {
+		k = c->fd;
 		goto fail;
 	}
-	strcpy(sa.sun_path, path);
-	/* the store lock guarantees one daemon per store; a socket file left
-	 * by a killed daemon is stale */
-	(void)unlink(path);
-	if (bind(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(c->fd, 16) < 0) {
-		k = negative_errno();
-		goto fail;
-	}
-	/* status is readable by anyone who can reach the socket's directory;
-	 * verbs that change state will check SO_PEERCRED */
-	(void)chmod(path, 0666);
 	k = sd_event_add_io(e, &c->src, c->fd, EPOLLIN, on_connection, c);
 	if (k < 0)
 		goto fail;
@@ -125,11 +111,7 @@ struct fr_control *fr_control_free(struct fr_control *c)
 	if (!c)
 		return NULL;
 	sd_event_source_disable_unref(c->src);
-	if (c->fd >= 0) {
-		close(c->fd);
-		if (c->path)
-			(void)unlink(c->path);
-	}
+	fr_unix_socket_close(c->fd, c->path);
 	free(c->path);
 	free(c);
 	return NULL;
