@@ -32,7 +32,7 @@ struct {
 } lat_hist SEC(".maps");
 
 /* inputs */
-__u64 threshold_ns = 100000000;
+__u64 threshold_ns = 50000000;
 
 static __always_inline __u32 log2_us(__u64 ns)
 {

@@ -23,7 +23,7 @@ struct {
 
 /* inputs */
 __u64 offcpu_threshold_ns = 1000000000;
-__u64 runq_threshold_ns = 100000000;
+__u64 runq_threshold_ns = 50000000;
 bool offcpu_enabled = true;
 bool runq_enabled = true;
 

@@ -147,7 +147,8 @@ struct json_object *fr_record_to_json(const struct fr_window *w, const struct fr
 	case FR_REC_BLOCK:
 		json_object_object_add(o, "dev", json_object_new_string(fr_format_dev(r->block.dev, buf, sizeof(buf))));
 		json_object_object_add(o, "op", json_object_new_string(fr_block_op_name(r->block.op)));
-		json_object_object_add(o, "sector", json_object_new_uint64(r->block.sector));
+		/* flushes have no sector: the kernel says -1 */
+		json_object_object_add(o, "sector", r->block.sector == UINT64_MAX ? NULL : json_object_new_uint64(r->block.sector));
 		json_object_object_add(o, "bytes", json_object_new_uint64(r->block.bytes));
 		json_object_object_add(o, "duration_ns", json_object_new_uint64(r->block.duration_ns));
 		json_object_object_add(o, "error", json_object_new_int(r->block.error));

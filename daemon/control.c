@@ -13,8 +13,9 @@
 #include "log.h"
 #include "unix-socket.h"
 
-/* A request is a small JSON object; anything larger is refused. */
-#define REQUEST_MAX 4096
+/* A request is a small JSON object; anything larger is refused.  16 KiB
+ * holds a 1024-byte mark even when JSON escaping multiplies it by six. */
+#define REQUEST_MAX (16 << 10)
 
 struct fr_control {
 	int fd;

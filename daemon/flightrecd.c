@@ -79,8 +79,10 @@ static void help(void)
 {
 	printf("Usage: flightrecd [OPTIONS]\n"
 	       "\n"
-	       "Always-on flight recorder: records process lifecycle and slow system calls\n"
-	       "with BPF into a bounded, compressed, crash-safe store. Runs in the foreground.\n"
+	       "Always-on flight recorder: records processes, slow system calls, scheduler\n"
+	       "and block I/O latency, OOM kills, fatal signals, TCP trouble, annotations and\n"
+	       "system metrics with BPF into a bounded, compressed, crash-safe store.\n"
+	       "Runs in the foreground.\n"
 	       "\n"
 	       "  -c, --config FILE          configuration (default %s;\n"
 	       "                             built-in defaults if that file does not exist)\n"
@@ -291,8 +293,7 @@ static struct json_object *status_json(struct daemon *d)
 		json_object_object_add(j, "attached", json_object_new_boolean(ss.attached));
 		json_object_object_add(j, "records", json_object_new_uint64(emitted - dropped));
 		json_object_object_add(j, "dropped", json_object_new_uint64(dropped));
-		if (s == FR_SRC_SYSCALL)
-			json_object_object_add(j, "untracked", json_object_new_uint64(untracked));
+		json_object_object_add(j, "untracked", json_object_new_uint64(untracked));
 		json_object_object_add(srcs, ss.name, j);
 	}
 	json_object_object_add(o, "sources", srcs);
@@ -377,10 +378,23 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	    strcmp(c.store_path, d->conf.store_path) != 0 || c.ring_size != d->conf.ring_size ||
 	    c.chunk_size != d->conf.chunk_size || c.proc_enabled != d->conf.proc_enabled ||
 	    c.syscall_enabled != d->conf.syscall_enabled || c.zstd_level != d->conf.zstd_level ||
-	    strcmp(c.socket_path, d->conf.socket_path) != 0)
-		log_warning("Store, ring, chunk, compression, control socket and source on/off settings take effect at the next restart.");
+	    strcmp(c.socket_path, d->conf.socket_path) != 0 || c.sched_enabled != d->conf.sched_enabled ||
+	    c.block_enabled != d->conf.block_enabled || c.oom_enabled != d->conf.oom_enabled ||
+	    c.signal_enabled != d->conf.signal_enabled || c.tcp_enabled != d->conf.tcp_enabled ||
+	    c.metrics_enabled != d->conf.metrics_enabled)
+		log_warning("Store, ring, chunk, compression, control socket, source and metrics on/off settings take effect at the next restart.");
+	/* what lives in BPF globals or only in the loop applies now */
 	d->conf.syscall_threshold_ns = c.syscall_threshold_ns;
 	memcpy(d->conf.syscall_exclude, c.syscall_exclude, sizeof(c.syscall_exclude));
+	d->conf.offcpu_enabled = c.offcpu_enabled;
+	d->conf.offcpu_threshold_ns = c.offcpu_threshold_ns;
+	d->conf.runq_enabled = c.runq_enabled;
+	d->conf.runq_threshold_ns = c.runq_threshold_ns;
+	d->conf.block_threshold_ns = c.block_threshold_ns;
+	d->conf.signal_mask = c.signal_mask;
+	d->conf.metrics_interval_ns = c.metrics_interval_ns;
+	d->conf.metrics_top_interval_ns = c.metrics_top_interval_ns;
+	d->conf.metrics_top = c.metrics_top;
 	d->conf.chunk_age_ns = c.chunk_age_ns;
 	d->conf.drain_interval_ns = c.drain_interval_ns;
 	d->conf.sync_interval_ns = c.sync_interval_ns;

@@ -78,9 +78,14 @@ struct fr_metrics *fr_metrics_free(struct fr_metrics *m)
 	return NULL;
 }
 
-static double pct(uint64_t part, uint64_t total)
+/* A percentage with one decimal, printed as such (not 2.7000000000000002). */
+static struct json_object *pct(uint64_t part, uint64_t total)
 {
-	return total ? (double)((uint64_t)(1000.0 * (double)part / (double)total)) / 10.0 : 0.0;
+	char buf[32];
+	double v = total ? (double)((uint64_t)(1000.0 * (double)part / (double)total + 0.5)) / 10.0 : 0.0;
+
+	snprintf(buf, sizeof(buf), "%.1f", v);
+	return json_object_new_double_s(v, buf);
 }
 
 static void add_cpus(struct fr_metrics *m, struct json_object *o)
@@ -109,12 +114,12 @@ static void add_cpus(struct fr_metrics *m, struct json_object *o)
 			uint64_t total = du + ds + di + dw + dq + dst;
 			struct json_object *c = json_object_new_object();
 			json_object_object_add(c, "cpu", json_object_new_int((int)id));
-			json_object_object_add(c, "user", json_object_new_double(pct(du, total)));
-			json_object_object_add(c, "system", json_object_new_double(pct(ds, total)));
-			json_object_object_add(c, "iowait", json_object_new_double(pct(dw, total)));
-			json_object_object_add(c, "irq", json_object_new_double(pct(dq, total)));
-			json_object_object_add(c, "steal", json_object_new_double(pct(dst, total)));
-			json_object_object_add(c, "idle", json_object_new_double(pct(di, total)));
+			json_object_object_add(c, "user", pct(du, total));
+			json_object_object_add(c, "system", pct(ds, total));
+			json_object_object_add(c, "iowait", pct(dw, total));
+			json_object_object_add(c, "irq", pct(dq, total));
+			json_object_object_add(c, "steal", pct(dst, total));
+			json_object_object_add(c, "idle", pct(di, total));
 			json_object_array_add(arr, c);
 		}
 		m->prev_cpu[n++] = t;
@@ -392,7 +397,7 @@ static void add_top(struct fr_metrics *m, struct json_object *o, uint64_t now)
 			json_object_object_add(e, "pid", json_object_new_int64(top[k].pid));
 			json_object_object_add(e, "comm", json_object_new_string(top[k].comm));
 			json_object_object_add(e, "cpu_pct",
-					       json_object_new_double(pct((uint64_t)((double)top[k].ticks * 1000),
+					       (pct((uint64_t)((double)top[k].ticks * 1000),
 									  (uint64_t)(secs * (double)m->ticks_per_s * 1000))));
 			json_object_array_add(arr, e);
 		}
