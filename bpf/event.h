@@ -40,6 +40,7 @@ enum fr_event_type {
 	FR_EV_OOM = 8,
 	FR_EV_SIGNAL = 9,
 	FR_EV_TCP = 10,
+	FR_EV_SWITCH = 11,
 	FR_EV__MAX,
 };
 
@@ -110,6 +111,17 @@ struct fr_event_sched {
 	__u64 duration_ns;
 };
 _Static_assert(sizeof(struct fr_event_sched) == 56, "fr_event_sched layout");
+
+/* Full scheduler mode: every context switch (header = prev, the task
+ * leaving the CPU). */
+struct fr_event_switch {
+	struct fr_event_hdr hdr;
+	__u32 prev_state;        /* 0 = preempted while runnable */
+	__u32 next_pid, next_tid;
+	__u32 pad;
+	char next_comm[FR_COMM_LEN];
+};
+_Static_assert(sizeof(struct fr_event_switch) == 48 + 32, "fr_event_switch layout");
 
 struct fr_event_block {
 	struct fr_event_hdr hdr; /* the task that issued the request */

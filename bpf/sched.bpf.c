@@ -26,6 +26,7 @@ __u64 offcpu_threshold_ns = 1000000000;
 __u64 runq_threshold_ns = 50000000;
 bool offcpu_enabled = true;
 bool runq_enabled = true;
+bool full = false; /* every context switch, for short high-fidelity use */
 
 static __always_inline struct fr_sched_state *state(struct task_struct *t, bool create)
 {
@@ -92,6 +93,23 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	__u64 now = bpf_ktime_get_boot_ns();
 	struct fr_sched_state *s;
+
+	if (full) {
+		struct fr_event_switch *e;
+		void *ring;
+
+		e = fr_reserve(sizeof(*e), FR_SRC_SCHED, &ring);
+		if (e) {
+			fr_fill_hdr_task(&e->hdr, FR_EV_SWITCH, prev);
+			e->hdr.ts = now;
+			e->prev_state = prev_state;
+			e->next_pid = BPF_CORE_READ(next, tgid);
+			e->next_tid = BPF_CORE_READ(next, pid);
+			e->pad = 0;
+			bpf_probe_read_kernel_str(e->next_comm, sizeof(e->next_comm), next->comm);
+			fr_submit(e, ring);
+		}
+	}
 
 	/* prev leaves the CPU: still runnable (preempted) or blocked */
 	if (BPF_CORE_READ(prev, pid) != 0 && !is_self(prev)) {

@@ -144,6 +144,12 @@ struct json_object *fr_record_to_json(const struct fr_window *w, const struct fr
 	case FR_REC_RUNQ:
 		json_object_object_add(o, "duration_ns", json_object_new_uint64(r->sched.duration_ns));
 		break;
+	case FR_REC_SWITCH:
+		json_object_object_add(o, "prev_state", json_object_new_int64(r->sw.prev_state));
+		json_object_object_add(o, "next_pid", json_object_new_int64(r->sw.next_pid));
+		json_object_object_add(o, "next_tid", json_object_new_int64(r->sw.next_tid));
+		json_object_object_add(o, "next_comm", str_n(r->sw.next_comm, r->sw.next_comm_len));
+		break;
 	case FR_REC_BLOCK:
 		json_object_object_add(o, "dev", json_object_new_string(fr_format_dev(r->block.dev, buf, sizeof(buf))));
 		json_object_object_add(o, "op", json_object_new_string(fr_block_op_name(r->block.op)));

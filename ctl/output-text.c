@@ -90,6 +90,11 @@ void fr_record_print_text(FILE *out, const struct fr_window *w, const struct fr_
 		fprintf(out, "%s %s", r->type == FR_REC_OFFCPU ? "blocked for" : "waited for a CPU for",
 			fr_format_duration(r->sched.duration_ns, buf, sizeof(buf)));
 		break;
+	case FR_REC_SWITCH:
+		fprintf(out, "%s -> ", r->sw.prev_state ? "blocks" : "preempted");
+		print_safe(out, r->sw.next_comm, r->sw.next_comm_len);
+		fprintf(out, "[%u/%u]", r->sw.next_pid, r->sw.next_tid);
+		break;
 	case FR_REC_BLOCK: {
 		char dev[32];
 		fprintf(out, "%s %s sector=%" PRIu64 " bytes=%u took %s%s", fr_format_dev(r->block.dev, dev, sizeof(dev)),

@@ -390,6 +390,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	d->conf.offcpu_threshold_ns = c.offcpu_threshold_ns;
 	d->conf.runq_enabled = c.runq_enabled;
 	d->conf.runq_threshold_ns = c.runq_threshold_ns;
+	d->conf.sched_full = c.sched_full;
 	d->conf.block_threshold_ns = c.block_threshold_ns;
 	d->conf.signal_mask = c.signal_mask;
 	d->conf.metrics_interval_ns = c.metrics_interval_ns;

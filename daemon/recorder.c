@@ -310,6 +310,17 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		rec.sched.duration_ns = e->duration_ns;
 		break;
 	}
+	case FR_EV_SWITCH: {
+		const struct fr_event_switch *e = data;
+		if (size < sizeof(*e))
+			return 0;
+		rec.sw.prev_state = e->prev_state;
+		rec.sw.next_pid = e->next_pid;
+		rec.sw.next_tid = e->next_tid;
+		rec.sw.next_comm = e->next_comm;
+		rec.sw.next_comm_len = (uint32_t)strnlen(e->next_comm, FR_COMM_LEN);
+		break;
+	}
 	case FR_EV_BLOCK: {
 		const struct fr_event_block *e = data;
 		if (size < sizeof(*e))

@@ -88,6 +88,7 @@ static void apply_sched(struct sched_bpf *o, const struct fr_conf *c)
 	o->data->offcpu_threshold_ns = c->offcpu_threshold_ns;
 	o->data->runq_enabled = c->runq_enabled;
 	o->data->runq_threshold_ns = c->runq_threshold_ns;
+	o->bss->full = c->sched_full; /* zero-initialised: .bss */
 }
 
 static void apply_block(struct block_bpf *o, const struct fr_conf *c)
@@ -154,7 +155,7 @@ int fr_sources_start(const struct fr_conf *c, const struct fr_rings *r, pid_t se
 		return -ENOMEM;
 	s->enabled[FR_SRC_PROC] = c->proc_enabled;
 	s->enabled[FR_SRC_SYSCALL] = c->syscall_enabled;
-	s->enabled[FR_SRC_SCHED] = c->sched_enabled && (c->offcpu_enabled || c->runq_enabled);
+	s->enabled[FR_SRC_SCHED] = c->sched_enabled && (c->offcpu_enabled || c->runq_enabled || c->sched_full);
 	s->enabled[FR_SRC_BLOCK] = c->block_enabled;
 	s->enabled[FR_SRC_OOM] = c->oom_enabled;
 	s->enabled[FR_SRC_SIGNAL] = c->signal_enabled;

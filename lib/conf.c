@@ -58,6 +58,7 @@ static const struct setting settings[] = {
 	{ "sources.sched", "offcpu_threshold", K_DURATION, NSEC_PER_USEC, 3600 * NSEC_PER_SEC, OFF(offcpu_threshold_ns) },
 	{ "sources.sched", "runq", K_BOOL, 0, 1, OFF(runq_enabled) },
 	{ "sources.sched", "runq_threshold", K_DURATION, NSEC_PER_USEC, 3600 * NSEC_PER_SEC, OFF(runq_threshold_ns) },
+	{ "sources.sched", "full", K_BOOL, 0, 1, OFF(sched_full) },
 	{ "sources.block", "enabled", K_BOOL, 0, 1, OFF(block_enabled) },
 	{ "sources.block", "threshold", K_DURATION, 0, 3600 * NSEC_PER_SEC, OFF(block_threshold_ns) },
 	{ "sources.oom", "enabled", K_BOOL, 0, 1, OFF(oom_enabled) },

@@ -40,6 +40,7 @@ struct fr_conf {
 	uint64_t offcpu_threshold_ns;
 	bool runq_enabled;
 	uint64_t runq_threshold_ns;
+	bool sched_full;
 	bool block_enabled;
 	uint64_t block_threshold_ns;
 	bool oom_enabled;

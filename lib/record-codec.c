@@ -30,6 +30,7 @@ static const char *const type_names[] = {
 	[FR_REC_OOM] = "oom",
 	[FR_REC_SIGNAL] = "signal",
 	[FR_REC_TCP] = "tcp",
+	[FR_REC_SWITCH] = "switch",
 	[FR_REC_GAP] = "gap",
 	[FR_REC_CGROUP] = "cgroup",
 	[FR_REC_PROCESS] = "process",
@@ -114,6 +115,8 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 		n += r->signal.sender_comm_len + 5;
 	else if (r->type == FR_REC_TCP)
 		n += 2 * 16 + 8;
+	else if (r->type == FR_REC_SWITCH)
+		n += r->sw.next_comm_len + 3 * 5 + 5;
 	else if (r->type == FR_REC_MARK)
 		n += r->mark.text_len + 5;
 	else if (r->type == FR_REC_METRICS)
@@ -185,6 +188,12 @@ int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8
 		put_varint(&w, r->tcp.dport);
 		put_bytes(&w, r->tcp.saddr, r->tcp.family == 10 ? 16 : 4);
 		put_bytes(&w, r->tcp.daddr, r->tcp.family == 10 ? 16 : 4);
+		break;
+	case FR_REC_SWITCH:
+		put_varint(&w, r->sw.prev_state);
+		put_varint(&w, r->sw.next_pid);
+		put_svarint(&w, (int64_t)r->sw.next_tid - (int64_t)r->sw.next_pid);
+		put_str(&w, r->sw.next_comm, r->sw.next_comm_len);
 		break;
 	case FR_REC_MARK:
 		put_str(&w, r->mark.text, r->mark.text_len);
@@ -351,6 +360,12 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 		r.pos += 2 * alen;
 		break;
 	}
+	case FR_REC_SWITCH:
+		rec.sw.prev_state = (uint32_t)get_varint(&r);
+		rec.sw.next_pid = (uint32_t)get_varint(&r);
+		rec.sw.next_tid = (uint32_t)((uint64_t)rec.sw.next_pid + (uint64_t)get_svarint(&r));
+		rec.sw.next_comm = get_str(&r, &rec.sw.next_comm_len);
+		break;
 	case FR_REC_MARK:
 		rec.mark.text = get_str(&r, &rec.mark.text_len);
 		break;

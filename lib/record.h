@@ -23,6 +23,7 @@ enum fr_record_type {
 	FR_REC_OOM = 8,
 	FR_REC_SIGNAL = 9,
 	FR_REC_TCP = 10,
+	FR_REC_SWITCH = 11,
 	FR_REC_GAP = 64,    /* records lost on this CPU since the previous gap */
 	FR_REC_CGROUP = 65, /* metadata: cgroup id -> path, once per chunk */
 	FR_REC_PROCESS = 66,/* metadata: a live process, in keyframes */
@@ -68,6 +69,12 @@ struct fr_record {
 		struct {
 			uint64_t duration_ns;
 		} sched; /* offcpu, runq */
+		struct {
+			uint32_t prev_state;
+			uint32_t next_pid, next_tid;
+			uint32_t next_comm_len;
+			const char *next_comm;
+		} sw;
 		struct {
 			uint32_t dev; /* kernel dev_t: major << 20 | minor */
 			uint32_t op;

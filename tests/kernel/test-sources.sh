@@ -33,6 +33,10 @@ metrics = { interval = "500ms"; top_interval = "1s"; };
 CONF
 start_daemon "$T/fr.conf"
 
+# switch (full mode) is switched on by reload, which must apply it live
+printf 'store = { size = "32M"; segments = 4; sync_interval = "200ms"; };\nsources = { sched = { offcpu_threshold = "100ms"; runq_threshold = "2ms"; full = true; }; block = { threshold = "0ns"; }; };\nmetrics = { interval = "500ms"; top_interval = "1s"; };\n' >"$T/fr.conf"
+kill -HUP "$DPID"
+sleep 0.3
 # runq: two busy loops on CPU 0
 spin='end=$((SECONDS + 2)); while [ $SECONDS -lt $end ]; do :; done'
 taskset -c 0 bash -c "$spin" & S1=$!
@@ -115,6 +119,8 @@ check "any(.[]; .type == \"metrics\" and (.cpus | length) == $(nproc) and .memor
 	(.load | length) == 3 and .disk_latency[\"$DEV\"].count > 0 and (.top | length) > 0)" \
 	"no complete metrics record (cpus, memory, load, disk latency of $DEV, top)" \
 	"metrics: per-CPU, memory, load, disk latency percentiles, top processes"
+check "any(.[]; .type == \"switch\" and .pid == $S1) and any(.[]; .type == \"switch\" and .next_pid == $S2)" \
+	"no switch records between the busy loops (full mode after reload)" "switch: full mode, switched on by SIGHUP, records every context switch"
 "$FRCTL" --store "$T/store" status --json | jq -e '[.sources[] | select(.enabled and (.attached | not))] | length == 0' >/dev/null ||
 	fail "a source is enabled but not attached"
 ok "status: every enabled source attached"

@@ -10,7 +10,8 @@
 static const char args[] = "ls\0-l\0/tmp";
 static const uint16_t types[] = { FR_REC_EXEC, FR_REC_EXIT, FR_REC_FORK, FR_REC_SYSCALL, FR_REC_GAP,
 				  FR_REC_CGROUP, FR_REC_PROCESS, FR_REC_OFFCPU, FR_REC_RUNQ, FR_REC_BLOCK,
-				  FR_REC_OOM, FR_REC_SIGNAL, FR_REC_TCP, FR_REC_MARK, FR_REC_METRICS };
+				  FR_REC_OOM, FR_REC_SIGNAL, FR_REC_TCP, FR_REC_MARK, FR_REC_METRICS,
+				  FR_REC_SWITCH };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 
 static void fill(struct fr_record *r, unsigned i)
@@ -82,6 +83,13 @@ static void fill(struct fr_record *r, unsigned i)
 			r->tcp.daddr[k] = (uint8_t)(200 - k);
 		}
 		break;
+	case FR_REC_SWITCH:
+		r->sw.prev_state = 1;
+		r->sw.next_pid = 300;
+		r->sw.next_tid = 301;
+		r->sw.next_comm = "kworker/0:1";
+		r->sw.next_comm_len = 11;
+		break;
 	case FR_REC_MARK:
 		r->mark.text = "deploy v1.2.3 started";
 		r->mark.text_len = 21;
@@ -150,6 +158,12 @@ static void check_same(const struct fr_record *a, const struct fr_record *b)
 		break;
 	case FR_REC_TCP:
 		CHECK(memcmp(&a->tcp, &b->tcp, sizeof(a->tcp)) == 0);
+		break;
+	case FR_REC_SWITCH:
+		CHECK_EQ(a->sw.prev_state, b->sw.prev_state);
+		CHECK_EQ(a->sw.next_pid, b->sw.next_pid);
+		CHECK_EQ(a->sw.next_tid, b->sw.next_tid);
+		CHECK(a->sw.next_comm_len == b->sw.next_comm_len && !memcmp(a->sw.next_comm, b->sw.next_comm, a->sw.next_comm_len));
 		break;
 	case FR_REC_MARK:
 		CHECK(a->mark.text_len == b->mark.text_len && !memcmp(a->mark.text, b->mark.text, a->mark.text_len));
