@@ -27,7 +27,7 @@ static const char *const default_exclude[] = {
 	"mq_timedreceive", "restart_syscall",
 };
 
-enum kind { K_BOOL, K_INT, K_SIZE, K_DURATION, K_STRING, K_SYSCALLS, K_SIGNALS };
+enum kind { K_BOOL, K_INT, K_SIZE, K_DURATION, K_STRING, K_SYSCALLS, K_SIGNALS, K_RULES };
 
 struct setting {
 	const char *group; /* dotted path of the parent group */
@@ -70,12 +70,16 @@ static const struct setting settings[] = {
 	{ "metrics", "top_interval", K_DURATION, NSEC_PER_SEC, 3600 * NSEC_PER_SEC, OFF(metrics_top_interval_ns) },
 	{ "metrics", "top", K_INT, 0, 100, OFF(metrics_top) },
 	{ "control", "socket", K_STRING, 0, 0, OFF(socket_path) },
+	{ "triggers", "rules", K_RULES, 0, 0, OFF(rules) },
+	{ "triggers.incidents", "size", K_SIZE, 1ULL << 20, 1ULL << 42, OFF(rules.incidents_size) },
+	{ "triggers.incidents", "max", K_INT, 1, 100000, OFF(rules.incidents_max) },
 };
 
 /* Groups that may appear; anything else is unknown. */
 static const char *const groups[] = { "store", "recorder", "sources", "sources.proc",
 				      "sources.syscall", "sources.sched", "sources.block", "sources.oom",
-				      "sources.signal", "sources.tcp", "metrics", "control" };
+				      "sources.signal", "sources.tcp", "metrics", "control", "triggers",
+				      "triggers.incidents" };
 
 void fr_conf_init_defaults(struct fr_conf *c)
 {
@@ -110,6 +114,7 @@ void fr_conf_init_defaults(struct fr_conf *c)
 		.metrics_top_interval_ns = 10 * NSEC_PER_SEC,
 		.metrics_top = 5,
 		.socket_path = strdup(FR_SOCKET_DEFAULT_PATH),
+		.rules = { .incidents_size = 1ULL << 30, .incidents_max = 100 },
 	};
 	for (size_t i = 0; i < ELEMENTSOF(default_exclude); i++) {
 		int nr = fr_syscall_number(default_exclude[i]);
@@ -122,6 +127,7 @@ void fr_conf_done(struct fr_conf *c)
 {
 	free(c->store_path);
 	free(c->socket_path);
+	fr_rules_done(&c->rules);
 	c->store_path = c->socket_path = NULL;
 }
 
@@ -272,6 +278,8 @@ static int apply(struct ctx *x, struct fr_conf *c, const struct setting *d, conf
 		}
 		return 0;
 	}
+	case K_RULES:
+		return fr_rules_parse(target, s, x->file, x->err, x->errlen);
 	case K_SYSCALLS: {
 		uint64_t *bits = target;
 		if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)

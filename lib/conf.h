@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rules.h"
+
 #define FR_CONF_DEFAULT_PATH "/etc/flightrec/flightrec.conf"
 #define FR_STORE_DEFAULT_PATH "/var/lib/flightrec"
 #define FR_SOCKET_DEFAULT_PATH "/run/flightrec/control.sock"
@@ -53,6 +55,8 @@ struct fr_conf {
 	uint32_t metrics_top;
 
 	char *socket_path;
+
+	struct fr_rules rules;
 };
 
 void fr_conf_init_defaults(struct fr_conf *c);

@@ -76,6 +76,41 @@ int main(void)
 	bad("store = { sync_interval = \"1ms\"; };\n",
 	    "F:1: 'sync_interval' = \"1ms\" is out of range [10.000ms, 60.000s]");
 
+	/* trigger rules */
+	CHECK_EQ(load("triggers = { rules = (\n"
+		      "  { name = \"slow\"; condition = \"syscall_latency\"; threshold = \"2s\"; comm = \"post*\";\n"
+		      "    syscalls = [ \"fsync\" ]; before = \"30s\"; after = \"5s\"; cooldown = \"1m\"; },\n"
+		      "  { name = \"crash\"; condition = \"signal\"; signals = [ \"SIGSEGV\" ];\n"
+		      "    exec = [ \"/usr/local/bin/ticket\", \"--attach\" ]; },\n"
+		      "  { name = \"oom\"; condition = \"oom\"; }\n"
+		      "); incidents = { size = \"2G\"; max = 50; }; };\n", err, sizeof(err), &c), 0);
+	CHECK_EQ(c.rules.n, 3);
+	CHECK_STR(c.rules.v[0].name, "slow");
+	CHECK_EQ(c.rules.v[0].threshold_ns, 2 * NSEC_PER_SEC);
+	CHECK_EQ(c.rules.v[0].before_ns, 30 * NSEC_PER_SEC);
+	CHECK(!c.rules.v[0].any_syscall);
+	CHECK_EQ(c.rules.v[1].condition, FR_COND_SIGNAL);
+	CHECK_STR(c.rules.v[1].exec[1], "--attach");
+	CHECK(c.rules.v[1].exec[2] == NULL);
+	CHECK_EQ(c.rules.v[2].after_ns, 10 * NSEC_PER_SEC); /* default */
+	CHECK_EQ(c.rules.incidents_size, 2ULL << 30);
+	CHECK_EQ(c.rules.incidents_max, 50);
+	fr_conf_done(&c);
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"disk_full\"; }\n); };\n",
+	    "F:2: unknown condition \"disk_full\"");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"syscall_latency\"; }\n); };\n",
+	    "F:2: rule 'x': a latency condition needs a 'threshold'");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\";\n colour = 1; }\n); };\n",
+	    "F:3: unknown setting 'colour' in a rule");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"syscall_latency\"; threshold = \"soon\"; }\n); };\n",
+	    "F:2: 'threshold': invalid duration \"soon\"");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; },\n { name = \"x\"; condition = \"manual\"; }\n); };\n",
+	    "F:3: a rule named 'x' exists already (line 2)");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; exec = [ \"ticket\" ]; }\n); };\n",
+	    "F:2: 'exec': the program must be an absolute path (no shell, no PATH search)");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"syscall_latency\"; threshold = \"1s\";\n syscalls = [ \"nosuch\" ]; }\n); };\n",
+	    "F:3: 'syscalls': unknown system call");
+
 	/* a missing file: error only when asked for explicitly */
 	fr_conf_init_defaults(&c);
 	CHECK_EQ(fr_conf_load(&c, "/nonexistent/fr.conf", false, err, sizeof(err)), 0);

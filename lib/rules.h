@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Trigger rules (triggers.rules in flightrec.conf): a condition, filters,
+ * a window and governance.  Parsed and validated here (file:line errors);
+ * evaluated by the daemon's trigger engine.
+ */
+#ifndef FR_RULES_H
+#define FR_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum fr_rule_condition {
+	FR_COND_SYSCALL,  /* a syscall record with duration >= threshold */
+	FR_COND_BLOCK,    /* a block record with duration >= threshold */
+	FR_COND_RUNQ,     /* a runq record with duration >= threshold */
+	FR_COND_OFFCPU,   /* an offcpu record with duration >= threshold */
+	FR_COND_OOM,      /* an OOM kill */
+	FR_COND_SIGNAL,   /* a signal record of one of the rule's signals */
+	FR_COND_MANUAL,   /* frctl freeze */
+	FR_COND__MAX,
+};
+
+#define FR_RULE_SYSCALL_WORDS 8 /* 512 syscall numbers */
+
+struct fr_rule {
+	char *name;
+	enum fr_rule_condition condition;
+	uint64_t threshold_ns;
+	/* filters (unset: any) */
+	char *comm;            /* exact or fnmatch(3) glob */
+	int64_t pid;           /* -1: any */
+	char *cgroup;          /* path prefix */
+	uint64_t syscalls[FR_RULE_SYSCALL_WORDS];
+	bool any_syscall;
+	uint64_t signals;      /* bit n: signal n (FR_COND_SIGNAL) */
+	/* window */
+	uint64_t before_ns, after_ns;
+	/* governance */
+	uint64_t cooldown_ns;
+	uint32_t max_per_hour;
+	/* action */
+	char **exec;           /* argv, NULL-terminated; the incident path is appended */
+	uint64_t exec_timeout_ns;
+	int line;              /* where it was defined */
+};
+
+struct fr_rules {
+	struct fr_rule *v;
+	size_t n;
+	uint64_t incidents_size;  /* budget of incidents/ */
+	uint32_t incidents_max;
+};
+
+const char *fr_rule_condition_name(enum fr_rule_condition c);
+
+void fr_rules_done(struct fr_rules *r);
+
+struct config_setting_t;
+/* Parses the list triggers.rules into @r.  On error writes "file:line:
+ * message" into @err and returns -EINVAL. */
+int fr_rules_parse(struct fr_rules *r, const struct config_setting_t *list, const char *file, char *err,
+		   size_t errlen);
+
+#endif
