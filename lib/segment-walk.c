@@ -44,10 +44,10 @@ static uint64_t scan_magic(int fd, uint64_t off, uint64_t size, struct fr_segmen
 	return size;
 }
 
-int fr_segment_walk(int fd, uint64_t size, fr_segment_chunk_cb cb, void *userdata,
+int fr_segment_walk(int fd, uint64_t start, uint64_t size, fr_segment_chunk_cb cb, void *userdata,
 		    struct fr_segment_walk_stats *st)
 {
-	uint64_t off = sizeof(struct fr_segment_header);
+	uint64_t off = start;
 	bool in_damage = false;
 
 	while (off + sizeof(struct fr_chunk_header) <= size) {

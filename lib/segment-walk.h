@@ -23,8 +23,9 @@ struct fr_segment_walk_stats {
  * return stops the walk and is returned. */
 typedef int (*fr_segment_chunk_cb)(uint64_t offset, const struct fr_chunk_info *ci, void *userdata);
 
-/* Walks fd's chunks from the first one up to @size bytes. */
-int fr_segment_walk(int fd, uint64_t size, fr_segment_chunk_cb cb, void *userdata,
+/* Walks fd's chunks from offset @start (after the segment or incident
+ * header) up to @size bytes. */
+int fr_segment_walk(int fd, uint64_t start, uint64_t size, fr_segment_chunk_cb cb, void *userdata,
 		    struct fr_segment_walk_stats *st);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "incident.h"
 #include "macro.h"
 #include "segment-walk.h"
 #include "store-reader.h"
@@ -21,7 +22,8 @@
 struct segment {
 	int fd;
 	uint64_t seqnum;
-	uint64_t size; /* file size when opened */
+	uint64_t size;  /* file size when opened */
+	uint64_t start; /* first chunk: after the segment or incident header */
 };
 
 struct fr_store_reader {
@@ -35,6 +37,37 @@ static int cmp_seg(const void *a, const void *b)
 {
 	const struct segment *x = a, *y = b;
 	return x->seqnum < y->seqnum ? -1 : x->seqnum > y->seqnum;
+}
+
+int fr_store_reader_open_incident(const char *path, struct fr_store_reader **ret, char **ret_meta)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct fr_store_reader *r;
+	struct stat st;
+	uint64_t start;
+	int k;
+
+	if (fd < 0)
+		return negative_errno();
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (!S_ISREG(st.st_mode))
+		return -EISDIR;
+	k = fr_incident_read_header(fd, ret_meta, &start);
+	if (k < 0)
+		return k;
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->segs = calloc(1, sizeof(*r->segs))) || !(r->dctx = ZSTD_createDCtx())) {
+		fr_store_reader_free(r);
+		free(*ret_meta);
+		return -ENOMEM;
+	}
+	r->segs[0] = (struct segment){ .fd = TAKE_FD(fd), .size = (uint64_t)st.st_size, .start = start };
+	r->nsegs = 1;
+	r->st.segments = 1;
+	r->st.bytes_on_disk = (uint64_t)st.st_size;
+	*ret = r;
+	return 0;
 }
 
 int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
@@ -90,6 +123,7 @@ int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
 		}
 		r->st.bytes_read += sizeof(struct fr_segment_header);
 		s.size = (uint64_t)st.st_size;
+		s.start = sizeof(struct fr_segment_header);
 		/* headers are read far apart: readahead would read the payloads
 		 * a time-window query means to skip */
 		(void)posix_fadvise(s.fd, 0, 0, POSIX_FADV_RANDOM);
@@ -143,7 +177,7 @@ int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *use
 	for (size_t i = 0; i < r->nsegs; i++) {
 		struct walk_ctx w = { .segment = (uint32_t)i, .cb = cb, .userdata = userdata };
 		struct fr_segment_walk_stats st = {};
-		int k = fr_segment_walk(r->segs[i].fd, r->segs[i].size, walk_cb, &w, &st);
+		int k = fr_segment_walk(r->segs[i].fd, r->segs[i].start, r->segs[i].size, walk_cb, &w, &st);
 
 		r->st.bytes_read += st.bytes_read;
 		r->st.chunks_damaged += st.damaged;
@@ -179,6 +213,33 @@ int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *r
 	if (k == -EBADMSG)
 		r->st.chunks_damaged++;
 	return k;
+}
+
+int fr_store_reader_read_chunk(struct fr_store_reader *r, const struct fr_chunk_ref *ref, uint8_t **ret,
+			       size_t *ret_len)
+{
+	size_t len = (size_t)fr_chunk_disk_size(&ref->info);
+	_cleanup_free_ uint8_t *buf = NULL;
+	struct fr_chunk_info ci;
+	ssize_t n;
+
+	if (ref->segment >= r->nsegs)
+		return -EINVAL;
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	n = pread(r->segs[ref->segment].fd, buf, len, (off_t)ref->offset);
+	if (n < 0)
+		return negative_errno();
+	r->st.bytes_read += (uint64_t)n;
+	/* still the chunk that was found? (a segment may be reused meanwhile) */
+	if ((size_t)n != len || fr_chunk_header_parse((struct fr_chunk_header *)buf, &ci) < 0 ||
+	    ci.seqnum != ref->info.seqnum ||
+	    fr_crc_mismatch(ci.payload_crc, fr_crc32(buf + sizeof(struct fr_chunk_header), ci.payload_size)))
+		return -EBADMSG;
+	*ret = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
 }
 
 void fr_store_reader_get_stats(struct fr_store_reader *r, struct fr_store_reader_stats *ret)

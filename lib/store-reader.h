@@ -7,6 +7,7 @@
 #ifndef FR_STORE_READER_H
 #define FR_STORE_READER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "chunk.h"
@@ -36,6 +37,14 @@ struct fr_store_reader *fr_store_reader_free(struct fr_store_reader *r);
  * first).  A non-zero return from @cb stops the walk and is returned. */
 typedef int (*fr_chunk_cb)(const struct fr_chunk_ref *ref, void *userdata);
 int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *userdata);
+
+/* Opens an incident file as a one-segment store; *ret_meta gets its JSON
+ * metadata (caller frees).  -EBADMSG: not an incident file or damaged. */
+int fr_store_reader_open_incident(const char *path, struct fr_store_reader **ret, char **ret_meta);
+
+/* Reads a chunk as stored (header, payload, padding), verified. */
+int fr_store_reader_read_chunk(struct fr_store_reader *r, const struct fr_chunk_ref *ref, uint8_t **ret,
+			       size_t *ret_len);
 
 /* Reads, verifies and decompresses a chunk's payload. -EBADMSG: damaged. */
 int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *ref,

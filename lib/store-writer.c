@@ -478,7 +478,7 @@ static int recover(struct fr_store_writer *w)
 	rc.fd = fd;
 	/* the whole file: one written under a larger store.size ends at its
 	 * last chunk too, and the next append moves on to the next slot */
-	k = fr_segment_walk(fd, (uint64_t)sb.st_size, recover_cb, &rc, &st);
+	k = fr_segment_walk(fd, sizeof(struct fr_segment_header), (uint64_t)sb.st_size, recover_cb, &rc, &st);
 	if (k < 0)
 		return k;
 	uint64_t end = rc.end;

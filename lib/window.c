@@ -204,20 +204,12 @@ static int resolve_exe(struct fr_window *w)
 	return k;
 }
 
-int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
-		   struct fr_window **ret)
+int fr_window_select(struct fr_store_reader *r, const struct fr_window_query *q, struct fr_chunk_ref **ret,
+		     size_t *nret)
 {
-	uint64_t since_ns = q->since_ns, until_ns = q->until_ns;
-	struct collect c = { .since = since_ns, .until = until_ns, .q = q };
-	struct fr_window *w;
-	uint64_t order = 0;
-	size_t bufcap = 0, chcap = 0;
-	int k;
+	struct collect c = { .since = q->since_ns, .until = q->until_ns, .q = q };
+	int k = fr_store_reader_foreach(r, collect_cb, &c);
 
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	k = fr_store_reader_foreach(r, collect_cb, &c);
 	if (k < 0)
 		goto fail;
 	/* without a keyframe before the window there is nothing to anchor
@@ -232,6 +224,34 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		}
 		c.refs[c.n++] = i < c.nkf ? c.kf[i] : c.pre[i - c.nkf];
 	}
+	free(c.kf);
+	free(c.pre);
+	*ret = c.refs;
+	*nret = c.n;
+	return 0;
+fail:
+	free(c.refs);
+	free(c.kf);
+	free(c.pre);
+	return k;
+}
+
+int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
+		   struct fr_window **ret)
+{
+	uint64_t since_ns = q->since_ns, until_ns = q->until_ns;
+	struct { struct fr_chunk_ref *refs; size_t n; } c = {};
+	struct fr_window *w;
+	uint64_t order = 0;
+	size_t bufcap = 0, chcap = 0;
+	int k;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	k = fr_window_select(r, q, &c.refs, &c.n);
+	if (k < 0)
+		goto fail;
 	for (size_t i = 0; i < c.n; i++) {
 		uint8_t *raw = NULL;
 
@@ -255,8 +275,6 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 			goto fail;
 	}
 	free(c.refs);
-	free(c.kf);
-	free(c.pre);
 	if (w->n > 1)
 		qsort(w->v, w->n, sizeof(*w->v), cmp_entry);
 	k = resolve_exe(w);
@@ -268,8 +286,6 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 	return 0;
 fail:
 	free(c.refs);
-	free(c.kf);
-	free(c.pre);
 	fr_window_free(w);
 	return k;
 }

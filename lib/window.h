@@ -52,6 +52,11 @@ struct fr_window_query {
 
 int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		   struct fr_window **ret);
+
+/* The chunks fr_window_load() would read for @q (the window, the keyframe
+ * before it and the context between), in store order.  Caller frees. */
+int fr_window_select(struct fr_store_reader *r, const struct fr_window_query *q, struct fr_chunk_ref **ret,
+		     size_t *nret);
 struct fr_window *fr_window_free(struct fr_window *w);
 
 #endif

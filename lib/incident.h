@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Incident files: a frozen window, self-contained.  Layout (little-endian,
+ * documented in flightrec-store(5)):
+ *   incident header (64 bytes)
+ *   metadata: one JSON object (id, rules, reason, triggers, host, kernel,
+ *             boot id, start, end, config), padded to 8 bytes
+ *   chunks: byte copies of the store's chunks for the window, including
+ *           the keyframe before it, each 8-byte aligned, as in a segment
+ * The store reader opens an incident file like a one-segment store.
+ */
+#ifndef FR_INCIDENT_H
+#define FR_INCIDENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store-reader.h"
+
+#define FR_INCIDENT_MAGIC "FRECINC\0"
+#define FR_INCIDENT_SUFFIX ".fri"
+#define FR_INCIDENT_DIR "incidents"
+/* metadata larger than this is refused by readers */
+#define FR_INCIDENT_META_MAX (16u << 20)
+
+struct fr_incident_header {
+	char magic[8];
+	uint32_t header_size;   /* 64 */
+	uint16_t version;       /* FR_STORE_VERSION */
+	uint16_t reserved0;
+	uint32_t compat_flags;
+	uint32_t incompat_flags;
+	uint32_t meta_len;      /* bytes of JSON after the header */
+	uint32_t meta_crc;      /* crc32 of them */
+	uint64_t chunks_offset; /* where the first chunk starts */
+	uint64_t created_wall;  /* ns since epoch */
+	uint64_t reserved1;
+	uint32_t reserved2;
+	uint32_t header_crc;    /* crc32 of the bytes before this field */
+};
+_Static_assert(sizeof(struct fr_incident_header) == 64, "incident header layout");
+
+/* Writes @path (atomically: a temporary file, fsync, rename, fsync of the
+ * directory) with metadata @meta and the chunks @refs copied from @r.
+ * Returns the bytes written or -errno. */
+int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_reader *r,
+			  const struct fr_chunk_ref *refs, size_t nrefs);
+
+/* Reads and checks the header and metadata of an incident file: returns
+ * 0 with *ret_meta (malloc'd, NUL-terminated) and the chunk area, or
+ * -EBADMSG / -EPROTONOSUPPORT / -errno. */
+int fr_incident_read_header(int fd, char **ret_meta, uint64_t *ret_chunks_offset);
+
+#endif
