@@ -14,6 +14,7 @@
 #include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "../lib/boots.h"
+#include "../lib/record-json.h"
 #include "../lib/store-reader.h"
 #include "frctl.h"
 
@@ -218,6 +219,16 @@ static int open_output(const char *path, char **ret_tmp, FILE **ret)
 	return 0;
 }
 
+struct json_object *fr_window_entry_to_json(const struct fr_window *w, const struct fr_window_entry *e)
+{
+	struct fr_record_context ctx = {
+		.wall_ns = e->wall_ns, .boot_id = w->chunks[e->chunk].boot_id,
+		.cgroup = e->cgroup, .cgroup_len = e->cgroup_len,
+		.exe = e->exe, .exe_len = e->exe_len, .kernel_thread = e->kernel_thread,
+	};
+	return fr_record_to_json(&e->r, &ctx);
+}
+
 /* --boot: "0", "-N" or an id, resolved against the boots in the store. */
 static int select_boot(struct fr_store_reader *reader, const char *spec, struct fr_window_query *q)
 {
@@ -308,7 +319,7 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		if (!matches(&o, e))
 			continue;
 		if (o.format == FMT_JSON) {
-			struct json_object *j = fr_record_to_json(w, e);
+			struct json_object *j = fr_window_entry_to_json(w, e);
 			fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), out);
 			fputc('\n', out);
 			json_object_put(j);

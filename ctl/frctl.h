@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "../lib/conf.h"
+#include "../lib/record-fields.h"
 #include "../lib/window.h"
 
 struct frctl {
@@ -60,16 +61,7 @@ int verb_mark(struct frctl *f, int argc, char **argv);
 
 /* Output formats of dump. */
 struct json_object;
-struct json_object *fr_record_to_json(const struct fr_window *w, const struct fr_window_entry *e);
+struct json_object *fr_window_entry_to_json(const struct fr_window *w, const struct fr_window_entry *e);
 void fr_record_print_text(FILE *out, const struct fr_window *w, const struct fr_window_entry *e);
-/* "SIGSEGV" for 11, or NULL. */
-const char *fr_signal_name(int sig, char *buf, size_t len);
-/* Names for block ops, TCP events and states, and formatted addresses and
- * devices, shared by the output formats. */
-const char *fr_block_op_name(uint32_t op);
-const char *fr_tcp_event_name(uint8_t event);
-const char *fr_tcp_state_name(uint8_t state);
-char *fr_format_addr(uint16_t family, const uint8_t *addr, char *buf, size_t len);
-char *fr_format_dev(uint32_t dev, char *buf, size_t len);
 
 #endif

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* --format json: one JSON object per record; field names are an API
- * (DESIGN.md, frctl(1)). */
+/* A record as JSON (frctl dump --format json, incident metadata); field
+ * names are an API (DESIGN.md, frctl(1)). */
 #include <arpa/inet.h>
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <systemd/sd-id128.h>
 
-#include "../lib/parse.h"
-#include "../lib/syscall-names.h"
-#include "frctl.h"
+#include "parse.h"
+#include "record-fields.h"
+#include "record-json.h"
+#include "syscall-names.h"
 
 /* Length of the valid UTF-8 sequence at p (1-4), or 0 if invalid
  * (overlongs, surrogates and values past U+10FFFF are invalid). */
@@ -90,17 +90,14 @@ static struct json_object *argv_array(const char *p, size_t n)
 	return a;
 }
 
-struct json_object *fr_record_to_json(const struct fr_window *w, const struct fr_window_entry *e)
+struct json_object *fr_record_to_json(const struct fr_record *r, const struct fr_record_context *e)
 {
-	const struct fr_record *r = &e->r;
 	struct json_object *o = json_object_new_object();
 	char buf[INET6_ADDRSTRLEN + 64];
-	sd_id128_t boot;
 
 	json_object_object_add(o, "type", json_object_new_string(fr_record_type_name(r->type)));
 	json_object_object_add(o, "time", json_object_new_string(fr_format_rfc3339(e->wall_ns, buf, sizeof(buf))));
-	memcpy(boot.bytes, w->chunks[e->chunk].boot_id, 16);
-	json_object_object_add(o, "boot_id", json_object_new_string(sd_id128_to_string(boot, buf)));
+	json_object_object_add(o, "boot_id", json_object_new_string(fr_format_boot_id(e->boot_id, buf, sizeof(buf))));
 	json_object_object_add(o, "cpu", json_object_new_int((int)r->cpu));
 	json_object_object_add(o, "pid", json_object_new_int64(r->pid));
 	json_object_object_add(o, "tid", json_object_new_int64(r->tid));

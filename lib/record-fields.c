@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Names and formats of record fields shared by the output formats. */
+/* Names and formats of record fields shared by every output. */
 #include <arpa/inet.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
-#include "frctl.h"
+#include "record-fields.h"
 
 const char *fr_signal_name(int sig, char *buf, size_t len)
 {
@@ -65,5 +65,22 @@ char *fr_format_addr(uint16_t family, const uint8_t *addr, char *buf, size_t len
 char *fr_format_dev(uint32_t dev, char *buf, size_t len)
 {
 	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
+	return buf;
+}
+
+char *fr_format_boot_id(const uint8_t id[16], char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (len < 33) {
+		if (len)
+			buf[0] = 0;
+		return buf;
+	}
+	for (int i = 0; i < 16; i++) {
+		buf[2 * i] = hex[id[i] >> 4];
+		buf[2 * i + 1] = hex[id[i] & 15];
+	}
+	buf[32] = 0;
 	return buf;
 }

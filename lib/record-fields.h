@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Names and formats of record fields, shared by every output (frctl's
+ * formats, the daemon's incident metadata). */
+#ifndef FR_RECORD_FIELDS_H
+#define FR_RECORD_FIELDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "SIGSEGV" for 11, "SIGRTMIN+n", "SIGn"; NULL for 0. */
+const char *fr_signal_name(int sig, char *buf, size_t len);
+const char *fr_block_op_name(uint32_t op);
+const char *fr_tcp_event_name(uint8_t event);
+const char *fr_tcp_state_name(uint8_t state);
+char *fr_format_addr(uint16_t family, const uint8_t *addr, char *buf, size_t len);
+char *fr_format_dev(uint32_t dev, char *buf, size_t len);
+/* 32 lower-case hex digits, as journalctl prints boot ids */
+char *fr_format_boot_id(const uint8_t id[16], char *buf, size_t len);
+
+#endif
