@@ -130,6 +130,12 @@ void fr_record_print_text(FILE *out, const struct fr_window *w, const struct fr_
 		if (r->metrics.json_len > 200)
 			fputs("…", out);
 		break;
+	case FR_REC_TRIGGER:
+		fputs("rule ", out);
+		print_safe(out, r->trigger.rule, r->trigger.rule_len);
+		fputs(" fired -> incident ", out);
+		print_safe(out, r->trigger.incident, r->trigger.incident_len);
+		break;
 	case FR_REC_GAP:
 		fprintf(out, "*** %" PRIu64 " records lost on this CPU ***", r->gap.lost);
 		break;

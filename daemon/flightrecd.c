@@ -31,6 +31,8 @@
 #include "recorder.h"
 #include "rings.h"
 #include "sources.h"
+#include "trigger.h"
+#include <systemd/sd-id128.h>
 
 int fr_log_debug;
 
@@ -53,6 +55,7 @@ struct daemon {
 	sd_event_source *ring_src, *writer_src, *drain_timer, *sync_timer, *status_timer, *keyframe_timer,
 		*metrics_timer;
 	struct fr_metrics *metrics;
+	struct fr_triggers *triggers;
 	struct fr_disk_latency *disk_latency;
 	uint64_t last_top_mono;
 
@@ -113,6 +116,8 @@ static int load_config(struct daemon *d, struct fr_conf *c)
 		log_error("%s", err);
 		return k;
 	}
+	/* latency rules need their source's records: lower its threshold */
+	fr_triggers_adjust_thresholds(c);
 	if (d->store_override) {
 		free(c->store_path);
 		c->store_path = strdup(d->store_override);
@@ -305,6 +310,7 @@ static struct json_object *status_json(struct daemon *d)
 	json_object_object_add(store, "chunks_failed", json_object_new_uint64(ws.chunks_failed));
 	json_object_object_add(store, "syncs", json_object_new_uint64(ws.syncs));
 	json_object_object_add(o, "store", store);
+	json_object_object_add(o, "triggers", fr_triggers_status(d->triggers));
 	return o;
 }
 
@@ -327,6 +333,13 @@ static struct json_object *on_control(struct json_object *req, const struct ucre
 	}
 	if (strcmp(json_object_get_string(verb), "status") == 0)
 		return status_json(d);
+	if (strcmp(json_object_get_string(verb), "freeze") == 0) {
+		const char *reason = json_object_object_get_ex(req, "reason", &text) ? json_object_get_string(text) : NULL;
+		if (reason && strlen(reason) > FR_ANNOTATION_MAX)
+			return reply_error("reason is longer than 1024 bytes");
+		o = fr_triggers_freeze(d->triggers, reason, (uint32_t)cred->pid);
+		return o ? o : reply_error("out of memory");
+	}
 	if (strcmp(json_object_get_string(verb), "mark") == 0) {
 		if (!json_object_object_get_ex(req, "text", &text) || !json_object_is_type(text, json_type_string))
 			return reply_error("mark needs a \"text\" string");
@@ -349,6 +362,23 @@ static void on_annotation(uint32_t pid, const char *text, size_t len, void *user
 {
 	struct daemon *d = userdata;
 	fr_recorder_mark(d->rec, pid, text, len);
+}
+
+/* Everything recorded so far onto the disk, and wait for it. */
+static void flush_store(void *userdata)
+{
+	struct daemon *d = userdata;
+
+	(void)fr_rings_consume(d->rings);
+	fr_recorder_flush(d->rec);
+	(void)fr_store_writer_sync(d->writer);
+	(void)fr_store_writer_drain(d->writer);
+}
+
+static void record_user(const struct fr_record *rec, void *userdata)
+{
+	struct daemon *d = userdata;
+	fr_recorder_add_user(d->rec, rec);
 }
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -401,6 +431,8 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	d->conf.sync_interval_ns = c.sync_interval_ns;
 	d->conf.keyframe_interval_ns = c.keyframe_interval_ns;
 	fr_sources_apply(d->sources, &d->conf);
+	if (fr_triggers_set_rules(d->triggers, &c.rules) < 0)
+		log_warning("Failed to apply the new trigger rules; keeping the old ones.");
 	fr_conf_done(&c);
 	log_info("Configuration reloaded from %s.", d->config_path);
 	(void)sd_notify(false, "READY=1");
@@ -437,6 +469,8 @@ static int run(struct daemon *d)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
+	/* sd_event_add_child() (trigger actions) needs SIGCHLD blocked */
+	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	if ((k = sd_event_add_signal(d->event, NULL, SIGTERM, on_exit_signal, d)) < 0 ||
 	    (k = sd_event_add_signal(d->event, NULL, SIGINT, on_exit_signal, d)) < 0 ||
@@ -471,6 +505,21 @@ static int run(struct daemon *d)
 			log_warning("The store was made smaller (store.size or store.segments): the %u oldest segments "
 				    "were emptied and %u removed to keep within the bound.",
 				    ws.segments_trimmed, ws.segments_removed);
+	}
+
+	{
+		sd_id128_t boot;
+		struct fr_triggers_params tp = {
+			.event = d->event, .store_dir = d->conf.store_path, .config_path = d->config_path,
+			.flush = flush_store, .record = record_user, .userdata = d,
+		};
+		if (sd_id128_get_boot(&boot) < 0)
+			memset(&boot, 0, sizeof(boot));
+		tp.boot_id = boot.bytes;
+		k = fr_triggers_new(&tp, &d->conf.rules, &d->triggers);
+		if (k < 0)
+			return log_error_errno(k, "Failed to set up triggers in %s/incidents: %m", d->conf.store_path);
+		fr_recorder_set_triggers(d->rec, d->triggers);
 	}
 
 	k = fr_sources_start(&d->conf, d->rings, getpid(), &d->sources);
@@ -533,6 +582,8 @@ static int run(struct daemon *d)
 	d->sources = fr_sources_free(d->sources);
 	(void)fr_rings_consume(d->rings);
 	fr_recorder_flush(d->rec);
+	/* incidents still open are written with what there is */
+	fr_triggers_flush_pending(d->triggers);
 	return k;
 }
 
@@ -552,6 +603,8 @@ static void daemon_done(struct daemon *d)
 	fr_disk_latency_free(d->disk_latency);
 	/* detach probes before the rings go away */
 	fr_sources_free(d->sources);
+	fr_recorder_set_triggers(d->rec, NULL);
+	fr_triggers_free(d->triggers);
 	fr_store_writer_close(d->writer); /* syncs */
 	fr_recorder_free(d->rec);
 	fr_rings_free(d->rings);

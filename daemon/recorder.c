@@ -15,6 +15,7 @@
 #include "keyframe.h"
 #include "log.h"
 #include "recorder.h"
+#include "trigger.h"
 
 struct cpu_state {
 	struct fr_chunk_builder *b;
@@ -33,6 +34,7 @@ struct fr_recorder {
 	ZSTD_CCtx *cctx;
 	struct fr_store_writer *w;
 	struct fr_rings *rings;
+	struct fr_triggers *triggers;
 	struct fr_cgroup_names *cg;
 	sd_id128_t boot_id;
 	uint64_t records;
@@ -115,6 +117,11 @@ void fr_recorder_set_writer(struct fr_recorder *r, struct fr_store_writer *w)
 void fr_recorder_set_rings(struct fr_recorder *r, struct fr_rings *rings)
 {
 	r->rings = rings;
+}
+
+void fr_recorder_set_triggers(struct fr_recorder *r, struct fr_triggers *t)
+{
+	r->triggers = t;
 }
 
 /* Compresses and queues @b's open chunk.  @lost is where its records are
@@ -380,6 +387,9 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		return 0;
 	}
 	add_record(r, cpu, &rec);
+	/* after it is stored: a trigger record follows its cause */
+	if (r->triggers)
+		fr_triggers_on_record(r->triggers, &rec, rec.cgroup_id ? fr_cgroup_names_lookup(r->cg, rec.cgroup_id) : NULL);
 	return 0;
 }
 

@@ -30,6 +30,8 @@ struct fr_recorder *fr_recorder_free(struct fr_recorder *r);
 
 void fr_recorder_set_writer(struct fr_recorder *r, struct fr_store_writer *w);
 void fr_recorder_set_rings(struct fr_recorder *r, struct fr_rings *rings);
+struct fr_triggers;
+void fr_recorder_set_triggers(struct fr_recorder *r, struct fr_triggers *t);
 
 /* fr_ring_cb: one raw BPF record. */
 int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t size);

@@ -36,6 +36,7 @@ static const char *const type_names[] = {
 	[FR_REC_PROCESS] = "process",
 	[FR_REC_MARK] = "mark",
 	[FR_REC_METRICS] = "metrics",
+	[FR_REC_TRIGGER] = "trigger",
 };
 
 const char *fr_record_type_name(uint16_t type)
@@ -121,6 +122,8 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 		n += r->mark.text_len + 5;
 	else if (r->type == FR_REC_METRICS)
 		n += r->metrics.json_len + 5;
+	else if (r->type == FR_REC_TRIGGER)
+		n += r->trigger.rule_len + r->trigger.incident_len + 10;
 	return n;
 }
 
@@ -200,6 +203,10 @@ int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8
 		break;
 	case FR_REC_METRICS:
 		put_str(&w, r->metrics.json, r->metrics.json_len);
+		break;
+	case FR_REC_TRIGGER:
+		put_str(&w, r->trigger.rule, r->trigger.rule_len);
+		put_str(&w, r->trigger.incident, r->trigger.incident_len);
 		break;
 	case FR_REC_GAP:
 		put_varint(&w, r->gap.lost);
@@ -371,6 +378,10 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 		break;
 	case FR_REC_METRICS:
 		rec.metrics.json = get_str(&r, &rec.metrics.json_len);
+		break;
+	case FR_REC_TRIGGER:
+		rec.trigger.rule = get_str(&r, &rec.trigger.rule_len);
+		rec.trigger.incident = get_str(&r, &rec.trigger.incident_len);
 		break;
 	case FR_REC_GAP:
 		rec.gap.lost = get_varint(&r);

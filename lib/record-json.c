@@ -195,6 +195,10 @@ struct json_object *fr_record_to_json(const struct fr_record *r, const struct fr
 		json_object_put(m);
 		break;
 	}
+	case FR_REC_TRIGGER:
+		json_object_object_add(o, "rule", str_n(r->trigger.rule, r->trigger.rule_len));
+		json_object_object_add(o, "incident", str_n(r->trigger.incident, r->trigger.incident_len));
+		break;
 	case FR_REC_GAP:
 		json_object_object_add(o, "lost", json_object_new_uint64(r->gap.lost));
 		break;

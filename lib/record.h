@@ -29,6 +29,7 @@ enum fr_record_type {
 	FR_REC_PROCESS = 66,/* metadata: a live process, in keyframes */
 	FR_REC_MARK = 67,   /* an annotation (frctl mark, the annotation socket) */
 	FR_REC_METRICS = 68,/* system metrics, a JSON object */
+	FR_REC_TRIGGER = 69,/* a trigger rule fired: rule, incident */
 };
 
 #define FR_REC_COMM_MAX 16
@@ -112,6 +113,10 @@ struct fr_record {
 			uint32_t json_len;
 			const char *json; /* one JSON object */
 		} metrics;
+		struct {
+			uint32_t rule_len, incident_len;
+			const char *rule, *incident;
+		} trigger;
 		struct {
 			uint64_t lost;
 		} gap;

@@ -11,7 +11,7 @@ static const char args[] = "ls\0-l\0/tmp";
 static const uint16_t types[] = { FR_REC_EXEC, FR_REC_EXIT, FR_REC_FORK, FR_REC_SYSCALL, FR_REC_GAP,
 				  FR_REC_CGROUP, FR_REC_PROCESS, FR_REC_OFFCPU, FR_REC_RUNQ, FR_REC_BLOCK,
 				  FR_REC_OOM, FR_REC_SIGNAL, FR_REC_TCP, FR_REC_MARK, FR_REC_METRICS,
-				  FR_REC_SWITCH };
+				  FR_REC_SWITCH, FR_REC_TRIGGER };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 
 static void fill(struct fr_record *r, unsigned i)
@@ -82,6 +82,12 @@ static void fill(struct fr_record *r, unsigned i)
 			r->tcp.saddr[k] = (uint8_t)(k + 1);
 			r->tcp.daddr[k] = (uint8_t)(200 - k);
 		}
+		break;
+	case FR_REC_TRIGGER:
+		r->trigger.rule = "slow-fsync";
+		r->trigger.rule_len = 10;
+		r->trigger.incident = "20261121T120000Z-slow-fsync";
+		r->trigger.incident_len = 27;
 		break;
 	case FR_REC_SWITCH:
 		r->sw.prev_state = 1;
@@ -158,6 +164,11 @@ static void check_same(const struct fr_record *a, const struct fr_record *b)
 		break;
 	case FR_REC_TCP:
 		CHECK(memcmp(&a->tcp, &b->tcp, sizeof(a->tcp)) == 0);
+		break;
+	case FR_REC_TRIGGER:
+		CHECK(a->trigger.rule_len == b->trigger.rule_len && !memcmp(a->trigger.rule, b->trigger.rule, a->trigger.rule_len));
+		CHECK(a->trigger.incident_len == b->trigger.incident_len &&
+		      !memcmp(a->trigger.incident, b->trigger.incident, a->trigger.incident_len));
 		break;
 	case FR_REC_SWITCH:
 		CHECK_EQ(a->sw.prev_state, b->sw.prev_state);

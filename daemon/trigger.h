@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Triggers and incidents.  Every event record the recorder stores is
+ * checked against the rules (records reach user space only above the
+ * sources' thresholds, which are lowered to the rules' thresholds, so this
+ * costs nothing per syscall).  A rule that fires writes a 'trigger' record,
+ * syncs the store, and opens an incident over [now - before, now + after];
+ * triggers inside an open incident's window join it; governance (cooldown,
+ * max per hour) counts what it suppresses.  When the window has been
+ * recorded, the incident is written as a self-contained file under
+ * incidents/, announced in the journal, and the rule's exec action runs.
+ */
+#ifndef FR_TRIGGER_H
+#define FR_TRIGGER_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "../lib/conf.h"
+#include "../lib/record.h"
+
+/* MESSAGE_ID of the journal entry written for each incident. */
+#define FR_INCIDENT_MESSAGE_ID "7c1d8b3e5a6f4e2d9b0a1c3e5f7a9b2d"
+
+struct fr_triggers;
+
+/* Makes everything recorded so far durable (drain the rings, close the
+ * chunks, sync and wait): called before an incident is written. */
+typedef void (*fr_triggers_flush_cb)(void *userdata);
+/* Records a user-space event (the trigger record) into the store. */
+typedef void (*fr_triggers_record_cb)(const struct fr_record *rec, void *userdata);
+
+struct fr_triggers_params {
+	sd_event *event;
+	const char *store_dir;
+	const char *config_path; /* its text goes into each incident */
+	const uint8_t *boot_id;
+	fr_triggers_flush_cb flush;
+	fr_triggers_record_cb record;
+	void *userdata;
+};
+
+int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *rules, struct fr_triggers **ret);
+struct fr_triggers *fr_triggers_free(struct fr_triggers *t);
+/* New rules (reload): governance state of rules that keep their name stays. */
+int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules);
+
+/* Checks an event record; @cgroup is its cgroup path or NULL. */
+void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup);
+/* frctl freeze: returns the incident it opened or joined (a JSON object
+ * with id, path, end), or an error object. */
+struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason, uint32_t pid);
+/* Writes every open incident now (at shutdown). */
+void fr_triggers_flush_pending(struct fr_triggers *t);
+
+/* For status: per rule {fired, joined, suppressed}, and incident files. */
+struct json_object *fr_triggers_status(struct fr_triggers *t);
+
+/* Lowers the sources' thresholds to those of the latency rules, so their
+ * records reach the trigger engine.  Returns how many were lowered. */
+unsigned fr_triggers_adjust_thresholds(struct fr_conf *c);
+
+#endif
