@@ -603,10 +603,9 @@ static void daemon_done(struct daemon *d)
 	fr_disk_latency_free(d->disk_latency);
 	/* detach probes before the rings go away */
 	fr_sources_free(d->sources);
-	fr_recorder_set_triggers(d->rec, NULL);
-	fr_triggers_free(d->triggers);
 	fr_store_writer_close(d->writer); /* syncs */
 	fr_recorder_free(d->rec);
+	fr_triggers_free(d->triggers); /* after the recorder that calls it */
 	fr_rings_free(d->rings);
 	sd_event_unref(d->event);
 	fr_conf_done(&d->conf);
