@@ -28,6 +28,8 @@ struct dump_opts {
 	int type;
 	const char *output;
 	const char *boot;
+	const char *input;    /* an incident or bundle file */
+	const char *incident; /* an incident id in the store */
 	bool stats;
 };
 
@@ -45,6 +47,9 @@ static void help(void)
 	       "  --until T           up to T (default: the newest record)\n"
 	       "  --boot B            only boot B: 0 the newest in the store, -1 the one\n"
 	       "                      before, ..., or a boot id (see 'frctl boots')\n"
+	       "Source (default: the store):\n"
+	       "  --incident ID       an incident of the store (see 'frctl incidents')\n"
+	       "  --input FILE        an incident file, on any machine\n"
 	       "Filters:\n"
 	       "  --pid N             records of process N\n"
 	       "  --comm NAME         records whose command name is NAME\n"
@@ -85,7 +90,7 @@ static uint64_t wall_now(void)
 
 static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *o)
 {
-	enum { O_LAST = 0x200, O_SINCE, O_UNTIL, O_FORMAT, O_PID, O_COMM, O_TYPE, O_BOOT, O_STATS };
+	enum { O_LAST = 0x200, O_SINCE, O_UNTIL, O_FORMAT, O_PID, O_COMM, O_TYPE, O_BOOT, O_STATS, O_INPUT, O_INCIDENT };
 	static const struct option opts[] = {
 		FRCTL_GLOBAL_OPTIONS,
 		{ "last", required_argument, NULL, O_LAST },
@@ -98,6 +103,8 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		{ "output", required_argument, NULL, 'o' },
 		{ "boot", required_argument, NULL, O_BOOT },
 		{ "stats", no_argument, NULL, O_STATS },
+		{ "input", required_argument, NULL, O_INPUT },
+		{ "incident", required_argument, NULL, O_INCIDENT },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -155,6 +162,16 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		case O_STATS:
 			o->stats = true;
 			break;
+		case O_INPUT:
+			o->input = optarg;
+			break;
+		case O_INCIDENT:
+			if (!*optarg || strchr(optarg, '/')) {
+				frctl_error("--incident: invalid incident id \"%s\" (see 'frctl incidents')", optarg);
+				return -EINVAL;
+			}
+			o->incident = optarg;
+			break;
 		case 'h':
 			help();
 			return 1;
@@ -165,6 +182,10 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 	}
 	if (optind < argc) {
 		frctl_error("dump: unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->input && o->incident) {
+		frctl_error("--input and --incident cannot be combined");
 		return -EINVAL;
 	}
 	if (last && (since || until)) {
@@ -299,7 +320,14 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		return k > 0 ? EXIT_OK : EXIT_USAGE;
 	if (frctl_load_conf(f) < 0)
 		return EXIT_USAGE;
-	if (frctl_open_store(f, frctl_store_path(f), &reader) < 0)
+	if (o.input || o.incident) {
+		_cleanup_free_ char *path = NULL, *meta = NULL;
+		if (o.incident && asprintf(&path, "%s/incidents/%s.fri", frctl_store_path(f), o.incident) < 0)
+			return EXIT_FAILURE_;
+		k = frctl_open_incident(o.input ? o.input : path, &reader, &meta);
+		if (k < 0)
+			return EXIT_FAILURE_;
+	} else if (frctl_open_store(f, frctl_store_path(f), &reader) < 0)
 		return EXIT_FAILURE_;
 	struct fr_window_query q = { .since_ns = o.since, .until_ns = o.until };
 	if (o.boot && (ret = select_boot(reader, o.boot, &q)) != 0)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/incident.h"
 #include "../lib/store-reader.h"
 #include "frctl.h"
 
@@ -50,6 +51,8 @@ static void help(void)
 	       "  status    daemon state, record rates, losses, store use and time span\n"
 	       "  boots     the boots the store holds records of (for dump --boot)\n"
 	       "  mark TEXT write an annotation into the recording\n"
+	       "  freeze    keep the window around now as an incident (--reason TEXT)\n"
+	       "  incidents list the incidents (frozen windows) of the store\n"
 	       "\n"
 	       "Global options (also accepted after the verb):\n"
 	       "  -c, --config FILE   configuration (default %s)\n"
@@ -170,6 +173,21 @@ int frctl_open_store(struct frctl *f, const char *path, struct fr_store_reader *
 	return k;
 }
 
+int frctl_open_incident(const char *path, struct fr_store_reader **ret, char **ret_meta)
+{
+	int k = fr_store_reader_open_incident(path, ret, ret_meta);
+
+	if (k == -ENOENT)
+		frctl_error("no incident file %s (see 'frctl incidents')", path);
+	else if (k == -EBADMSG)
+		frctl_error("%s is not an incident file, or it is damaged", path);
+	else if (k == -EPROTONOSUPPORT)
+		frctl_error("%s was written by a newer flightrec; this frctl cannot read it", path);
+	else if (k < 0)
+		frctl_error("cannot open %s: %s", path, strerror(-k));
+	return k;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -215,6 +233,10 @@ int main(int argc, char **argv)
 		k = verb_boots(&f, argc, argv);
 	else if (strcmp(verb, "mark") == 0)
 		k = verb_mark(&f, argc, argv);
+	else if (strcmp(verb, "freeze") == 0)
+		k = verb_freeze(&f, argc, argv);
+	else if (strcmp(verb, "incidents") == 0)
+		k = verb_incidents(&f, argc, argv);
 	else {
 		frctl_error("unknown verb '%s'. Try 'frctl --help'.", verb);
 		k = EXIT_USAGE;

@@ -48,6 +48,8 @@ char *frctl_socket_path(struct frctl *f);
 
 /* Opens the store, printing one clear line on failure. */
 int frctl_open_store(struct frctl *f, const char *path, struct fr_store_reader **ret);
+/* Opens an incident file, likewise; *ret_meta gets its metadata. */
+int frctl_open_incident(const char *path, struct fr_store_reader **ret, char **ret_meta);
 
 void frctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* After getopt_long returned '?' or ':' (opterr is 0): one line naming the
@@ -58,6 +60,8 @@ int verb_dump(struct frctl *f, int argc, char **argv);
 int verb_status(struct frctl *f, int argc, char **argv);
 int verb_boots(struct frctl *f, int argc, char **argv);
 int verb_mark(struct frctl *f, int argc, char **argv);
+int verb_freeze(struct frctl *f, int argc, char **argv);
+int verb_incidents(struct frctl *f, int argc, char **argv);
 
 /* Output formats of dump. */
 struct json_object;
