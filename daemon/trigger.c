@@ -560,6 +560,7 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	struct utsname u;
 	size_t nrefs = 0;
 	int64_t bytes = -1;
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	int k;
 
 	/* everything up to now (past the window's end) onto the disk first */
@@ -599,8 +600,9 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	} else {
 		const char *rules = json_object_to_json_string_ext(p->rules, JSON_C_TO_STRING_PLAIN);
 		t->written++;
-		log_notice("Incident %s captured: %s, %zu triggers, %" PRId64 " bytes.", p->id, path,
-			   json_object_array_length(p->triggers), bytes);
+		log_notice("Incident %s captured: %s, %zu triggers, %" PRId64 " bytes, durable %.1f ms after its window.",
+			   p->id, path, json_object_array_length(p->triggers), bytes,
+			   (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
 		/* the entry operators alert on */
 		sd_journal_send("MESSAGE=flightrec incident %s captured (rules %s): %s", p->id, rules, path,
 				"MESSAGE_ID=" FR_INCIDENT_MESSAGE_ID, "PRIORITY=4", "INCIDENT=%s", p->id,
