@@ -101,13 +101,19 @@ int verb_incidents(struct frctl *f, int argc, char **argv)
 	else
 		for (size_t i = 0; i < json_object_array_length(arr); i++) {
 			struct json_object *o = json_object_array_get_idx(arr, i), *v;
+			struct json_object *trig = json_object_object_get(o, "triggers");
 			char sz[32];
+			if (json_object_object_get_ex(o, "error", &v)) {
+				printf("%s  %s: %s\n", json_object_get_string(json_object_object_get(o, "id")),
+				       json_object_get_string(json_object_object_get(o, "path")), json_object_get_string(v));
+				continue;
+			}
 			printf("%s  %s .. %s  rules %s  triggers %zu  %s",
 			       json_object_get_string(json_object_object_get(o, "id")),
-			       json_object_get_string(json_object_object_get(o, "start")),
-			       json_object_get_string(json_object_object_get(o, "end")),
+			       json_object_get_string(json_object_object_get(o, "start")) ?: "?",
+			       json_object_get_string(json_object_object_get(o, "end")) ?: "?",
 			       json_object_to_json_string_ext(json_object_object_get(o, "rules"), JSON_C_TO_STRING_PLAIN),
-			       json_object_array_length(json_object_object_get(o, "triggers")),
+			       json_object_is_type(trig, json_type_array) ? json_object_array_length(trig) : 0,
 			       fr_format_size(json_object_get_uint64(json_object_object_get(o, "bytes")), sz, sizeof(sz)));
 			if (json_object_object_get_ex(o, "reason", &v) && v)
 				printf("  reason: %s", json_object_get_string(v));

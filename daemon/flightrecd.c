@@ -3,7 +3,8 @@
  * flightrecd: the always-on flight recorder.  One sd_event loop owns
  * everything: the ring-buffer epoll fd, the drain timer, the sync timer,
  * the io_uring completion eventfd, signals, the control socket and the
- * watchdog.  It never forks (systemd style).
+ * watchdog.  It never forks to daemonize (systemd style); it forks only to
+ * run the exec actions of trigger rules.
  */
 #include <bpf/libbpf.h>
 #include <getopt.h>

@@ -252,6 +252,7 @@ static void copy_hdr(struct fr_record *rec, const struct fr_event_hdr *h)
 	rec->cgroup_id = h->cgroup_id;
 	memcpy(rec->comm, h->comm, FR_COMM_LEN);
 	rec->comm[FR_COMM_LEN] = 0;
+	rec->comm_len = (uint8_t)strnlen(rec->comm, FR_COMM_LEN);
 }
 
 int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t size)

@@ -205,6 +205,11 @@ static int parse_rule(struct ctx *x, const config_setting_t *g, struct fr_rule *
 		if (k < 0)
 			return k;
 	}
+	/* names go into incident ids and file names */
+	if (strlen(r->name) > 64 || strspn(r->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+					    strlen(r->name) || r->name[0] == '.')
+		return fail(x, config_setting_get_member(g, "name"),
+			    "rule name \"%s\": use at most 64 letters, digits, '_', '-' and '.' (not first)", r->name);
 	if (r->condition <= FR_COND_OFFCPU && !r->threshold_ns)
 		return fail(x, g, "rule '%s': a latency condition needs a 'threshold'", r->name);
 	if (r->condition == FR_COND_SIGNAL && !r->signals)

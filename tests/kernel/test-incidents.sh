@@ -57,7 +57,7 @@ incidents >"$T/i1.json"
 jq -e 'length == 1 and .[0].rules == ["slow-read"] and (.[0].triggers | length) == 1' "$T/i1.json" >/dev/null ||
 	fail "not exactly one slow-read incident: $(cat "$T/i1.json")"
 ID=$(jq -r '.[0].id' "$T/i1.json")
-jq -e --argjson p "$HPID" '.[0].triggers[0].pid == $p and .[0].triggers[0].syscall == "read"' "$T/i1.json" >/dev/null ||
+jq -e --argjson p "$HPID" '.[0].triggers[0].pid == $p and .[0].triggers[0].syscall == "read" and .[0].triggers[0].comm == "fr-block-read"' "$T/i1.json" >/dev/null ||
 	fail "the trigger is not the read of $HPID"
 # window = [trigger - 4s, trigger + 2s]; the trigger record's time is the start of the call
 python3 - "$T/i1.json" <<'PY' || fail "window bounds wrong"

@@ -106,6 +106,8 @@ int main(void)
 	    "F:2: 'threshold': invalid duration \"soon\"");
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; },\n { name = \"x\"; condition = \"manual\"; }\n); };\n",
 	    "F:3: a rule named 'x' exists already (line 2)");
+	bad("triggers = { rules = (\n { name = \"a/b c\"; condition = \"oom\"; }\n); };\n",
+	    "F:2: rule name \"a/b c\": use at most 64 letters, digits, '_', '-' and '.' (not first)");
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; exec = [ \"ticket\" ]; }\n); };\n",
 	    "F:2: 'exec': the program must be an absolute path (no shell, no PATH search)");
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"syscall_latency\"; threshold = \"1s\";\n syscalls = [ \"nosuch\" ]; }\n); };\n",
