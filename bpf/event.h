@@ -41,6 +41,7 @@ enum fr_event_type {
 	FR_EV_SIGNAL = 9,
 	FR_EV_TCP = 10,
 	FR_EV_SWITCH = 11,
+	FR_EV_SAMPLE = 12,
 	FR_EV__MAX,
 };
 
@@ -53,6 +54,7 @@ enum fr_source {
 	FR_SRC_OOM = 4,     /* OOM kills */
 	FR_SRC_SIGNAL = 5,  /* fatal signals */
 	FR_SRC_TCP = 6,     /* TCP retransmits and resets */
+	FR_SRC_SAMPLE = 7,  /* CPU stack samples */
 	FR_SRC__MAX,
 };
 
@@ -122,6 +124,21 @@ struct fr_event_switch {
 	char next_comm[FR_COMM_LEN];
 };
 _Static_assert(sizeof(struct fr_event_switch) == 48 + 32, "fr_event_switch layout");
+
+/* Stack depth kept per side: 32 frames reach main() in most services and
+ * keep a sample at 568 bytes before compression. */
+#define FR_STACK_DEPTH 32
+
+/* A CPU sample: kernel and user stacks of the task on the CPU, leaf first,
+ * as instruction addresses (symbolized in user space). */
+struct fr_event_sample {
+	struct fr_event_hdr hdr;
+	__u16 kernel_frames, user_frames;
+	__u32 pad;
+	__u64 kstack[FR_STACK_DEPTH];
+	__u64 ustack[FR_STACK_DEPTH];
+};
+_Static_assert(sizeof(struct fr_event_sample) == 48 + 8 + 2 * 8 * FR_STACK_DEPTH, "fr_event_sample layout");
 
 struct fr_event_block {
 	struct fr_event_hdr hdr; /* the task that issued the request */

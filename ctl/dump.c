@@ -54,7 +54,8 @@ static void help(void)
 	       "  --pid N             records of process N\n"
 	       "  --comm NAME         records whose command name is NAME\n"
 	       "  --type T            exec, exit, fork, syscall, offcpu, runq, block, oom,\n"
-	       "                      signal, tcp, switch, mark, metrics, trigger or gap\n"
+	       "                      signal, tcp, switch, sample, mark, metrics, trigger\n"
+	       "                      or gap\n"
 	       "Output:\n"
 	       "  --format FMT        text (default; for people) or json (JSON Lines)\n"
 	       "  -o, --output FILE   write to FILE (created whole or not at all)\n"
@@ -149,7 +150,7 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 			o->type = fr_record_type_from_name(optarg);
 			if (o->type < 0 || o->type == FR_REC_CGROUP || o->type == FR_REC_PROCESS) {
 				frctl_error("--type: unknown record type \"%s\" (exec, exit, fork, syscall, offcpu, runq, "
-					    "block, oom, signal, tcp, switch, mark, metrics, trigger, gap)", optarg);
+					    "block, oom, signal, tcp, switch, sample, mark, metrics, trigger, gap)", optarg);
 				return -EINVAL;
 			}
 			break;

@@ -90,6 +90,14 @@ void fr_record_print_text(FILE *out, const struct fr_window *w, const struct fr_
 		fprintf(out, "%s %s", r->type == FR_REC_OFFCPU ? "blocked for" : "waited for a CPU for",
 			fr_format_duration(r->sched.duration_ns, buf, sizeof(buf)));
 		break;
+	case FR_REC_SAMPLE: {
+		uint64_t frames[FR_SAMPLE_FRAMES_MAX];
+		int n = fr_sample_frames(r, frames, FR_SAMPLE_FRAMES_MAX);
+		fprintf(out, "%u kernel + %u user frames", r->sample.kernel_frames, r->sample.user_frames);
+		if (n > 0)
+			fprintf(out, ", leaf 0x%" PRIx64, frames[0]);
+		break;
+	}
 	case FR_REC_SWITCH:
 		fprintf(out, "%s -> ", r->sw.prev_state ? "blocks" : "preempted");
 		print_safe(out, r->sw.next_comm, r->sw.next_comm_len);

@@ -303,6 +303,14 @@ static struct json_object *status_json(struct daemon *d)
 		json_object_object_add(srcs, ss.name, j);
 	}
 	json_object_object_add(o, "sources", srcs);
+	{
+		unsigned hz;
+		const char *ev = fr_sources_sampler_event(d->sources, &hz);
+		struct json_object *smp = json_object_new_object();
+		json_object_object_add(smp, "event", ev ? json_object_new_string(ev) : NULL);
+		json_object_object_add(smp, "hz", json_object_new_int((int)hz));
+		json_object_object_add(o, "sampler", smp);
+	}
 	fr_store_writer_get_stats(d->writer, &ws);
 	json_object_object_add(store, "path", json_object_new_string(d->conf.store_path));
 	json_object_object_add(store, "bytes_bound", json_object_new_uint64(d->conf.store_size));

@@ -318,6 +318,17 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		rec.sched.duration_ns = e->duration_ns;
 		break;
 	}
+	case FR_EV_SAMPLE: {
+		const struct fr_event_sample *e = data;
+		if (size < sizeof(*e))
+			return 0;
+		rec.sample.kernel_frames = MIN(e->kernel_frames, FR_STACK_DEPTH);
+		rec.sample.user_frames = MIN(e->user_frames, FR_STACK_DEPTH);
+		/* __u64 is unsigned long long, uint64_t unsigned long: same bits */
+		rec.sample.kframes = (const uint64_t *)e->kstack;
+		rec.sample.uframes = (const uint64_t *)e->ustack;
+		break;
+	}
 	case FR_EV_SWITCH: {
 		const struct fr_event_switch *e = data;
 		if (size < sizeof(*e))

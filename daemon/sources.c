@@ -13,6 +13,8 @@
 #include "oom.skel.h"
 #include "signal.skel.h"
 #include "tcp.skel.h"
+#include "profile.skel.h"
+#include "sampler.h"
 
 struct fr_sources {
 	struct proc_bpf *proc;
@@ -22,6 +24,8 @@ struct fr_sources {
 	struct oom_bpf *oom;
 	struct signal_bpf *signal;
 	struct tcp_bpf *tcp;
+	struct profile_bpf *profile;
+	struct fr_sampler *sampler;
 	bool enabled[FR_SRC__MAX];
 };
 
@@ -33,6 +37,7 @@ static const char *const names[FR_SRC__MAX] = {
 	[FR_SRC_OOM] = "oom",
 	[FR_SRC_SIGNAL] = "signal",
 	[FR_SRC_TCP] = "tcp",
+	[FR_SRC_SAMPLE] = "sample",
 };
 
 /* What each source records, for the log line when it cannot start. */
@@ -44,6 +49,7 @@ static const char *const what[FR_SRC__MAX] = {
 	[FR_SRC_OOM] = "tp_btf mark_victim",
 	[FR_SRC_SIGNAL] = "tp_btf signal_generate",
 	[FR_SRC_TCP] = "tp_btf tcp_retransmit_skb/tcp_send_reset/tcp_receive_reset",
+	[FR_SRC_SAMPLE] = "perf_event CPU sampling",
 };
 
 
@@ -135,6 +141,22 @@ DEFINE_SOURCE(block, apply_block)
 DEFINE_SOURCE(oom, apply_none)
 DEFINE_SOURCE(signal, apply_signal)
 DEFINE_SOURCE(tcp, apply_none)
+DEFINE_SOURCE(profile, apply_none)
+
+/* The profile program runs on per-CPU perf events, not a tracepoint. */
+static int start_sample(struct fr_sources *s, const struct fr_conf *c, const struct fr_rings *r, pid_t self)
+{
+	int k = start_profile(s, c, r, self);
+
+	if (k < 0)
+		return k;
+	k = fr_sampler_attach(s->profile->progs.fr_sample, fr_rings_ncpu(r), c->sample_hz, &s->sampler);
+	if (k < 0) {
+		s->profile = (profile_bpf__destroy(s->profile), NULL);
+		return k;
+	}
+	return 0;
+}
 
 int fr_sources_start(const struct fr_conf *c, const struct fr_rings *r, pid_t self,
 		     struct fr_sources **ret)
@@ -149,6 +171,7 @@ int fr_sources_start(const struct fr_conf *c, const struct fr_rings *r, pid_t se
 		[FR_SRC_OOM] = start_oom,
 		[FR_SRC_SIGNAL] = start_signal,
 		[FR_SRC_TCP] = start_tcp,
+		[FR_SRC_SAMPLE] = start_sample,
 	};
 
 	if (!s)
@@ -160,6 +183,7 @@ int fr_sources_start(const struct fr_conf *c, const struct fr_rings *r, pid_t se
 	s->enabled[FR_SRC_OOM] = c->oom_enabled;
 	s->enabled[FR_SRC_SIGNAL] = c->signal_enabled;
 	s->enabled[FR_SRC_TCP] = c->tcp_enabled;
+	s->enabled[FR_SRC_SAMPLE] = c->sample_enabled;
 
 	for (unsigned i = 0; i < FR_SRC__MAX; i++) {
 		int k;
@@ -184,6 +208,8 @@ struct fr_sources *fr_sources_free(struct fr_sources *s)
 	oom_bpf__destroy(s->oom);
 	signal_bpf__destroy(s->signal);
 	tcp_bpf__destroy(s->tcp);
+	fr_sampler_free(s->sampler);
+	profile_bpf__destroy(s->profile);
 	free(s);
 	return NULL;
 }
@@ -208,7 +234,7 @@ void fr_sources_apply(struct fr_sources *s, const struct fr_conf *c)
 
 static bool attached(const struct fr_sources *s, unsigned src)
 {
-	const void *o[FR_SRC__MAX] = { s->proc, s->syscall, s->sched, s->block, s->oom, s->signal, s->tcp };
+	const void *o[FR_SRC__MAX] = { s->proc, s->syscall, s->sched, s->block, s->oom, s->signal, s->tcp, s->profile };
 	return src < FR_SRC__MAX && o[src] != NULL;
 }
 
@@ -219,6 +245,12 @@ void fr_sources_state(const struct fr_sources *s, unsigned src, struct fr_source
 		return;
 	ret->enabled = s->enabled[src];
 	ret->attached = attached(s, src);
+}
+
+const char *fr_sources_sampler_event(const struct fr_sources *s, unsigned *hz)
+{
+	*hz = s ? fr_sampler_hz(s->sampler) : 0;
+	return s ? fr_sampler_event(s->sampler) : NULL;
 }
 
 int fr_sources_block_hist_fd(const struct fr_sources *s)

@@ -31,6 +31,8 @@ void fr_sources_apply(struct fr_sources *s, const struct fr_conf *c);
 /* State of source @src (enum fr_source). */
 void fr_sources_state(const struct fr_sources *s, unsigned src, struct fr_source_state *ret);
 unsigned fr_sources_attached(const struct fr_sources *s);
+/* The sampler's event ("cycles", "cpu-clock") and frequency, or NULL. */
+const char *fr_sources_sampler_event(const struct fr_sources *s, unsigned *hz);
 /* The block source's per-device latency histograms, or -1 if not running. */
 int fr_sources_block_hist_fd(const struct fr_sources *s);
 

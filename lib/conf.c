@@ -65,6 +65,8 @@ static const struct setting settings[] = {
 	{ "sources.signal", "enabled", K_BOOL, 0, 1, OFF(signal_enabled) },
 	{ "sources.signal", "signals", K_SIGNALS, 0, 0, OFF(signal_mask) },
 	{ "sources.tcp", "enabled", K_BOOL, 0, 1, OFF(tcp_enabled) },
+	{ "sources.sample", "enabled", K_BOOL, 0, 1, OFF(sample_enabled) },
+	{ "sources.sample", "hz", K_INT, 1, 1000, OFF(sample_hz) },
 	{ "metrics", "enabled", K_BOOL, 0, 1, OFF(metrics_enabled) },
 	{ "metrics", "interval", K_DURATION, 100 * NSEC_PER_MSEC, 3600 * NSEC_PER_SEC, OFF(metrics_interval_ns) },
 	{ "metrics", "top_interval", K_DURATION, NSEC_PER_SEC, 3600 * NSEC_PER_SEC, OFF(metrics_top_interval_ns) },
@@ -78,7 +80,7 @@ static const struct setting settings[] = {
 /* Groups that may appear; anything else is unknown. */
 static const char *const groups[] = { "store", "recorder", "sources", "sources.proc",
 				      "sources.syscall", "sources.sched", "sources.block", "sources.oom",
-				      "sources.signal", "sources.tcp", "metrics", "control", "triggers",
+				      "sources.signal", "sources.tcp", "sources.sample", "metrics", "control", "triggers",
 				      "triggers.incidents" };
 
 void fr_conf_init_defaults(struct fr_conf *c)
@@ -109,6 +111,9 @@ void fr_conf_init_defaults(struct fr_conf *c)
 		.signal_mask = (1ULL << SIGSEGV) | (1ULL << SIGBUS) | (1ULL << SIGILL) | (1ULL << SIGFPE) |
 			       (1ULL << SIGABRT) | (1ULL << SIGKILL) | (1ULL << SIGSYS),
 		.tcp_enabled = true,
+		/* 49 Hz: off the common 50/100 Hz timer beats */
+		.sample_enabled = true,
+		.sample_hz = 49,
 		.metrics_enabled = true,
 		.metrics_interval_ns = NSEC_PER_SEC,
 		.metrics_top_interval_ns = 10 * NSEC_PER_SEC,

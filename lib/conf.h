@@ -49,6 +49,8 @@ struct fr_conf {
 	bool signal_enabled;
 	uint64_t signal_mask;    /* bit n: signal n is recorded */
 	bool tcp_enabled;
+	bool sample_enabled;
+	uint32_t sample_hz;
 	bool metrics_enabled;
 	uint64_t metrics_interval_ns;
 	uint64_t metrics_top_interval_ns;

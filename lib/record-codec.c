@@ -31,6 +31,7 @@ static const char *const type_names[] = {
 	[FR_REC_SIGNAL] = "signal",
 	[FR_REC_TCP] = "tcp",
 	[FR_REC_SWITCH] = "switch",
+	[FR_REC_SAMPLE] = "sample",
 	[FR_REC_GAP] = "gap",
 	[FR_REC_CGROUP] = "cgroup",
 	[FR_REC_PROCESS] = "process",
@@ -116,6 +117,8 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 		n += r->signal.sender_comm_len + 5;
 	else if (r->type == FR_REC_TCP)
 		n += 2 * 16 + 8;
+	else if (r->type == FR_REC_SAMPLE)
+		n += 3 * 5 + (size_t)(r->sample.kernel_frames + r->sample.user_frames) * 10;
 	else if (r->type == FR_REC_SWITCH)
 		n += r->sw.next_comm_len + 3 * 5 + 5;
 	else if (r->type == FR_REC_MARK)
@@ -192,6 +195,25 @@ int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8
 		put_bytes(&w, r->tcp.saddr, r->tcp.family == 10 ? 16 : 4);
 		put_bytes(&w, r->tcp.daddr, r->tcp.family == 10 ? 16 : 4);
 		break;
+	case FR_REC_SAMPLE: {
+		/* frames as zigzag deltas from the previous frame: addresses of
+		 * one stack are close, so most take 2-4 bytes, not 9 */
+		uint8_t blob[FR_SAMPLE_FRAMES_MAX * 10];
+		struct writer b = { .buf = blob, .cap = sizeof(blob) };
+		uint64_t prev = 0;
+		if (r->sample.kernel_frames + r->sample.user_frames > FR_SAMPLE_FRAMES_MAX)
+			return -EINVAL;
+		for (unsigned i = 0; i < r->sample.kernel_frames + r->sample.user_frames; i++) {
+			uint64_t a = i < r->sample.kernel_frames ? r->sample.kframes[i]
+								 : r->sample.uframes[i - r->sample.kernel_frames];
+			put_svarint(&b, (int64_t)(a - prev));
+			prev = a;
+		}
+		put_varint(&w, r->sample.kernel_frames);
+		put_varint(&w, r->sample.user_frames);
+		put_str(&w, (const char *)blob, (uint32_t)b.len);
+		break;
+	}
 	case FR_REC_SWITCH:
 		put_varint(&w, r->sw.prev_state);
 		put_varint(&w, r->sw.next_pid);
@@ -367,6 +389,17 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 		r.pos += 2 * alen;
 		break;
 	}
+	case FR_REC_SAMPLE: {
+		uint64_t kf = get_varint(&r), uf = get_varint(&r);
+		if (kf + uf > FR_SAMPLE_FRAMES_MAX) {
+			r.bad = 1;
+			break;
+		}
+		rec.sample.kernel_frames = (uint16_t)kf;
+		rec.sample.user_frames = (uint16_t)uf;
+		rec.sample.enc = (const uint8_t *)get_str(&r, &rec.sample.enc_len);
+		break;
+	}
 	case FR_REC_SWITCH:
 		rec.sw.prev_state = (uint32_t)get_varint(&r);
 		rec.sw.next_pid = (uint32_t)get_varint(&r);
@@ -403,4 +436,21 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 	*pos = r.pos;
 	*out = rec;
 	return 0;
+}
+
+int fr_sample_frames(const struct fr_record *rec, uint64_t *out, size_t max)
+{
+	struct reader r = { .buf = rec->sample.enc, .len = rec->sample.enc_len };
+	size_t n = (size_t)rec->sample.kernel_frames + rec->sample.user_frames;
+	uint64_t prev = 0;
+
+	if (rec->type != FR_REC_SAMPLE || n > max)
+		return -EBADMSG;
+	for (size_t i = 0; i < n; i++) {
+		prev += (uint64_t)get_svarint(&r);
+		if (r.bad)
+			return -EBADMSG;
+		out[i] = prev;
+	}
+	return r.pos == r.len ? (int)n : -EBADMSG;
 }

@@ -2,6 +2,8 @@
 /* A record as JSON (frctl dump --format json, incident metadata); field
  * names are an API (DESIGN.md, frctl(1)). */
 #include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdint.h>
@@ -141,6 +143,23 @@ struct json_object *fr_record_to_json(const struct fr_record *r, const struct fr
 	case FR_REC_RUNQ:
 		json_object_object_add(o, "duration_ns", json_object_new_uint64(r->sched.duration_ns));
 		break;
+	case FR_REC_SAMPLE: {
+		uint64_t frames[FR_SAMPLE_FRAMES_MAX];
+		int n = fr_sample_frames(r, frames, FR_SAMPLE_FRAMES_MAX);
+		struct json_object *stack = json_object_new_array();
+		for (int i = 0; i < n; i++) {
+			struct json_object *f = json_object_new_object();
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, frames[i]);
+			json_object_object_add(f, "addr", json_object_new_string(buf));
+			/* names come with symbolization (issue 6): not yet */
+			json_object_object_add(f, "sym", NULL);
+			json_object_object_add(f, "module", NULL);
+			json_object_array_add(stack, f);
+		}
+		json_object_object_add(o, "stack", stack);
+		json_object_object_add(o, "kernel_frames", json_object_new_int(r->sample.kernel_frames));
+		break;
+	}
 	case FR_REC_SWITCH:
 		json_object_object_add(o, "prev_state", json_object_new_int64(r->sw.prev_state));
 		json_object_object_add(o, "next_pid", json_object_new_int64(r->sw.next_pid));

@@ -24,6 +24,7 @@ enum fr_record_type {
 	FR_REC_SIGNAL = 9,
 	FR_REC_TCP = 10,
 	FR_REC_SWITCH = 11,
+	FR_REC_SAMPLE = 12,
 	FR_REC_GAP = 64,    /* records lost on this CPU since the previous gap */
 	FR_REC_CGROUP = 65, /* metadata: cgroup id -> path, once per chunk */
 	FR_REC_PROCESS = 66,/* metadata: a live process, in keyframes */
@@ -70,6 +71,12 @@ struct fr_record {
 		struct {
 			uint64_t duration_ns;
 		} sched; /* offcpu, runq */
+		struct {
+			uint16_t kernel_frames, user_frames;
+			const uint64_t *kframes, *uframes; /* encoding input */
+			const uint8_t *enc; /* decoded: see fr_sample_frames() */
+			uint32_t enc_len;
+		} sample;
 		struct {
 			uint32_t prev_state;
 			uint32_t next_pid, next_tid;
@@ -148,6 +155,13 @@ int fr_record_type_from_name(const char *name);
 struct fr_codec_state {
 	uint64_t prev_ts;
 };
+
+/* Most frames a sample holds (kernel + user). */
+#define FR_SAMPLE_FRAMES_MAX 128
+
+/* The frames of a decoded sample, kernel then user, each leaf first, into
+ * @out (room for @max); returns how many, or -EBADMSG. */
+int fr_sample_frames(const struct fr_record *r, uint64_t *out, size_t max);
 
 /* Upper bound of one encoded record, to size buffers. */
 size_t fr_record_max_encoded_size(const struct fr_record *r);

@@ -11,7 +11,9 @@ static const char args[] = "ls\0-l\0/tmp";
 static const uint16_t types[] = { FR_REC_EXEC, FR_REC_EXIT, FR_REC_FORK, FR_REC_SYSCALL, FR_REC_GAP,
 				  FR_REC_CGROUP, FR_REC_PROCESS, FR_REC_OFFCPU, FR_REC_RUNQ, FR_REC_BLOCK,
 				  FR_REC_OOM, FR_REC_SIGNAL, FR_REC_TCP, FR_REC_MARK, FR_REC_METRICS,
-				  FR_REC_SWITCH, FR_REC_TRIGGER };
+				  FR_REC_SWITCH, FR_REC_TRIGGER, FR_REC_SAMPLE };
+static const uint64_t kstack[] = { 0xffffffff81000010ULL, 0xffffffff81234567ULL, 0xffffffff81000000ULL };
+static const uint64_t ustack[] = { 0x55d0c0de1234ULL, 0x55d0c0de0100ULL, 0x7f0011223344ULL, 0x1ULL };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 
 static void fill(struct fr_record *r, unsigned i)
@@ -82,6 +84,12 @@ static void fill(struct fr_record *r, unsigned i)
 			r->tcp.saddr[k] = (uint8_t)(k + 1);
 			r->tcp.daddr[k] = (uint8_t)(200 - k);
 		}
+		break;
+	case FR_REC_SAMPLE:
+		r->sample.kernel_frames = i % 2 ? 3 : 0;
+		r->sample.user_frames = 4;
+		r->sample.kframes = kstack;
+		r->sample.uframes = ustack;
 		break;
 	case FR_REC_TRIGGER:
 		r->trigger.rule = "slow-fsync";
@@ -165,6 +173,17 @@ static void check_same(const struct fr_record *a, const struct fr_record *b)
 	case FR_REC_TCP:
 		CHECK(memcmp(&a->tcp, &b->tcp, sizeof(a->tcp)) == 0);
 		break;
+	case FR_REC_SAMPLE: {
+		uint64_t f[FR_SAMPLE_FRAMES_MAX];
+		CHECK_EQ(a->sample.kernel_frames, b->sample.kernel_frames);
+		CHECK_EQ(a->sample.user_frames, b->sample.user_frames);
+		CHECK_EQ(fr_sample_frames(b, f, FR_SAMPLE_FRAMES_MAX), a->sample.kernel_frames + a->sample.user_frames);
+		for (unsigned k = 0; k < a->sample.kernel_frames; k++)
+			CHECK(f[k] == kstack[k]);
+		for (unsigned k = 0; k < a->sample.user_frames; k++)
+			CHECK(f[a->sample.kernel_frames + k] == ustack[k]);
+		break;
+	}
 	case FR_REC_TRIGGER:
 		CHECK(a->trigger.rule_len == b->trigger.rule_len && !memcmp(a->trigger.rule, b->trigger.rule, a->trigger.rule_len));
 		CHECK(a->trigger.incident_len == b->trigger.incident_len &&

@@ -1,0 +1,43 @@
+#!/bin/bash
+# CPU sampling: with no hardware PMU the sampler falls back to cpu-clock
+# and says so in status; a CPU-bound process gets ~49 samples per second
+# of CPU with user frames; a syscall-heavy one gets samples with kernel
+# frames.  (Symbols are issue 6's next step: frames are addresses here.)
+BUILD=$1
+. "$(dirname "$0")/lib.sh"
+
+cat >"$T/fr.conf" <<CONF
+store = { size = "16M"; segments = 4; sync_interval = "200ms"; };
+CONF
+start_daemon "$T/fr.conf"
+"$BUILD/tests/bench/cpu-hog" 600000000 2>/dev/null >"$T/hog.secs" &
+HOG=$!
+"$BUILD/tests/bench/getppid-loop" 3000000 >/dev/null &
+SYS=$!
+wait $HOG $SYS
+secs=$(cat "$T/hog.secs")
+sleep 0.5
+"$FRCTL" --store "$T/store" status --json >"$T/status.json"
+"$FRCTL" --store "$T/store" dump --type sample --format json >"$T/samples.json"
+
+# the kernel's own answer: is there a PMU that counts cycles? (perf is
+# only asked, flightrecd does its own perf_event_open)
+if [ -d /sys/bus/event_source/devices/cpu ] && ! perf stat -e cycles -x, true 2>&1 | grep -q 'not supported'; then
+	want=cycles
+else
+	want=cpu-clock
+fi
+jq -e --arg w "$want" '.sampler.event == $w and .sampler.hz == 49 and .sources.sample.attached' "$T/status.json" >/dev/null ||
+	fail "sampler: $(jq -c '{sampler, sample: .sources.sample}' "$T/status.json"), expected event $want"
+ok "sampler uses $want at 49 Hz, and status says so"
+
+n=$(jq -s --argjson p "$HOG" '[.[] | select(.pid == $p)] | length' "$T/samples.json")
+expect=$(awk -v s="$secs" 'BEGIN { printf "%d", s * 49 }')
+awk -v n="$n" -v e="$expect" 'BEGIN { exit !(n >= 0.7 * e && n <= 1.3 * e) }' ||
+	fail "$n samples of the CPU hog for ${secs}s of CPU (expected about $expect)"
+jq -e -s --argjson p "$HOG" 'all(.[] | select(.pid == $p); (.stack | length) >= 1 and (.stack[0].addr | startswith("0x")))' \
+	"$T/samples.json" >/dev/null || fail "CPU hog samples without a stack"
+ok "CPU hog: $n samples for ${secs}s of CPU (about $expect expected), each with a stack"
+jq -e -s --argjson p "$SYS" 'any(.[]; .pid == $p and .kernel_frames > 0)' "$T/samples.json" >/dev/null ||
+	fail "no sample with kernel frames for the syscall loop"
+ok "syscall loop: samples with kernel frames"
