@@ -8,9 +8,43 @@
 
 #include "../lib/macro.h"
 #include "control-client.h"
+#include "frctl.h"
 
 /* Replies are a status object: a few KiB per CPU at most. */
 #define REPLY_MAX (1 << 20)
+
+int frctl_request(struct frctl *f, struct json_object *req, const char *what, bool down_ok,
+		  struct json_object **resp)
+{
+	_cleanup_free_ char *sock = NULL;
+	struct json_object *err;
+	int k;
+
+	*resp = NULL;
+	if (frctl_load_conf(f) < 0)
+		return EXIT_USAGE;
+	sock = frctl_socket_path(f);
+	if (!sock)
+		return EXIT_FAILURE_;
+	k = fr_control_call(sock, req, resp);
+	if (k < 0 && down_ok)
+		return k;
+	if (k == -ENOENT || k == -ECONNREFUSED) {
+		frctl_error("flightrecd is not running (no daemon on %s)", sock);
+		return EXIT_FAILURE_;
+	}
+	if (k < 0) {
+		frctl_error("cannot reach flightrecd on %s: %s", sock, strerror(-k));
+		return EXIT_FAILURE_;
+	}
+	if (!down_ok && json_object_object_get_ex(*resp, "error", &err)) {
+		frctl_error("flightrecd refused the %s: %s", what, json_object_get_string(err));
+		json_object_put(*resp);
+		*resp = NULL;
+		return EXIT_FAILURE_;
+	}
+	return 0;
+}
 
 int fr_control_call(const char *path, struct json_object *req, struct json_object **ret)
 {

@@ -40,6 +40,15 @@ bool frctl_global_option(struct frctl *f, int opt, const char *arg);
 int frctl_parse_simple(struct frctl *f, int argc, char **argv, const char *verb, const char *help,
 		       bool *json, int nargs);
 
+/* One request to the daemon over its control socket (loads the
+ * configuration to find it).  Returns 0 with the reply in *resp.  On
+ * failure prints one line naming @what and returns the exit code, except
+ * with @down_ok, where a daemon that cannot be reached returns -errno and
+ * prints nothing, and an "error" reply is returned as 0 for the caller. */
+struct json_object;
+int frctl_request(struct frctl *f, struct json_object *req, const char *what, bool down_ok,
+		  struct json_object **resp);
+
 /* Loads the configuration (once); prints the error and returns <0. */
 int frctl_load_conf(struct frctl *f);
 const char *frctl_store_path(struct frctl *f);

@@ -17,10 +17,9 @@ int verb_freeze(struct frctl *f, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	struct json_object *req, *resp = NULL, *v;
+	struct json_object *req, *resp = NULL;
 	const char *reason = NULL;
-	char *sock;
-	int c, k, ret = EXIT_FAILURE_;
+	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "c:s:r:h", opts, NULL)) >= 0) {
 		if (frctl_global_option(f, c, optarg))
@@ -46,31 +45,17 @@ int verb_freeze(struct frctl *f, int argc, char **argv)
 		frctl_error("freeze: the reason must be at most 1024 bytes");
 		return EXIT_USAGE;
 	}
-	if (frctl_load_conf(f) < 0)
-		return EXIT_USAGE;
-	sock = frctl_socket_path(f);
-	if (!sock)
-		return EXIT_FAILURE_;
 	req = json_object_new_object();
 	json_object_object_add(req, "verb", json_object_new_string("freeze"));
 	if (reason)
 		json_object_object_add(req, "reason", json_object_new_string(reason));
-	k = fr_control_call(sock, req, &resp);
+	ret = frctl_request(f, req, "freeze", false, &resp);
 	json_object_put(req);
-	if (k == -ENOENT || k == -ECONNREFUSED)
-		frctl_error("flightrecd is not running (no daemon on %s)", sock);
-	else if (k < 0)
-		frctl_error("cannot reach flightrecd on %s: %s", sock, strerror(-k));
-	else if (json_object_object_get_ex(resp, "error", &v))
-		frctl_error("flightrecd did not freeze: %s", json_object_get_string(v));
-	else {
+	if (ret == 0)
 		printf("incident %s\n  written to %s\n  when its window ends at %s\n",
 		       json_object_get_string(json_object_object_get(resp, "incident")),
 		       json_object_get_string(json_object_object_get(resp, "path")),
 		       json_object_get_string(json_object_object_get(resp, "end")));
-		ret = EXIT_OK;
-	}
 	json_object_put(resp);
-	free(sock);
 	return ret;
 }

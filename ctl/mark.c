@@ -12,9 +12,8 @@
 
 int verb_mark(struct frctl *f, int argc, char **argv)
 {
-	struct json_object *req, *resp = NULL, *err;
-	char *sock;
-	int k, ret = EXIT_FAILURE_;
+	struct json_object *req, *resp = NULL;
+	int k, ret;
 
 	k = frctl_parse_simple(f, argc, argv, "mark",
 			       "Usage: frctl mark TEXT\n\n"
@@ -28,25 +27,11 @@ int verb_mark(struct frctl *f, int argc, char **argv)
 		frctl_error("mark: the text must be 1 to 1024 bytes long");
 		return EXIT_USAGE;
 	}
-	if (frctl_load_conf(f) < 0)
-		return EXIT_USAGE;
-	sock = frctl_socket_path(f);
-	if (!sock)
-		return EXIT_FAILURE_;
 	req = json_object_new_object();
 	json_object_object_add(req, "verb", json_object_new_string("mark"));
 	json_object_object_add(req, "text", json_object_new_string(argv[optind]));
-	k = fr_control_call(sock, req, &resp);
+	ret = frctl_request(f, req, "mark", false, &resp);
 	json_object_put(req);
-	if (k == -ENOENT || k == -ECONNREFUSED)
-		frctl_error("flightrecd is not running (no daemon on %s)", sock);
-	else if (k < 0)
-		frctl_error("cannot reach flightrecd on %s: %s", sock, strerror(-k));
-	else if (json_object_object_get_ex(resp, "error", &err))
-		frctl_error("flightrecd refused the mark: %s", json_object_get_string(err));
-	else
-		ret = EXIT_OK;
 	json_object_put(resp);
-	free(sock);
 	return ret;
 }

@@ -122,7 +122,6 @@ static void print_text(struct json_object *st)
 int verb_status(struct frctl *f, int argc, char **argv)
 {
 	struct json_object *req, *st = NULL, *store, *dstore;
-	char *sock;
 	const char *store_path;
 	uint64_t bound = 0;
 	bool json = false, running;
@@ -136,21 +135,16 @@ int verb_status(struct frctl *f, int argc, char **argv)
 			       &json, 0);
 	if (k >= 0)
 		return k;
-	if (frctl_load_conf(f) < 0)
-		return EXIT_USAGE;
-	sock = frctl_socket_path(f);
-	if (!sock)
-		return EXIT_FAILURE_;
-
 	req = json_object_new_object();
 	json_object_object_add(req, "verb", json_object_new_string("status"));
-	k = fr_control_call(sock, req, &st);
+	k = frctl_request(f, req, "status", true, &st);
 	json_object_put(req);
-	running = k >= 0 && json_object_is_type(st, json_type_object) &&
+	if (k > 0)
+		return k;
+	running = k == 0 && json_object_is_type(st, json_type_object) &&
 		  !json_object_object_get_ex(st, "error", NULL);
 	if (k < 0 && k != -ENOENT && k != -ECONNREFUSED)
-		frctl_error("warning: cannot query flightrecd on %s: %s", sock, strerror(-k));
-	free(sock);
+		frctl_error("warning: cannot query flightrecd: %s", strerror(-k));
 	if (!running) {
 		json_object_put(st);
 		st = json_object_new_object();

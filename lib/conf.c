@@ -7,12 +7,12 @@
 #include <errno.h>
 #include <libconfig.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conf.h"
+#include "conf-error.h"
 #include "macro.h"
 #include "parse.h"
 #include "syscall-names.h"
@@ -136,29 +136,6 @@ void fr_conf_done(struct fr_conf *c)
 	c->store_path = c->socket_path = NULL;
 }
 
-struct ctx {
-	const char *file;
-	char *err;
-	size_t errlen;
-};
-
-static int fail(struct ctx *x, const config_setting_t *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(struct ctx *x, const config_setting_t *s, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	int line = s ? config_setting_source_line(s) : 0;
-
-	if (line > 0)
-		snprintf(x->err, x->errlen, "%s:%d: %s", x->file, line, msg);
-	else
-		snprintf(x->err, x->errlen, "%s: %s", x->file, msg);
-	return -EINVAL;
-}
 
 /* "sources.syscall" for a group setting, "" for the root. */
 static void setting_path(const config_setting_t *s, char *buf, size_t len)
@@ -192,7 +169,7 @@ static bool known_group(const char *path)
 	return false;
 }
 
-static int apply(struct ctx *x, struct fr_conf *c, const struct setting *d, config_setting_t *s)
+static int apply(const struct fr_conf_ctx *x, struct fr_conf *c, const struct setting *d, config_setting_t *s)
 {
 	void *target = (char *)c + d->offset;
 	const char *name = config_setting_name(s);
@@ -203,16 +180,16 @@ static int apply(struct ctx *x, struct fr_conf *c, const struct setting *d, conf
 	switch (d->kind) {
 	case K_BOOL:
 		if (type != CONFIG_TYPE_BOOL)
-			return fail(x, s, "'%s' must be true or false", name);
+			return fr_conf_fail(x, s, "'%s' must be true or false", name);
 		*(bool *)target = config_setting_get_bool(s);
 		return 0;
 	case K_INT: {
 		long long i;
 		if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
-			return fail(x, s, "'%s' must be an integer", name);
+			return fr_conf_fail(x, s, "'%s' must be an integer", name);
 		i = config_setting_get_int64(s);
 		if (i < (long long)d->min || i > (long long)d->max)
-			return fail(x, s, "'%s' = %lld is out of range [%llu, %llu]", name, i,
+			return fr_conf_fail(x, s, "'%s' = %lld is out of range [%llu, %llu]", name, i,
 				    (unsigned long long)d->min, (unsigned long long)d->max);
 		if (d->offset == OFF(zstd_level))
 			*(int *)target = (int)i;
@@ -225,12 +202,12 @@ static int apply(struct ctx *x, struct fr_conf *c, const struct setting *d, conf
 		const char *str;
 		char a[32], b[32];
 		if (type != CONFIG_TYPE_STRING)
-			return fail(x, s, "'%s' must be a string such as \"%s\"", name,
+			return fr_conf_fail(x, s, "'%s' must be a string such as \"%s\"", name,
 				    d->kind == K_SIZE ? "256M" : "100ms");
 		str = config_setting_get_string(s);
 		r = d->kind == K_SIZE ? fr_parse_size(str, &v) : fr_parse_duration(str, &v);
 		if (r < 0)
-			return fail(x, s, "'%s': invalid %s \"%s\"", name,
+			return fr_conf_fail(x, s, "'%s': invalid %s \"%s\"", name,
 				    d->kind == K_SIZE ? "size" : "duration", str);
 		if (v < d->min || v > d->max) {
 			if (d->kind == K_SIZE) {
@@ -240,7 +217,7 @@ static int apply(struct ctx *x, struct fr_conf *c, const struct setting *d, conf
 				fr_format_duration(d->min, a, sizeof(a));
 				fr_format_duration(d->max, b, sizeof(b));
 			}
-			return fail(x, s, "'%s' = \"%s\" is out of range [%s, %s]", name, str, a, b);
+			return fr_conf_fail(x, s, "'%s' = \"%s\" is out of range [%s, %s]", name, str, a, b);
 		}
 		*(uint64_t *)target = v;
 		return 0;
@@ -249,10 +226,10 @@ static int apply(struct ctx *x, struct fr_conf *c, const struct setting *d, conf
 		const char *str;
 		char *dup;
 		if (type != CONFIG_TYPE_STRING)
-			return fail(x, s, "'%s' must be a string", name);
+			return fr_conf_fail(x, s, "'%s' must be a string", name);
 		str = config_setting_get_string(s);
 		if (!*str)
-			return fail(x, s, "'%s' must not be empty", name);
+			return fr_conf_fail(x, s, "'%s' must not be empty", name);
 		dup = strdup(str);
 		if (!dup)
 			return -ENOMEM;
@@ -263,14 +240,14 @@ static int apply(struct ctx *x, struct fr_conf *c, const struct setting *d, conf
 	case K_SIGNALS: {
 		uint64_t *mask = target;
 		if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
-			return fail(x, s, "'%s' must be an array of signal names such as \"SIGSEGV\"", name);
+			return fr_conf_fail(x, s, "'%s' must be an array of signal names such as \"SIGSEGV\"", name);
 		*mask = 0;
 		for (int i = 0; i < config_setting_length(s); i++) {
 			config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
 			const char *sn;
 			int n = 0;
 			if (config_setting_type(e) != CONFIG_TYPE_STRING)
-				return fail(x, e, "'%s' must contain signal names as strings", name);
+				return fr_conf_fail(x, e, "'%s' must contain signal names as strings", name);
 			sn = config_setting_get_string(e);
 			for (int k = 1; k < 64 && !n; k++) {
 				const char *ab = sigabbrev_np(k);
@@ -278,7 +255,7 @@ static int apply(struct ctx *x, struct fr_conf *c, const struct setting *d, conf
 					n = k;
 			}
 			if (!n)
-				return fail(x, e, "'%s': unknown signal \"%s\" (names such as \"SIGSEGV\")", name, sn);
+				return fr_conf_fail(x, e, "'%s': unknown signal \"%s\" (names such as \"SIGSEGV\")", name, sn);
 			*mask |= 1ULL << n;
 		}
 		return 0;
@@ -288,18 +265,18 @@ static int apply(struct ctx *x, struct fr_conf *c, const struct setting *d, conf
 	case K_SYSCALLS: {
 		uint64_t *bits = target;
 		if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
-			return fail(x, s, "'%s' must be an array of syscall names", name);
+			return fr_conf_fail(x, s, "'%s' must be an array of syscall names", name);
 		memset(bits, 0, sizeof(uint64_t) * (FR_CONF_SYSCALL_MAX / 64));
 		for (int i = 0; i < config_setting_length(s); i++) {
 			config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
 			const char *sc;
 			int nr;
 			if (config_setting_type(e) != CONFIG_TYPE_STRING)
-				return fail(x, e, "'%s' must contain syscall names as strings", name);
+				return fr_conf_fail(x, e, "'%s' must contain syscall names as strings", name);
 			sc = config_setting_get_string(e);
 			nr = fr_syscall_number(sc);
 			if (nr < 0 || nr >= FR_CONF_SYSCALL_MAX)
-				return fail(x, e, "'%s': unknown system call \"%s\"", name, sc);
+				return fr_conf_fail(x, e, "'%s': unknown system call \"%s\"", name, sc);
 			bits[nr / 64] |= 1ULL << (nr % 64);
 		}
 		return 0;
@@ -308,7 +285,7 @@ static int apply(struct ctx *x, struct fr_conf *c, const struct setting *d, conf
 	return -EINVAL;
 }
 
-static int walk(struct ctx *x, struct fr_conf *c, config_setting_t *g)
+static int walk(const struct fr_conf_ctx *x, struct fr_conf *c, config_setting_t *g)
 {
 	char path[128];
 	int r;
@@ -322,12 +299,12 @@ static int walk(struct ctx *x, struct fr_conf *c, config_setting_t *g)
 		if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
 			snprintf(child, sizeof(child), "%s%s%s", path, *path ? "." : "", name);
 			if (!known_group(child))
-				return fail(x, s, "unknown section '%s'", child);
+				return fr_conf_fail(x, s, "unknown section '%s'", child);
 			r = walk(x, c, s);
 		} else {
 			const struct setting *d = find_setting(path, name);
 			if (!d)
-				return fail(x, s, "unknown setting '%s'%s%s%s", name,
+				return fr_conf_fail(x, s, "unknown setting '%s'%s%s%s", name,
 					    *path ? " in '" : "", path, *path ? "'" : "");
 			r = apply(x, c, d, s);
 		}
@@ -337,7 +314,7 @@ static int walk(struct ctx *x, struct fr_conf *c, config_setting_t *g)
 	return 0;
 }
 
-static int check_relations(struct ctx *x, struct fr_conf *c, config_t *cfg)
+static int check_relations(const struct fr_conf_ctx *x, struct fr_conf *c, config_t *cfg)
 {
 	config_setting_t *s = config_lookup(cfg, "store.size");
 	uint64_t seg = c->store_size / c->store_segments;
@@ -349,19 +326,19 @@ static int check_relations(struct ctx *x, struct fr_conf *c, config_t *cfg)
 	if (!s)
 		s = config_lookup(cfg, "recorder.chunk_size");
 	if (seg < 4 * c->chunk_size + 4096)
-		return fail(x, s,
+		return fr_conf_fail(x, s,
 			    "store.size / store.segments (%llu bytes) must be at least 4 x recorder.chunk_size + 4K",
 			    (unsigned long long)seg);
 	s = config_lookup(cfg, "recorder.ring_size");
 	if (c->ring_size & (c->ring_size - 1))
-		return fail(x, s,
+		return fr_conf_fail(x, s,
 			    "'ring_size' must be a power of two (such as \"1M\")");
 	return 0;
 }
 
 int fr_conf_load(struct fr_conf *c, const char *path, bool must_exist, char *err, size_t errlen)
 {
-	struct ctx x = { .file = path, .err = err, .errlen = errlen };
+	struct fr_conf_ctx x = { .file = path, .err = err, .errlen = errlen };
 	config_t cfg;
 	FILE *f;
 	int r;

@@ -2,11 +2,11 @@
 #include <errno.h>
 #include <libconfig.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf-error.h"
 #include "macro.h"
 #include "parse.h"
 #include "rules.h"
@@ -47,38 +47,20 @@ void fr_rules_done(struct fr_rules *r)
 	r->n = 0;
 }
 
-struct ctx {
-	const char *file;
-	char *err;
-	size_t errlen;
-};
 
-static int fail(struct ctx *x, const config_setting_t *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(struct ctx *x, const config_setting_t *s, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(x->err, x->errlen, "%s:%d: %s", x->file, s ? config_setting_source_line(s) : 0, msg);
-	return -EINVAL;
-}
-
-static int get_duration(struct ctx *x, const config_setting_t *s, uint64_t *ret)
+static int get_duration(const struct fr_conf_ctx *x, const config_setting_t *s, uint64_t *ret)
 {
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fail(x, s, "'%s' must be a duration string such as \"10s\"", config_setting_name(s));
+		return fr_conf_fail(x, s, "'%s' must be a duration string such as \"10s\"", config_setting_name(s));
 	if (fr_parse_duration(config_setting_get_string(s), ret) < 0)
-		return fail(x, s, "'%s': invalid duration \"%s\"", config_setting_name(s), config_setting_get_string(s));
+		return fr_conf_fail(x, s, "'%s': invalid duration \"%s\"", config_setting_name(s), config_setting_get_string(s));
 	return 0;
 }
 
-static int get_string(struct ctx *x, const config_setting_t *s, char **ret)
+static int get_string(const struct fr_conf_ctx *x, const config_setting_t *s, char **ret)
 {
 	if (config_setting_type(s) != CONFIG_TYPE_STRING || !*config_setting_get_string(s))
-		return fail(x, s, "'%s' must be a non-empty string", config_setting_name(s));
+		return fr_conf_fail(x, s, "'%s' must be a non-empty string", config_setting_name(s));
 	free(*ret);
 	*ret = strdup(config_setting_get_string(s));
 	return *ret ? 0 : -ENOMEM;
@@ -94,7 +76,7 @@ static int signal_number(const char *name)
 	return -1;
 }
 
-static int parse_rule(struct ctx *x, const config_setting_t *g, struct fr_rule *r)
+static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, struct fr_rule *r)
 {
 	const config_setting_t *cond = config_setting_get_member(g, "condition");
 	int k;
@@ -103,20 +85,20 @@ static int parse_rule(struct ctx *x, const config_setting_t *g, struct fr_rule *
 			       .after_ns = 10 * NSEC_PER_SEC, .max_per_hour = 60,
 			       .exec_timeout_ns = 60 * NSEC_PER_SEC, .line = config_setting_source_line(g) };
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return fail(x, g, "each rule must be a group { name = ...; condition = ...; }");
+		return fr_conf_fail(x, g, "each rule must be a group { name = ...; condition = ...; }");
 	if (!config_setting_get_member(g, "name"))
-		return fail(x, g, "rule without a 'name'");
+		return fr_conf_fail(x, g, "rule without a 'name'");
 	if (!cond)
-		return fail(x, g, "rule without a 'condition' (%s, %s, %s, %s, %s, %s or %s)", cond_names[0],
+		return fr_conf_fail(x, g, "rule without a 'condition' (%s, %s, %s, %s, %s, %s or %s)", cond_names[0],
 			    cond_names[1], cond_names[2], cond_names[3], cond_names[4], cond_names[5], cond_names[6]);
 	if (config_setting_type(cond) != CONFIG_TYPE_STRING)
-		return fail(x, cond, "'condition' must be a string");
+		return fr_conf_fail(x, cond, "'condition' must be a string");
 	r->condition = FR_COND__MAX;
 	for (int c = 0; c < FR_COND__MAX; c++)
 		if (strcmp(config_setting_get_string(cond), cond_names[c]) == 0)
 			r->condition = c;
 	if (r->condition == FR_COND__MAX)
-		return fail(x, cond, "unknown condition \"%s\"", config_setting_get_string(cond));
+		return fr_conf_fail(x, cond, "unknown condition \"%s\"", config_setting_get_string(cond));
 
 	for (int i = 0; i < config_setting_length(g); i++) {
 		config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
@@ -128,7 +110,7 @@ static int parse_rule(struct ctx *x, const config_setting_t *g, struct fr_rule *
 			k = get_string(x, s, &r->name);
 		else if (!strcmp(n, "threshold")) {
 			if (r->condition > FR_COND_OFFCPU)
-				return fail(x, s, "'threshold' applies to latency conditions only");
+				return fr_conf_fail(x, s, "'threshold' applies to latency conditions only");
 			k = get_duration(x, s, &r->threshold_ns);
 		} else if (!strcmp(n, "comm"))
 			k = get_string(x, s, &r->comm);
@@ -136,35 +118,35 @@ static int parse_rule(struct ctx *x, const config_setting_t *g, struct fr_rule *
 			k = get_string(x, s, &r->cgroup);
 		else if (!strcmp(n, "pid")) {
 			if (config_setting_type(s) != CONFIG_TYPE_INT || config_setting_get_int(s) <= 0)
-				return fail(x, s, "'pid' must be a positive integer");
+				return fr_conf_fail(x, s, "'pid' must be a positive integer");
 			r->pid = config_setting_get_int(s);
 			k = 0;
 		} else if (!strcmp(n, "syscalls")) {
 			if (r->condition != FR_COND_SYSCALL)
-				return fail(x, s, "'syscalls' applies to syscall_latency only");
+				return fr_conf_fail(x, s, "'syscalls' applies to syscall_latency only");
 			if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) == 0)
-				return fail(x, s, "'syscalls' must be a non-empty array of syscall names");
+				return fr_conf_fail(x, s, "'syscalls' must be a non-empty array of syscall names");
 			r->any_syscall = false;
 			for (int e = 0; e < config_setting_length(s); e++) {
 				config_setting_t *el = config_setting_get_elem(s, (unsigned)e);
 				int nr = config_setting_type(el) == CONFIG_TYPE_STRING ?
 						 fr_syscall_number(config_setting_get_string(el)) : -1;
 				if (nr < 0 || nr >= FR_RULE_SYSCALL_WORDS * 64)
-					return fail(x, el, "'syscalls': unknown system call");
+					return fr_conf_fail(x, el, "'syscalls': unknown system call");
 				r->syscalls[nr / 64] |= 1ULL << (nr % 64);
 			}
 			k = 0;
 		} else if (!strcmp(n, "signals")) {
 			if (r->condition != FR_COND_SIGNAL)
-				return fail(x, s, "'signals' applies to the signal condition only");
+				return fr_conf_fail(x, s, "'signals' applies to the signal condition only");
 			if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) == 0)
-				return fail(x, s, "'signals' must be a non-empty array of signal names");
+				return fr_conf_fail(x, s, "'signals' must be a non-empty array of signal names");
 			for (int e = 0; e < config_setting_length(s); e++) {
 				config_setting_t *el = config_setting_get_elem(s, (unsigned)e);
 				int sig = config_setting_type(el) == CONFIG_TYPE_STRING ?
 						  signal_number(config_setting_get_string(el)) : -1;
 				if (sig < 0)
-					return fail(x, el, "'signals': unknown signal (names such as \"SIGSEGV\")");
+					return fr_conf_fail(x, el, "'signals': unknown signal (names such as \"SIGSEGV\")");
 				r->signals |= 1ULL << sig;
 			}
 			k = 0;
@@ -179,57 +161,57 @@ static int parse_rule(struct ctx *x, const config_setting_t *g, struct fr_rule *
 		else if (!strcmp(n, "max_per_hour")) {
 			if (config_setting_type(s) != CONFIG_TYPE_INT || config_setting_get_int(s) < 1 ||
 			    config_setting_get_int(s) > 3600)
-				return fail(x, s, "'max_per_hour' must be an integer from 1 to 3600");
+				return fr_conf_fail(x, s, "'max_per_hour' must be an integer from 1 to 3600");
 			r->max_per_hour = (uint32_t)config_setting_get_int(s);
 			k = 0;
 		} else if (!strcmp(n, "exec")) {
 			int len = config_setting_length(s);
 			if (config_setting_type(s) != CONFIG_TYPE_ARRAY || len == 0)
-				return fail(x, s, "'exec' must be a non-empty array: [ \"/path/to/program\", \"arg\", ... ]");
+				return fr_conf_fail(x, s, "'exec' must be a non-empty array: [ \"/path/to/program\", \"arg\", ... ]");
 			r->exec = calloc((size_t)len + 1, sizeof(char *));
 			if (!r->exec)
 				return -ENOMEM;
 			for (int e = 0; e < len; e++) {
 				config_setting_t *el = config_setting_get_elem(s, (unsigned)e);
 				if (config_setting_type(el) != CONFIG_TYPE_STRING)
-					return fail(x, el, "'exec' must contain strings");
+					return fr_conf_fail(x, el, "'exec' must contain strings");
 				r->exec[e] = strdup(config_setting_get_string(el));
 				if (!r->exec[e])
 					return -ENOMEM;
 			}
 			if (r->exec[0][0] != '/')
-				return fail(x, s, "'exec': the program must be an absolute path (no shell, no PATH search)");
+				return fr_conf_fail(x, s, "'exec': the program must be an absolute path (no shell, no PATH search)");
 			k = 0;
 		} else
-			return fail(x, s, "unknown setting '%s' in a rule", n);
+			return fr_conf_fail(x, s, "unknown setting '%s' in a rule", n);
 		if (k < 0)
 			return k;
 	}
 	/* names go into incident ids and file names */
 	if (strlen(r->name) > 64 || strspn(r->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
 					    strlen(r->name) || r->name[0] == '.')
-		return fail(x, config_setting_get_member(g, "name"),
+		return fr_conf_fail(x, config_setting_get_member(g, "name"),
 			    "rule name \"%s\": use at most 64 letters, digits, '_', '-' and '.' (not first)", r->name);
 	if (r->condition <= FR_COND_OFFCPU && !r->threshold_ns)
-		return fail(x, g, "rule '%s': a latency condition needs a 'threshold'", r->name);
+		return fr_conf_fail(x, g, "rule '%s': a latency condition needs a 'threshold'", r->name);
 	if (r->condition == FR_COND_SIGNAL && !r->signals)
 		r->signals = (1ULL << SIGSEGV) | (1ULL << SIGBUS) | (1ULL << SIGILL) | (1ULL << SIGFPE) |
 			     (1ULL << SIGABRT) | (1ULL << SIGSYS);
 	if (r->before_ns > 3600 * NSEC_PER_SEC || r->after_ns > 3600 * NSEC_PER_SEC)
-		return fail(x, g, "rule '%s': 'before' and 'after' are at most 1h", r->name);
+		return fr_conf_fail(x, g, "rule '%s': 'before' and 'after' are at most 1h", r->name);
 	return 0;
 }
 
 int fr_rules_parse(struct fr_rules *rules, const config_setting_t *list, const char *file, char *err,
 		   size_t errlen)
 {
-	struct ctx x = { .file = file, .err = err, .errlen = errlen };
+	struct fr_conf_ctx x = { .file = file, .err = err, .errlen = errlen };
 	int n = config_setting_length(list), k;
 
 	if (config_setting_type(list) != CONFIG_TYPE_LIST)
-		return fail(&x, list, "'rules' must be a list: ( { ... }, { ... } )");
+		return fr_conf_fail(&x, list, "'rules' must be a list: ( { ... }, { ... } )");
 	if (n > 256)
-		return fail(&x, list, "at most 256 rules");
+		return fr_conf_fail(&x, list, "at most 256 rules");
 	fr_rules_done(rules);
 	rules->v = calloc((size_t)n + 1, sizeof(*rules->v));
 	if (!rules->v)
@@ -242,7 +224,7 @@ int fr_rules_parse(struct fr_rules *rules, const config_setting_t *list, const c
 			return k;
 		for (int j = 0; j < i; j++)
 			if (!strcmp(rules->v[j].name, rules->v[i].name))
-				return fail(&x, g, "a rule named '%s' exists already (line %d)", rules->v[i].name,
+				return fr_conf_fail(&x, g, "a rule named '%s' exists already (line %d)", rules->v[i].name,
 					    rules->v[j].line);
 	}
 	return 0;
