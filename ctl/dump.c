@@ -18,7 +18,7 @@
 #include "../lib/store-reader.h"
 #include "frctl.h"
 
-enum format { FMT_TEXT, FMT_JSON };
+enum format { FMT_TEXT, FMT_JSON, FMT_FOLDED };
 
 struct dump_opts {
 	uint64_t since, until;
@@ -57,7 +57,9 @@ static void help(void)
 	       "                      signal, tcp, switch, sample, mark, metrics, trigger\n"
 	       "                      or gap\n"
 	       "Output:\n"
-	       "  --format FMT        text (default; for people) or json (JSON Lines)\n"
+	       "  --format FMT        text (default; for people), json (JSON Lines) or\n"
+	       "                      folded (the CPU samples as collapsed stacks,\n"
+	       "                      'comm;outer;...;leaf count', for flame graphs)\n"
 	       "  -o, --output FILE   write to FILE (created whole or not at all)\n"
 	       "  --stats             after the dump, print on stderr how much of the store\n"
 	       "                      was read to find and decode the window\n");
@@ -127,8 +129,10 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 				o->format = FMT_TEXT;
 			else if (strcmp(optarg, "json") == 0)
 				o->format = FMT_JSON;
+			else if (strcmp(optarg, "folded") == 0)
+				o->format = FMT_FOLDED;
 			else {
-				frctl_error("--format: unknown format \"%s\" (text, json)", optarg);
+				frctl_error("--format: unknown format \"%s\" (text, json, folded)", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -148,7 +152,7 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 			break;
 		case O_TYPE:
 			o->type = fr_record_type_from_name(optarg);
-			if (o->type < 0 || o->type == FR_REC_CGROUP || o->type == FR_REC_PROCESS) {
+			if (o->type < 0 || fr_record_is_meta(&(struct fr_record){ .type = (uint16_t)o->type })) {
 				frctl_error("--type: unknown record type \"%s\" (exec, exit, fork, syscall, offcpu, runq, "
 					    "block, oom, signal, tcp, switch, sample, mark, metrics, trigger, gap)", optarg);
 				return -EINVAL;
@@ -241,13 +245,19 @@ static int open_output(const char *path, char **ret_tmp, FILE **ret)
 	return 0;
 }
 
-struct json_object *fr_window_entry_to_json(const struct fr_window *w, const struct fr_window_entry *e)
+struct json_object *fr_window_entry_to_json(struct fr_window *w, const struct fr_window_entry *e)
 {
+	struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
 	struct fr_record_context ctx = {
 		.wall_ns = e->wall_ns, .boot_id = w->chunks[e->chunk].boot_id,
 		.cgroup = e->cgroup, .cgroup_len = e->cgroup_len,
 		.exe = e->exe, .exe_len = e->exe_len, .kernel_thread = e->kernel_thread,
 	};
+
+	if (e->r.type == FR_REC_SAMPLE) {
+		ctx.nframes = fr_window_frames(w, e, frames, FR_SAMPLE_FRAMES_MAX);
+		ctx.frames = ctx.nframes >= 0 ? frames : NULL;
+	}
 	return fr_record_to_json(&e->r, &ctx);
 }
 
@@ -311,6 +321,7 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 {
 	struct fr_store_reader *reader = NULL;
 	struct fr_window *w = NULL;
+	struct fr_folded *folded = NULL;
 	struct dump_opts o;
 	_cleanup_free_ char *tmp = NULL;
 	FILE *out = stdout;
@@ -342,12 +353,19 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	if (o.output && open_output(o.output, &tmp, &out) < 0)
 		goto out;
 
+	if (o.format == FMT_FOLDED && !(folded = fr_folded_new()))
+		goto out;
 	for (size_t i = 0; i < w->n; i++) {
 		const struct fr_window_entry *e = &w->v[i];
 
 		if (!matches(&o, e))
 			continue;
-		if (o.format == FMT_JSON) {
+		if (o.format == FMT_FOLDED) {
+			if (e->r.type == FR_REC_SAMPLE && fr_folded_add(folded, w, e) == -ENOMEM) {
+				frctl_error("out of memory");
+				goto out;
+			}
+		} else if (o.format == FMT_JSON) {
 			struct json_object *j = fr_window_entry_to_json(w, e);
 			fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), out);
 			fputc('\n', out);
@@ -355,6 +373,8 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		} else
 			fr_record_print_text(out, w, e);
 	}
+	if (folded)
+		(void)fr_folded_print(folded, out);
 	struct fr_store_reader_stats rs;
 	fr_store_reader_get_stats(reader, &rs);
 	if (rs.chunks_unsupported || rs.segments_unsupported)
@@ -384,6 +404,7 @@ out:
 		fclose(out);
 	if (tmp)
 		unlink(tmp);
+	fr_folded_free(folded);
 	fr_window_free(w);
 	fr_store_reader_free(reader);
 	return ret;

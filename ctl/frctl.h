@@ -74,7 +74,16 @@ int verb_incidents(struct frctl *f, int argc, char **argv);
 
 /* Output formats of dump. */
 struct json_object;
-struct json_object *fr_window_entry_to_json(const struct fr_window *w, const struct fr_window_entry *e);
-void fr_record_print_text(FILE *out, const struct fr_window *w, const struct fr_window_entry *e);
+struct json_object *fr_window_entry_to_json(struct fr_window *w, const struct fr_window_entry *e);
+void fr_record_print_text(FILE *out, struct fr_window *w, const struct fr_window_entry *e);
+/* --format folded: collapsed stacks ("comm;root;...;leaf count") of the
+ * samples added, for flame graph tools. */
+struct fr_folded;
+struct fr_folded *fr_folded_new(void);
+int fr_folded_add(struct fr_folded *f, struct fr_window *w, const struct fr_window_entry *e);
+/* Prints the stacks in byte order, once, after the last add; returns the
+ * number of samples. */
+uint64_t fr_folded_print(struct fr_folded *f, FILE *out);
+struct fr_folded *fr_folded_free(struct fr_folded *f);
 
 #endif

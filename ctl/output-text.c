@@ -34,7 +34,7 @@ static void print_safe(FILE *out, const char *p, size_t n)
 	}
 }
 
-void fr_record_print_text(FILE *out, const struct fr_window *w, const struct fr_window_entry *e)
+void fr_record_print_text(FILE *out, struct fr_window *w, const struct fr_window_entry *e)
 {
 	const struct fr_record *r = &e->r;
 	char buf[64];
@@ -91,11 +91,25 @@ void fr_record_print_text(FILE *out, const struct fr_window *w, const struct fr_
 			fr_format_duration(r->sched.duration_ns, buf, sizeof(buf)));
 		break;
 	case FR_REC_SAMPLE: {
-		uint64_t frames[FR_SAMPLE_FRAMES_MAX];
-		int n = fr_sample_frames(r, frames, FR_SAMPLE_FRAMES_MAX);
-		fprintf(out, "%u kernel + %u user frames", r->sample.kernel_frames, r->sample.user_frames);
-		if (n > 0)
-			fprintf(out, ", leaf 0x%" PRIx64, frames[0]);
+		struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
+		int n = fr_window_frames(w, e, frames, FR_SAMPLE_FRAMES_MAX);
+		char name[512];
+		/* leaf first, as a debugger prints a backtrace */
+		for (int i = 0; i < n; i++) {
+			uint32_t ml;
+			const char *m = fr_frame_module_base(&frames[i], &ml);
+			if (i)
+				fputs(" <- ", out);
+			fr_frame_name(&frames[i], true, name, sizeof(name));
+			print_safe(out, name, strlen(name));
+			if (frames[i].sym && m) {
+				fputs(frames[i].module_brackets ? " ([" : " (", out);
+				print_safe(out, m, ml);
+				fputs(frames[i].module_brackets ? "])" : ")", out);
+			}
+		}
+		if (n <= 0)
+			fputs("no frames", out);
 		break;
 	}
 	case FR_REC_SWITCH:

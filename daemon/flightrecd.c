@@ -7,6 +7,7 @@
  * run the exec actions of trigger rules.
  */
 #include <bpf/libbpf.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "../lib/conf.h"
+#include "../lib/ksyms.h"
 #include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "../lib/store-writer.h"
@@ -32,6 +34,7 @@
 #include "recorder.h"
 #include "rings.h"
 #include "sources.h"
+#include "symbolizer.h"
 #include "trigger.h"
 #include <systemd/sd-id128.h>
 
@@ -459,6 +462,38 @@ static int add_timer(struct daemon *d, sd_event_source **s, uint64_t interval_ns
 	return sd_event_add_time_relative(d->event, s, CLOCK_MONOTONIC, interval_ns / 1000, accuracy_us, cb, d);
 }
 
+/* Kernel symbols for sample frames, saved into the store once per boot;
+ * without them (kptr_restrict) kernel frames show addresses only. */
+static void start_symbolizer(struct daemon *d)
+{
+	struct fr_ksyms *ks = NULL;
+	struct fr_symbolizer *s;
+	char boot[SD_ID128_STRING_MAX];
+	sd_id128_t id;
+	int k;
+
+	if (fr_recorder_symbolizer(d->rec))
+		return;
+	k = fr_ksyms_load_proc(&ks);
+	if (k < 0)
+		log_warning_errno(k, "Kernel symbols unavailable, kernel frames stay unnamed: %m");
+	else if (sd_id128_get_boot(&id) >= 0) {
+		_cleanup_close_ int dfd = open(d->conf.store_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		k = dfd < 0 ? -errno : fr_ksyms_save(ks, dfd, sd_id128_to_string(id, boot));
+		if (k < 0)
+			log_warning_errno(k, "Failed to save kernel symbols into %s: %m", d->conf.store_path);
+		else if (k > 0)
+			log_info("Saved %zu kernel symbols for this boot into the store.", fr_ksyms_count(ks));
+	}
+	k = fr_symbolizer_new(ks, &s);
+	if (k < 0) {
+		fr_ksyms_free(ks);
+		log_warning_errno(k, "Failed to set up symbol resolution, frames stay unnamed: %m");
+		return;
+	}
+	fr_recorder_set_symbolizer(d->rec, s);
+}
+
 static int run(struct daemon *d)
 {
 	struct fr_store_params sp = {
@@ -534,6 +569,9 @@ static int run(struct daemon *d)
 	k = fr_sources_start(&d->conf, d->rings, getpid(), &d->sources);
 	if (k < 0)
 		return log_error_errno(k, "Failed to start sources: %m");
+	/* after the probes are loaded: kallsyms then names them too */
+	if (d->conf.sample_enabled)
+		start_symbolizer(d);
 	if (fr_sources_attached(d->sources) == 0)
 		return log_error_errno(-ENOENT, "No source could be started; nothing to record.");
 

@@ -15,6 +15,7 @@
 #include "keyframe.h"
 #include "log.h"
 #include "recorder.h"
+#include "symbolizer.h"
 #include "trigger.h"
 
 struct cpu_state {
@@ -36,6 +37,7 @@ struct fr_recorder {
 	struct fr_rings *rings;
 	struct fr_triggers *triggers;
 	struct fr_cgroup_names *cg;
+	struct fr_symbolizer *sym;
 	sd_id128_t boot_id;
 	uint64_t records;
 	struct fr_counters *scratch; /* ncpu counters, for reads */
@@ -105,6 +107,7 @@ struct fr_recorder *fr_recorder_free(struct fr_recorder *r)
 	free(r->scratch);
 	ZSTD_freeCCtx(r->cctx);
 	fr_cgroup_names_free(r->cg);
+	fr_symbolizer_free(r->sym);
 	free(r);
 	return NULL;
 }
@@ -117,6 +120,17 @@ void fr_recorder_set_writer(struct fr_recorder *r, struct fr_store_writer *w)
 void fr_recorder_set_rings(struct fr_recorder *r, struct fr_rings *rings)
 {
 	r->rings = rings;
+}
+
+void fr_recorder_set_symbolizer(struct fr_recorder *r, struct fr_symbolizer *s)
+{
+	fr_symbolizer_free(r->sym);
+	r->sym = s;
+}
+
+struct fr_symbolizer *fr_recorder_symbolizer(struct fr_recorder *r)
+{
+	return r->sym;
 }
 
 void fr_recorder_set_triggers(struct fr_recorder *r, struct fr_triggers *t)
@@ -159,11 +173,36 @@ static void close_chunk(struct fr_recorder *r, unsigned cpu)
 	close_builder(r, r->cpu[cpu].b, &r->cpu[cpu].lost_write);
 }
 
-/* Adds @rec to builder @b, first describing its cgroup if this chunk has
- * not yet, so every chunk decodes on its own.  Returns 0, or -ENOBUFS if
- * the record cannot fit any chunk. */
+/* Size of the code descriptions @d[0..n) not yet in @b's open chunk. */
+static size_t code_need(struct fr_chunk_builder *b, const struct fr_frame_desc *d, unsigned n)
+{
+	size_t need = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (d[i].mapping.type && !fr_chunk_builder_has_code(b, &d[i].mapping))
+			need += fr_record_max_encoded_size(&d[i].mapping);
+		if (d[i].symbol.type && !fr_chunk_builder_has_code(b, &d[i].symbol))
+			need += fr_record_max_encoded_size(&d[i].symbol);
+	}
+	return need;
+}
+
+static void add_code(struct fr_chunk_builder *b, const struct fr_frame_desc *d, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (d[i].mapping.type && !fr_chunk_builder_has_code(b, &d[i].mapping))
+			(void)fr_chunk_builder_add(b, &d[i].mapping);
+		if (d[i].symbol.type && !fr_chunk_builder_has_code(b, &d[i].symbol))
+			(void)fr_chunk_builder_add(b, &d[i].symbol);
+	}
+}
+
+/* Adds @rec to builder @b, first describing its cgroup and the code of its
+ * frames (@frames[0..nframes)) if this chunk has not yet, so every chunk
+ * decodes on its own.  Returns 0, or -ENOBUFS if the record cannot fit any
+ * chunk. */
 static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, uint64_t *lost,
-		  const struct fr_record *rec)
+		  const struct fr_record *rec, const struct fr_frame_desc *frames, unsigned nframes)
 {
 	struct fr_record meta = {};
 	const char *path = NULL;
@@ -180,12 +219,14 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, uint64_t *l
 			need += fr_record_max_encoded_size(&meta);
 		}
 	}
+	need += code_need(b, frames, nframes);
 	if (fr_chunk_builder_raw_size(b) + need > r->conf->chunk_size)
 		close_builder(r, b, lost);
 	if (fr_chunk_builder_count(b) == 0)
 		fr_chunk_builder_set_opened(b, now_ns(CLOCK_MONOTONIC));
 	if (path && !fr_chunk_builder_has_cgroup(b, rec->cgroup_id))
 		(void)fr_chunk_builder_add(b, &meta);
+	add_code(b, frames, nframes);
 	if (fr_chunk_builder_add(b, rec) < 0) {
 		/* cannot happen for records under chunk_size; count, never hide */
 		if (lost)
@@ -198,9 +239,29 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, uint64_t *l
 	return 0;
 }
 
+/* A sample goes in with the names of its frames, found now while the
+ * process and its binaries exist.  Frame 0 is the interrupted instruction;
+ * the others are return addresses. */
+static void add_sample(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec)
+{
+	struct fr_frame_desc d[2 * FR_STACK_DEPTH];
+	unsigned nk = rec->sample.kernel_frames, nu = rec->sample.user_frames, n = 0;
+
+	if (r->sym) {
+		for (unsigned i = 0; i < nk && n < ELEMENTSOF(d); i++)
+			fr_symbolizer_kernel(r->sym, rec->sample.kframes[i], &d[n++]);
+		for (unsigned i = 0; i < nu && n < ELEMENTSOF(d); i++)
+			fr_symbolizer_user(r->sym, rec->pid, rec->sample.uframes[i], nk == 0 && i == 0, &d[n++]);
+		for (unsigned i = 0; i < n; i++)
+			d[i].mapping.ts = d[i].symbol.ts = rec->ts;
+	}
+	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu].lost_write, rec, d, n);
+	r->records++;
+}
+
 static void add_record(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec)
 {
-	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu].lost_write, rec);
+	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu].lost_write, rec, NULL, 0);
 	r->records++;
 }
 
@@ -208,7 +269,7 @@ static void on_process(const struct fr_record *rec, void *userdata)
 {
 	struct fr_recorder *r = userdata;
 
-	(void)add_to(r, r->meta, NULL, rec);
+	(void)add_to(r, r->meta, NULL, rec, NULL, 0);
 }
 
 static unsigned this_cpu(struct fr_recorder *r)
@@ -274,6 +335,8 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		if (size < sizeof(*e))
 			return 0;
 		rec.exec.ppid = e->ppid;
+		if (r->sym)
+			fr_symbolizer_forget(r->sym, rec.pid); /* a new image */
 		rec.exec.filename = e->filename;
 		rec.exec.filename_len = MIN(e->filename_len, FR_FILENAME_LEN);
 		rec.exec.args = e->args;
@@ -299,6 +362,8 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		if (size < sizeof(*e))
 			return 0;
 		rec.fork.child_pid = e->child_pid;
+		if (r->sym)
+			fr_symbolizer_forget(r->sym, e->child_pid); /* a reused pid */
 		break;
 	}
 	case FR_EV_SYSCALL: {
@@ -398,7 +463,10 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	default:
 		return 0;
 	}
-	add_record(r, cpu, &rec);
+	if (rec.type == FR_REC_SAMPLE)
+		add_sample(r, cpu, &rec);
+	else
+		add_record(r, cpu, &rec);
 	/* after it is stored: a trigger record follows its cause */
 	if (r->triggers)
 		fr_triggers_on_record(r->triggers, &rec, rec.cgroup_id ? fr_cgroup_names_lookup(r->cg, rec.cgroup_id) : NULL);
@@ -469,6 +537,8 @@ void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono)
 	uint64_t lost[r->ncpu];
 
 	check_write_resumed(r);
+	if (r->sym)
+		fr_symbolizer_trim(r->sym);
 	bpf_losses(r, lost);
 	for (unsigned i = 0; i < r->ncpu; i++) {
 		struct cpu_state *c = &r->cpu[i];

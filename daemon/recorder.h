@@ -32,6 +32,10 @@ void fr_recorder_set_writer(struct fr_recorder *r, struct fr_store_writer *w);
 void fr_recorder_set_rings(struct fr_recorder *r, struct fr_rings *rings);
 struct fr_triggers;
 void fr_recorder_set_triggers(struct fr_recorder *r, struct fr_triggers *t);
+/* Names for sample frames; the recorder owns @s from now on. */
+struct fr_symbolizer;
+void fr_recorder_set_symbolizer(struct fr_recorder *r, struct fr_symbolizer *s);
+struct fr_symbolizer *fr_recorder_symbolizer(struct fr_recorder *r);
 
 /* fr_ring_cb: one raw BPF record. */
 int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t size);

@@ -13,6 +13,17 @@
 /* Distinct cgroups described per chunk; beyond this a chunk simply repeats
  * descriptions (correct, slightly larger). */
 #define CGROUP_SEEN_MAX 64
+/* Code descriptions (mappings, symbols) per chunk: an open-addressing set
+ * cleared by generation; when it is three quarters full, further ones are
+ * repeated rather than remembered. */
+#define CODE_SLOTS 1024
+
+struct code_key {
+	uint64_t start;
+	uint32_t pid;
+	uint16_t type;
+	uint32_t gen;
+};
 
 struct fr_chunk_builder {
 	uint32_t cpu;
@@ -25,6 +36,9 @@ struct fr_chunk_builder {
 	struct fr_codec_state codec;
 	uint64_t cgroup_seen[CGROUP_SEEN_MAX];
 	unsigned ncgroup_seen;
+	struct code_key code[CODE_SLOTS];
+	uint32_t code_gen; /* slots of other generations are free */
+	unsigned ncode;
 };
 
 uint32_t fr_crc32(const void *p, size_t n)
@@ -56,6 +70,7 @@ int fr_chunk_builder_new(uint32_t cpu, size_t raw_max, struct fr_chunk_builder *
 		return -ENOMEM;
 	b->cpu = cpu;
 	b->raw_max = raw_max;
+	b->code_gen = 1;
 	*ret = TAKE_PTR(b);
 	return 0;
 }
@@ -67,6 +82,29 @@ struct fr_chunk_builder *fr_chunk_builder_free(struct fr_chunk_builder *b)
 	free(b->raw);
 	free(b);
 	return NULL;
+}
+
+static uint64_t code_start(const struct fr_record *r)
+{
+	return r->type == FR_REC_MAPPING ? r->mapping.start : r->symbol.start;
+}
+
+/* The slot of @r's key: where it is, or the free one where it would go. */
+static struct code_key *code_slot(struct fr_chunk_builder *b, const struct fr_record *r)
+{
+	uint64_t start = code_start(r);
+	uint64_t h = (start ^ ((uint64_t)r->pid << 32) ^ r->type) * 0x9e3779b97f4a7c15ULL;
+
+	for (unsigned i = (unsigned)(h >> 54);; i = (i + 1) % CODE_SLOTS) {
+		struct code_key *k = &b->code[i];
+		if (k->gen != b->code_gen || (k->start == start && k->pid == r->pid && k->type == r->type))
+			return k;
+	}
+}
+
+bool fr_chunk_builder_has_code(struct fr_chunk_builder *b, const struct fr_record *r)
+{
+	return code_slot(b, r)->gen == b->code_gen;
 }
 
 int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
@@ -87,6 +125,13 @@ int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
 		b->nevents++;
 	if (r->type == FR_REC_CGROUP && b->ncgroup_seen < CGROUP_SEEN_MAX)
 		b->cgroup_seen[b->ncgroup_seen++] = r->cgroup_id;
+	if ((r->type == FR_REC_MAPPING || r->type == FR_REC_SYMBOL) && b->ncode < CODE_SLOTS * 3 / 4) {
+		struct code_key *k = code_slot(b, r);
+		if (k->gen != b->code_gen) {
+			*k = (struct code_key){ code_start(r), r->pid, r->type, b->code_gen };
+			b->ncode++;
+		}
+	}
 	return 0;
 }
 
@@ -182,6 +227,11 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	b->gap_lost = 0;
 	b->opened = 0;
 	b->ncgroup_seen = 0;
+	b->ncode = 0;
+	if (++b->code_gen == 0) {
+		memset(b->code, 0, sizeof(b->code));
+		b->code_gen = 1;
+	}
 	b->codec.prev_ts = 0;
 	*ret_buf = TAKE_PTR(buf);
 	*ret_len = total;

@@ -48,6 +48,9 @@ void fr_chunk_builder_set_opened(struct fr_chunk_builder *b, uint64_t mono_ns);
 /* Per-chunk metadata bookkeeping: true once @cgroup_id has been described
  * in the open chunk (then the caller need not add an FR_REC_CGROUP). */
 bool fr_chunk_builder_has_cgroup(struct fr_chunk_builder *b, uint64_t cgroup_id);
+/* Likewise for FR_REC_MAPPING and FR_REC_SYMBOL records (by type, pid and
+ * start address). */
+bool fr_chunk_builder_has_code(struct fr_chunk_builder *b, const struct fr_record *r);
 
 /* Compresses the open chunk with @cctx into a newly allocated buffer holding
  * header + payload + padding (*ret_len, multiple of 8) and empties the

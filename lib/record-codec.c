@@ -38,6 +38,8 @@ static const char *const type_names[] = {
 	[FR_REC_MARK] = "mark",
 	[FR_REC_METRICS] = "metrics",
 	[FR_REC_TRIGGER] = "trigger",
+	[FR_REC_MAPPING] = "mapping",
+	[FR_REC_SYMBOL] = "symbol",
 };
 
 const char *fr_record_type_name(uint16_t type)
@@ -127,6 +129,10 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 		n += r->metrics.json_len + 5;
 	else if (r->type == FR_REC_TRIGGER)
 		n += r->trigger.rule_len + r->trigger.incident_len + 10;
+	else if (r->type == FR_REC_MAPPING)
+		n += 4 * 10 + r->mapping.path_len + r->mapping.build_id_len + 10;
+	else if (r->type == FR_REC_SYMBOL)
+		n += 2 * 10 + r->symbol.name_len + r->symbol.module_len + 10;
 	return n;
 }
 
@@ -240,6 +246,22 @@ int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8
 		put_varint(&w, r->process.ppid);
 		put_str(&w, r->process.exe, r->process.exe_len);
 		put_str(&w, r->process.args, r->process.args_len);
+		break;
+	case FR_REC_MAPPING:
+		if (r->mapping.end < r->mapping.start || r->mapping.build_id_len > FR_BUILD_ID_MAX)
+			return -EINVAL;
+		put_varint(&w, r->mapping.start);
+		put_varint(&w, r->mapping.end - r->mapping.start);
+		put_varint(&w, r->mapping.offset);
+		put_varint(&w, r->mapping.vaddr);
+		put_str(&w, r->mapping.path, r->mapping.path_len);
+		put_str(&w, (const char *)r->mapping.build_id, r->mapping.build_id_len);
+		break;
+	case FR_REC_SYMBOL:
+		put_varint(&w, r->symbol.start);
+		put_varint(&w, r->symbol.size);
+		put_str(&w, r->symbol.name, r->symbol.name_len);
+		put_str(&w, r->symbol.module, r->symbol.module_len);
 		break;
 	default:
 		return -EINVAL;
@@ -426,6 +448,26 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 		rec.process.ppid = (uint32_t)get_varint(&r);
 		rec.process.exe = get_str(&r, &rec.process.exe_len);
 		rec.process.args = get_str(&r, &rec.process.args_len);
+		break;
+	case FR_REC_MAPPING:
+		rec.mapping.start = get_varint(&r);
+		rec.mapping.end = rec.mapping.start + get_varint(&r);
+		if (rec.mapping.end < rec.mapping.start)
+			r.bad = 1;
+		rec.mapping.offset = get_varint(&r);
+		rec.mapping.vaddr = get_varint(&r);
+		rec.mapping.path = get_str(&r, &rec.mapping.path_len);
+		rec.mapping.build_id = (const uint8_t *)get_str(&r, &rec.mapping.build_id_len);
+		if (rec.mapping.build_id_len > FR_BUILD_ID_MAX)
+			r.bad = 1;
+		break;
+	case FR_REC_SYMBOL:
+		rec.symbol.start = get_varint(&r);
+		rec.symbol.size = get_varint(&r);
+		if (rec.symbol.start + rec.symbol.size < rec.symbol.start)
+			r.bad = 1;
+		rec.symbol.name = get_str(&r, &rec.symbol.name_len);
+		rec.symbol.module = get_str(&r, &rec.symbol.module_len);
 		break;
 	default:
 		return -EBADMSG;

@@ -13,6 +13,7 @@
 #include "parse.h"
 #include "record-fields.h"
 #include "record-json.h"
+#include "symtab.h"
 #include "syscall-names.h"
 
 /* Length of the valid UTF-8 sequence at p (1-4), or 0 if invalid
@@ -144,16 +145,30 @@ struct json_object *fr_record_to_json(const struct fr_record *r, const struct fr
 		json_object_object_add(o, "duration_ns", json_object_new_uint64(r->sched.duration_ns));
 		break;
 	case FR_REC_SAMPLE: {
-		uint64_t frames[FR_SAMPLE_FRAMES_MAX];
-		int n = fr_sample_frames(r, frames, FR_SAMPLE_FRAMES_MAX);
 		struct json_object *stack = json_object_new_array();
+		uint64_t addrs[FR_SAMPLE_FRAMES_MAX];
+		int n = e->frames ? e->nframes : fr_sample_frames(r, addrs, FR_SAMPLE_FRAMES_MAX);
+		char name[512], hex[FR_BUILD_ID_MAX * 2 + 1];
 		for (int i = 0; i < n; i++) {
+			const struct fr_frame *fr = e->frames ? &e->frames[i] : NULL;
 			struct json_object *f = json_object_new_object();
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, frames[i]);
+			const char *mod;
+
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, fr ? fr->addr : addrs[i]);
 			json_object_object_add(f, "addr", json_object_new_string(buf));
-			/* names come with symbolization (issue 6): not yet */
-			json_object_object_add(f, "sym", NULL);
-			json_object_object_add(f, "module", NULL);
+			json_object_object_add(f, "sym", fr && fr->sym ? json_object_new_string(fr_frame_name(fr, true, name, sizeof(name))) : NULL);
+			mod = fr ? fr_frame_module(fr, name, sizeof(name)) : NULL;
+			json_object_object_add(f, "module", mod ? json_object_new_string(mod) : NULL);
+			if (fr && fr->has_offset) {
+				snprintf(buf, sizeof(buf), "0x%" PRIx64, fr->offset);
+				json_object_object_add(f, "offset", json_object_new_string(buf));
+			}
+			/* what offline symbolization of an unnamed frame needs */
+			if (fr && !fr->sym && fr->build_id_len) {
+				for (uint32_t k = 0; k < fr->build_id_len; k++)
+					snprintf(hex + 2 * k, 3, "%02x", fr->build_id[k]);
+				json_object_object_add(f, "build_id", json_object_new_string(hex));
+			}
 			json_object_array_add(stack, f);
 		}
 		json_object_object_add(o, "stack", stack);

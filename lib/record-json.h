@@ -10,6 +10,7 @@
 #include "record.h"
 
 struct json_object;
+struct fr_frame;
 
 /* What a record's JSON needs beyond the record: its chunk's clock and
  * boot, and the names a reader resolved. */
@@ -21,6 +22,8 @@ struct fr_record_context {
 	const char *exe;        /* NULL: unknown */
 	uint32_t exe_len;
 	bool kernel_thread;
+	const struct fr_frame *frames; /* samples: resolved frames; NULL: addresses only */
+	int nframes;
 };
 
 struct json_object *fr_record_to_json(const struct fr_record *r, const struct fr_record_context *ctx);

@@ -31,7 +31,12 @@ enum fr_record_type {
 	FR_REC_MARK = 67,   /* an annotation (frctl mark, the annotation socket) */
 	FR_REC_METRICS = 68,/* system metrics, a JSON object */
 	FR_REC_TRIGGER = 69,/* a trigger rule fired: rule, incident */
+	FR_REC_MAPPING = 70,/* metadata: an executable mapping of pid, once per chunk */
+	FR_REC_SYMBOL = 71, /* metadata: a function of pid (0: the kernel), once per chunk */
 };
+
+/* Longest build id kept (GNU build ids are 20 bytes; others up to 64). */
+#define FR_BUILD_ID_MAX 64
 
 #define FR_REC_COMM_MAX 16
 
@@ -132,6 +137,21 @@ struct fr_record {
 			const char *path; /* not NUL-terminated */
 		} cgroup;
 		struct {
+			uint64_t start, end; /* [start, end) in pid's address space */
+			uint64_t offset;     /* file offset of start */
+			uint64_t vaddr;      /* ELF address of start (= offset when unknown) */
+			uint32_t path_len, build_id_len;
+			const char *path;    /* as in /proc/PID/maps, or "[vdso]" */
+			const uint8_t *build_id;
+		} mapping;
+		struct {
+			uint64_t start;   /* in the address space of pid (0: kernel) */
+			uint64_t size;
+			uint32_t name_len, module_len;
+			const char *name;
+			const char *module; /* kernel symbols: "" or the module's name */
+		} symbol;
+		struct {
 			uint32_t ppid;
 			uint32_t exe_len;
 			uint32_t args_len;
@@ -144,7 +164,8 @@ struct fr_record {
 /* Is this record metadata that readers consume rather than print? */
 static inline int fr_record_is_meta(const struct fr_record *r)
 {
-	return r->type == FR_REC_CGROUP || r->type == FR_REC_PROCESS;
+	return r->type == FR_REC_CGROUP || r->type == FR_REC_PROCESS || r->type == FR_REC_MAPPING ||
+	       r->type == FR_REC_SYMBOL;
 }
 
 const char *fr_record_type_name(uint16_t type);

@@ -16,6 +16,7 @@
 #include "incident.h"
 #include "macro.h"
 #include "segment-walk.h"
+#include "ksyms.h"
 #include "store-reader.h"
 #include "store.h"
 
@@ -31,6 +32,7 @@ struct fr_store_reader {
 	size_t nsegs;
 	ZSTD_DCtx *dctx;
 	struct fr_store_reader_stats st;
+	int dir_fd; /* the store directory; -EBADF for an incident file */
 };
 
 static int cmp_seg(const void *a, const void *b)
@@ -57,6 +59,8 @@ int fr_store_reader_open_incident(const char *path, struct fr_store_reader **ret
 	if (k < 0)
 		return k;
 	r = calloc(1, sizeof(*r));
+	if (r)
+		r->dir_fd = -EBADF;
 	if (!r || !(r->segs = calloc(1, sizeof(*r->segs))) || !(r->dctx = ZSTD_createDCtx())) {
 		fr_store_reader_free(r);
 		free(*ret_meta);
@@ -94,6 +98,7 @@ int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
 		closedir(d);
 		return -ENOMEM;
 	}
+	r->dir_fd = -EBADF;
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx) {
 		closedir(d);
@@ -142,8 +147,15 @@ int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
 	if (r->nsegs > 1)
 		qsort(r->segs, r->nsegs, sizeof(*r->segs), cmp_seg);
 	r->st.segments = r->nsegs;
+	r->st.bytes_on_disk += fr_ksyms_disk_usage(dfd);
+	r->dir_fd = TAKE_FD(dfd);
 	*ret = r;
 	return 0;
+}
+
+int fr_store_reader_dir_fd(const struct fr_store_reader *r)
+{
+	return r->dir_fd;
 }
 
 struct fr_store_reader *fr_store_reader_free(struct fr_store_reader *r)
@@ -153,6 +165,7 @@ struct fr_store_reader *fr_store_reader_free(struct fr_store_reader *r)
 	for (size_t i = 0; i < r->nsegs; i++)
 		close(r->segs[i].fd);
 	free(r->segs);
+	closep(&r->dir_fd);
 	ZSTD_freeDCtx(r->dctx);
 	free(r);
 	return NULL;

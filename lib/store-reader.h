@@ -26,7 +26,7 @@ struct fr_store_reader_stats {
 	uint64_t chunks_unsupported; /* refused: unknown version or flags */
 	uint64_t segments;
 	uint64_t segments_unsupported; /* newer format: not read */
-	uint64_t bytes_on_disk;   /* sum of segment file sizes */
+	uint64_t bytes_on_disk;   /* segment files and kernel symbol snapshots */
 };
 
 /* -ENOENT: no store at @dir; -ENOTDIR; -EACCES. */
@@ -49,6 +49,10 @@ int fr_store_reader_read_chunk(struct fr_store_reader *r, const struct fr_chunk_
 /* Reads, verifies and decompresses a chunk's payload. -EBADMSG: damaged. */
 int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *ref,
 			 uint8_t **ret_raw);
+
+/* The store directory (for its kernel symbol snapshots); -EBADF when
+ * reading an incident file. */
+int fr_store_reader_dir_fd(const struct fr_store_reader *r);
 
 void fr_store_reader_get_stats(struct fr_store_reader *r, struct fr_store_reader_stats *ret);
 

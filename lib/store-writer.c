@@ -30,6 +30,7 @@
 #include "chunk.h"
 #include "macro.h"
 #include "segment-walk.h"
+#include "ksyms.h"
 #include "store-writer.h"
 #include "store.h"
 
@@ -402,8 +403,11 @@ static int recover_cb(uint64_t offset, const struct fr_chunk_info *ci, void *use
  * sizes remain.  Counts what it empties in segments_trimmed. */
 static int enforce_bound(struct fr_store_writer *w, int skip_slot, uint64_t reserve)
 {
+	/* kernel symbol snapshots live beside the segments, inside the bound */
+	uint64_t extra = fr_ksyms_disk_usage(w->dir_fd);
+
 	for (;;) {
-		uint64_t sum = reserve, oldest_seq = UINT64_MAX;
+		uint64_t sum = reserve + extra, oldest_seq = UINT64_MAX;
 		int oldest = -1;
 
 		for (uint32_t i = 0; i < w->nseg; i++) {

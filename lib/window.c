@@ -3,10 +3,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+
+#include "ksyms.h"
 #include "macro.h"
+#include "record-fields.h"
 #include "pid-map.h"
 #include "store-format.h"
 #include "window.h"
+
+struct fr_window_ksyms {
+	uint8_t boot_id[16];
+	struct fr_ksyms *k; /* NULL: no snapshot */
+};
 
 struct collect {
 	struct fr_chunk_ref *refs;
@@ -122,6 +131,11 @@ static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, con
 			break;
 		}
 		rec.cpu = ref->info.cpu;
+		if (rec.type == FR_REC_MAPPING || rec.type == FR_REC_SYMBOL) {
+			if (fr_symtab_add(&w->symtabs[idx], &rec) < 0)
+				return -ENOMEM;
+			continue;
+		}
 		if (rec.type == FR_REC_CGROUP) {
 			/* a ring: the writer repeats descriptions in chunks with
 			 * many cgroups, and the newest is what later records use */
@@ -153,6 +167,7 @@ static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, con
 				break;
 			}
 	}
+	fr_symtab_finish(&w->symtabs[idx]);
 	return 0;
 }
 
@@ -249,6 +264,9 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	w->store_fd = -EBADF;
+	if (fr_store_reader_dir_fd(r) >= 0)
+		w->store_fd = fcntl(fr_store_reader_dir_fd(r), F_DUPFD_CLOEXEC, 3);
 	k = fr_window_select(r, q, &c.refs, &c.n);
 	if (k < 0)
 		goto fail;
@@ -262,13 +280,16 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		}
 		if (k < 0)
 			goto fail;
+		size_t symcap = chcap;
 		if (grow((void **)&w->bufs, &bufcap, w->nbufs + 1, sizeof(*w->bufs)) < 0 ||
+		    grow((void **)&w->symtabs, &symcap, w->nchunks + 1, sizeof(*w->symtabs)) < 0 ||
 		    grow((void **)&w->chunks, &chcap, w->nchunks + 1, sizeof(*w->chunks)) < 0) {
 			free(raw);
 			k = -ENOMEM;
 			goto fail;
 		}
 		w->bufs[w->nbufs++] = raw;
+		w->symtabs[w->nchunks] = (struct fr_symtab){};
 		w->chunks[w->nchunks++] = c.refs[i].info;
 		k = decode_chunk(w, &c.refs[i], raw, since_ns, until_ns, &order);
 		if (k < 0)
@@ -299,7 +320,60 @@ struct fr_window *fr_window_free(struct fr_window *w)
 	free(w->bufs);
 	free(w->chunks);
 	free(w->exe_refs);
+	for (size_t i = 0; i < w->nchunks; i++)
+		fr_symtab_done(&w->symtabs[i]);
+	free(w->symtabs);
+	for (size_t i = 0; i < w->nksyms; i++)
+		fr_ksyms_free(w->ksyms[i].k);
+	free(w->ksyms);
+	closep(&w->store_fd);
 	free(w->v);
 	free(w);
 	return NULL;
+}
+
+/* The store's kernel symbol snapshot of @boot_id, loaded once. */
+static const struct fr_ksyms *window_ksyms(struct fr_window *w, const uint8_t boot_id[16])
+{
+	struct fr_window_ksyms *v;
+	char id[33];
+
+	if (w->store_fd < 0)
+		return NULL;
+	for (size_t i = 0; i < w->nksyms; i++)
+		if (memcmp(w->ksyms[i].boot_id, boot_id, 16) == 0)
+			return w->ksyms[i].k;
+	v = realloc(w->ksyms, (w->nksyms + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	w->ksyms = v;
+	v = &w->ksyms[w->nksyms++];
+	memcpy(v->boot_id, boot_id, 16);
+	v->k = NULL;
+	(void)fr_ksyms_load_snapshot(w->store_fd, fr_format_boot_id(boot_id, id, sizeof(id)), &v->k);
+	return v->k;
+}
+
+int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *out,
+		     size_t max)
+{
+	uint64_t addr[FR_SAMPLE_FRAMES_MAX];
+	const struct fr_symtab *t = e->chunk < w->nchunks ? &w->symtabs[e->chunk] : NULL;
+	const struct fr_ksyms *ks = NULL;
+	int n = fr_sample_frames(&e->r, addr, FR_SAMPLE_FRAMES_MAX);
+
+	if (n < 0)
+		return n;
+	if ((size_t)n > max)
+		n = (int)max;
+	for (int i = 0; i < n; i++) {
+		fr_symtab_resolve(t, ks, &e->r, (unsigned)i, addr[i], &out[i]);
+		/* a kernel frame the chunk did not name: try the snapshot */
+		if (out[i].kernel && !out[i].sym && !ks && t) {
+			ks = window_ksyms(w, w->chunks[e->chunk].boot_id);
+			if (ks)
+				fr_symtab_resolve(t, ks, &e->r, (unsigned)i, addr[i], &out[i]);
+		}
+	}
+	return n;
 }

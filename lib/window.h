@@ -12,6 +12,7 @@
 
 #include "record.h"
 #include "store-reader.h"
+#include "symtab.h"
 
 struct fr_window_entry {
 	struct fr_record r;
@@ -37,6 +38,10 @@ struct fr_window {
 	uint64_t chunks_damaged; /* chunks in range whose payload failed to verify */
 	uint64_t records_bad;    /* records that failed to decode (rest of chunk skipped) */
 	void *exe_refs;          /* storage behind the entries' exe */
+	struct fr_symtab *symtabs; /* per chunk: the code it describes */
+	struct fr_window_ksyms *ksyms; /* kernel symbol snapshots, by boot, loaded on use */
+	size_t nksyms;
+	int store_fd;            /* for the snapshots; -EBADF for incidents */
 };
 
 /* Loads every record with since_ns <= wall time <= until_ns, plus the
@@ -58,5 +63,11 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 int fr_window_select(struct fr_store_reader *r, const struct fr_window_query *q, struct fr_chunk_ref **ret,
 		     size_t *nret);
 struct fr_window *fr_window_free(struct fr_window *w);
+
+/* The frames of sample @e, kernel frames first, each part leaf first, named
+ * from the code its chunk describes (kernel frames also from the store's
+ * snapshot of that boot).  Returns how many, or -EBADMSG. */
+int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *out,
+		     size_t max);
 
 #endif

@@ -1,0 +1,639 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <libelf.h>
+#include <elfutils/libdwelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/ksyms.h"
+#include "../lib/macro.h"
+#include "../lib/pid-map.h"
+#include "symbolizer.h"
+
+/* Cache bounds: processes with their mappings, and the symbol tables of
+ * mapped files (entries plus names).  A busy host maps a few hundred
+ * files; libc's table is ~100 KiB. */
+#define PROCS_MAX 2048
+#define CACHE_BYTES_MAX (24u << 20)
+/* A process whose frame falls outside every known mapping (dlopen) has its
+ * maps read again, at most this often. */
+#define REREAD_NS 1000000000ULL
+#define LOADS_MAX 16
+#define MAPS_MAX 4096
+/* A symbol of size 0 (hand-written assembly) reaches the next one, at most. */
+#define SIZELESS_MAX 4096
+
+struct fsym {
+	uint64_t value, size;
+	uint32_t name; /* offset into names */
+};
+
+struct elf_file {
+	struct elf_file *next;
+	dev_t dev;
+	uint64_t ino;
+	char *path;
+	uint8_t build_id[FR_BUILD_ID_MAX];
+	uint32_t build_id_len;
+	struct { uint64_t off, vaddr, filesz; } load[LOADS_MAX];
+	unsigned nload;
+	struct fsym *syms;
+	size_t nsyms;
+	char *names;
+	size_t bytes;
+	bool loaded, failed;
+	unsigned refs;
+	uint64_t used;
+};
+
+struct mapping {
+	uint64_t start, end, pgoff, vaddr;
+	char *path;
+	struct elf_file *file; /* NULL for [vdso], anonymous code */
+};
+
+struct proc {
+	uint32_t pid;
+	struct mapping *maps;
+	size_t nmaps;
+	uint64_t read_at;
+	uint64_t used;
+};
+
+struct fr_symbolizer {
+	struct fr_ksyms *ksyms;
+	struct fr_pid_map procs;
+	struct elf_file *files;
+	uint64_t clock; /* use counter, for least recently used */
+	long page_size;
+	struct fr_symbolizer_stats st;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int fr_symbolizer_new(struct fr_ksyms *ksyms, struct fr_symbolizer **ret)
+{
+	struct fr_symbolizer *s;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOTSUP;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->ksyms = ksyms;
+	s->page_size = sysconf(_SC_PAGESIZE);
+	*ret = s;
+	return 0;
+}
+
+static void file_unload(struct fr_symbolizer *s, struct elf_file *f)
+{
+	s->st.cache_bytes -= f->bytes;
+	free(f->syms);
+	free(f->names);
+	f->syms = NULL;
+	f->names = NULL;
+	f->nsyms = 0;
+	f->bytes = 0;
+	f->loaded = f->failed = false;
+}
+
+static void proc_free(struct proc *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		if (p->maps[i].file)
+			p->maps[i].file->refs--;
+		free(p->maps[i].path);
+	}
+	free(p->maps);
+	free(p);
+}
+
+struct fr_symbolizer *fr_symbolizer_free(struct fr_symbolizer *s)
+{
+	size_t i = 0;
+	struct proc *p;
+
+	if (!s)
+		return NULL;
+	while ((p = fr_pid_map_next(&s->procs, &i, NULL)))
+		proc_free(p);
+	fr_pid_map_done(&s->procs);
+	while (s->files) {
+		struct elf_file *f = s->files;
+		s->files = f->next;
+		file_unload(s, f);
+		free(f->path);
+		free(f);
+	}
+	fr_ksyms_free(s->ksyms);
+	free(s);
+	return NULL;
+}
+
+const struct fr_ksyms *fr_symbolizer_ksyms(const struct fr_symbolizer *s)
+{
+	return s->ksyms;
+}
+
+void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, struct fr_frame_desc *ret)
+{
+	const struct fr_ksym *k = fr_ksyms_lookup(s->ksyms, addr);
+
+	*ret = (struct fr_frame_desc){};
+	if (!k) {
+		s->st.kernel_unknown++;
+		return;
+	}
+	s->st.kernel_named++;
+	ret->symbol.type = FR_REC_SYMBOL;
+	ret->symbol.symbol.start = k->addr;
+	ret->symbol.symbol.size = k->size;
+	ret->symbol.symbol.name = k->name;
+	ret->symbol.symbol.name_len = (uint32_t)strlen(k->name);
+	ret->symbol.symbol.module = k->module;
+	ret->symbol.symbol.module_len = (uint32_t)strlen(k->module);
+}
+
+static int cmp_fsym(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* The function symbols of section @scn (a symbol table) into @f. */
+static int read_symtab(struct elf_file *f, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0, nsyms = 0, nlen = 0, ncap = 0;
+	struct fsym *v;
+	char *names = NULL;
+
+	if (!data || n == 0)
+		return -ENODATA;
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		size_t l;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		if ((GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC) ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		l = strlen(name) + 1;
+		if (nlen + l > ncap) {
+			size_t c = ncap ? ncap * 2 : 16384;
+			char *q;
+			while (c < nlen + l)
+				c *= 2;
+			q = realloc(names, c);
+			if (!q) {
+				free(v);
+				free(names);
+				return -ENOMEM;
+			}
+			names = q;
+			ncap = c;
+		}
+		memcpy(names + nlen, name, l);
+		v[nsyms++] = (struct fsym){ .value = sym.st_value, .size = sym.st_size, .name = (uint32_t)nlen };
+		nlen += l;
+	}
+	if (!nsyms) {
+		free(v);
+		free(names);
+		return -ENODATA;
+	}
+	qsort(v, nsyms, sizeof(*v), cmp_fsym);
+	/* aliases: one per address; sizeless symbols reach the next one */
+	size_t k = 0;
+	for (size_t i = 0; i < nsyms; i++) {
+		if (k && v[k - 1].value == v[i].value) {
+			if (!v[k - 1].size)
+				v[k - 1].size = v[i].size;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	for (size_t i = 0; i < k; i++)
+		if (!v[i].size)
+			v[i].size = i + 1 < k ? MIN(v[i + 1].value - v[i].value, SIZELESS_MAX) : SIZELESS_MAX;
+	f->syms = v;
+	f->nsyms = k;
+	f->names = names;
+	f->bytes = k * sizeof(*v) + ncap;
+	return 0;
+}
+
+/* The symbol table of @elf: .symtab if it has one, else .dynsym. */
+static int read_symbols(struct elf_file *f, Elf *elf, bool symtab_only)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL, *tab = NULL;
+	GElf_Shdr sh, dsh, tsh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !tab) {
+			tab = scn;
+			tsh = sh;
+		} else if (sh.sh_type == SHT_DYNSYM && !dyn) {
+			dyn = scn;
+			dsh = sh;
+		}
+	}
+	if (tab && read_symtab(f, elf, tab, &tsh) == 0)
+		return 0;
+	if (!symtab_only && dyn)
+		return read_symtab(f, elf, dyn, &dsh);
+	return -ENODATA;
+}
+
+/* A stripped binary's symbols from its separate debug file, if installed. */
+static int read_debug_file(struct elf_file *f)
+{
+	char path[256];
+	size_t l;
+	Elf *elf;
+	int fd, r;
+
+	if (f->build_id_len < 2)
+		return -ENOENT;
+	l = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", f->build_id[0]);
+	for (uint32_t i = 1; i < f->build_id_len && l + 3 < sizeof(path); i++)
+		l += (size_t)snprintf(path + l, sizeof(path) - l, "%02x", f->build_id[i]);
+	snprintf(path + l, sizeof(path) - l, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	r = elf && elf_kind(elf) == ELF_K_ELF ? read_symbols(f, elf, true) : -EBADMSG;
+	elf_end(elf);
+	close(fd);
+	return r;
+}
+
+/* Reads @f's load segments, build id and symbols from @fd. */
+static int file_load_fd(struct elf_file *f, int fd)
+{
+	const void *bid;
+	ssize_t bl;
+	size_t nph;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int r;
+
+	if (!elf)
+		return -EBADMSG;
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nph) != 0) {
+		elf_end(elf);
+		return -EBADMSG;
+	}
+	f->nload = 0;
+	for (size_t i = 0; i < nph && f->nload < LOADS_MAX; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			f->load[f->nload++] = (typeof(f->load[0])){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+	}
+	bl = dwelf_elf_gnu_build_id(elf, &bid);
+	if (bl > 0 && bl <= FR_BUILD_ID_MAX) {
+		memcpy(f->build_id, bid, (size_t)bl);
+		f->build_id_len = (uint32_t)bl;
+	}
+	/* the full table (.symtab), else that of the separate debug file
+	 * of a stripped binary, else the exported functions (.dynsym) */
+	r = read_symbols(f, elf, true);
+	if (r < 0)
+		r = read_debug_file(f);
+	if (r < 0)
+		r = read_symbols(f, elf, false);
+	elf_end(elf);
+	return r;
+}
+
+static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, const struct mapping *m)
+{
+	char path[PATH_MAX + 64];
+	int fd, r;
+
+	f->loaded = true;
+	/* the mapped file itself, even if replaced or in another mount
+	 * namespace; then the path as the process sees it */
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%u/root%s", pid, m->path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		f->failed = true;
+		return negative_errno();
+	}
+	r = file_load_fd(f, fd);
+	close(fd);
+	if (r < 0 && !f->nload)
+		f->failed = true;
+	s->st.cache_bytes += f->bytes;
+	return r;
+}
+
+static struct elf_file *file_get(struct fr_symbolizer *s, dev_t dev, uint64_t ino, const char *path)
+{
+	struct elf_file *f;
+
+	for (f = s->files; f; f = f->next)
+		if (f->dev == dev && f->ino == ino)
+			return f;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->path = strdup(path);
+	if (!f->path) {
+		free(f);
+		return NULL;
+	}
+	f->dev = dev;
+	f->ino = ino;
+	f->next = s->files;
+	s->files = f;
+	s->st.files++;
+	return f;
+}
+
+/* Reads the executable mappings of @pid.  -ESRCH when it is gone. */
+static int read_maps(struct fr_symbolizer *s, struct proc *p)
+{
+	char path[64], *line = NULL;
+	size_t linecap = 0, cap = 0;
+	struct mapping *v = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : negative_errno();
+	while (getline(&line, &linecap, f) > 0 && n < MAPS_MAX) {
+		unsigned long long start, end, off, ino;
+		unsigned maj, min;
+		char perms[8];
+		int pos = 0;
+		const char *name;
+		struct mapping *m;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min, &ino,
+			   &pos) < 7 || perms[2] != 'x')
+			continue;
+		name = line + pos;
+		line[strcspn(line, "\n")] = 0;
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 32;
+			struct mapping *q = realloc(v, c * sizeof(*v));
+			if (!q)
+				break;
+			v = q;
+			cap = c;
+		}
+		m = &v[n];
+		*m = (struct mapping){ .start = start, .end = end, .pgoff = off, .vaddr = off };
+		m->path = strdup(*name ? name : "[anon]");
+		if (!m->path)
+			break;
+		if (ino && *name == '/')
+			m->file = file_get(s, makedev(maj, min), ino, name);
+		if (m->file)
+			m->file->refs++;
+		n++;
+	}
+	free(line);
+	fclose(f);
+	for (size_t i = 0; i < p->nmaps; i++) {
+		if (p->maps[i].file)
+			p->maps[i].file->refs--;
+		free(p->maps[i].path);
+	}
+	free(p->maps);
+	p->maps = v;
+	p->nmaps = n;
+	p->read_at = mono_ns();
+	return 0;
+}
+
+static struct proc *proc_get(struct fr_symbolizer *s, uint32_t pid)
+{
+	struct proc *p = fr_pid_map_get(&s->procs, pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p || fr_pid_map_put(&s->procs, pid, p, NULL) < 0) {
+		free(p);
+		return NULL;
+	}
+	p->pid = pid;
+	s->st.processes++;
+	/* a process already gone keeps an empty entry: no retry for every
+	 * frame of its samples */
+	(void)read_maps(s, p);
+	return p;
+}
+
+static struct mapping *find_mapping(struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nmaps;
+
+	/* /proc/PID/maps is sorted by address */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (addr < p->maps[mid].start)
+			hi = mid;
+		else if (addr >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
+/* File offset -> ELF address, by the load segment holding it. */
+static bool file_vaddr(const struct elf_file *f, uint64_t foff, long page, uint64_t *ret)
+{
+	for (unsigned i = 0; i < f->nload; i++) {
+		uint64_t lo = f->load[i].off & ~(uint64_t)(page - 1);
+		if (foff >= lo && foff < f->load[i].off + f->load[i].filesz) {
+			*ret = foff - f->load[i].off + f->load[i].vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct fsym *file_lookup(const struct elf_file *f, uint64_t vaddr)
+{
+	size_t lo = 0, hi = f->nsyms;
+
+	if (!f->nsyms)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->syms[mid].value <= vaddr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (f->syms[lo].value > vaddr || vaddr - f->syms[lo].value >= f->syms[lo].size)
+		return NULL;
+	return &f->syms[lo];
+}
+
+void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t addr, bool leaf,
+			struct fr_frame_desc *ret)
+{
+	/* a return address may be one past the end of its call's function */
+	uint64_t a = leaf || !addr ? addr : addr - 1, vaddr;
+	struct proc *p = proc_get(s, pid);
+	struct mapping *m;
+	const struct fsym *sym;
+	struct elf_file *f;
+
+	*ret = (struct fr_frame_desc){};
+	if (!p) {
+		s->st.frames_unknown++;
+		return;
+	}
+	p->used = ++s->clock;
+	m = find_mapping(p, a);
+	if (!m && mono_ns() - p->read_at >= REREAD_NS) {
+		(void)read_maps(s, p); /* a library loaded since */
+		m = find_mapping(p, a);
+	}
+	if (!m) {
+		s->st.frames_unknown++;
+		return;
+	}
+	f = m->file;
+	if (f) {
+		f->used = s->clock;
+		if (!f->loaded)
+			(void)file_load(s, f, pid, m);
+		if (!file_vaddr(f, m->pgoff, s->page_size, &m->vaddr))
+			m->vaddr = m->pgoff;
+	}
+	ret->mapping = (struct fr_record){ .type = FR_REC_MAPPING, .pid = pid };
+	ret->mapping.mapping.start = m->start;
+	ret->mapping.mapping.end = m->end;
+	ret->mapping.mapping.offset = m->pgoff;
+	ret->mapping.mapping.vaddr = m->vaddr;
+	ret->mapping.mapping.path = m->path;
+	ret->mapping.mapping.path_len = (uint32_t)strlen(m->path);
+	if (f) {
+		ret->mapping.mapping.build_id = f->build_id;
+		ret->mapping.mapping.build_id_len = f->build_id_len;
+	}
+	if (!f || !file_vaddr(f, a - m->start + m->pgoff, s->page_size, &vaddr) || !(sym = file_lookup(f, vaddr))) {
+		s->st.frames_module++;
+		return;
+	}
+	s->st.frames_named++;
+	ret->symbol = (struct fr_record){ .type = FR_REC_SYMBOL, .pid = pid };
+	ret->symbol.symbol.start = a - (vaddr - sym->value);
+	ret->symbol.symbol.size = sym->size;
+	ret->symbol.symbol.name = f->names + sym->name;
+	ret->symbol.symbol.name_len = (uint32_t)strlen(ret->symbol.symbol.name);
+	ret->symbol.symbol.module = "";
+}
+
+void fr_symbolizer_forget(struct fr_symbolizer *s, uint32_t pid)
+{
+	struct proc *p = fr_pid_map_remove(&s->procs, pid);
+
+	if (p) {
+		s->st.processes--;
+		proc_free(p);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+void fr_symbolizer_trim(struct fr_symbolizer *s)
+{
+	/* processes: down to three quarters of the bound, least recently
+	 * used first */
+	if (s->st.processes > PROCS_MAX) {
+		uint64_t *used = malloc(s->st.processes * sizeof(*used)), cut;
+		size_t i = 0, n = 0;
+		struct proc *p;
+		uint32_t pid;
+
+		if (!used)
+			return;
+		while ((p = fr_pid_map_next(&s->procs, &i, NULL)) && n < s->st.processes)
+			used[n++] = p->used;
+		qsort(used, n, sizeof(*used), cmp_u64);
+		cut = used[n - PROCS_MAX * 3 / 4];
+		free(used);
+		for (;;) {
+			i = 0;
+			while ((p = fr_pid_map_next(&s->procs, &i, &pid)) && p->used >= cut)
+				;
+			if (!p)
+				break;
+			fr_symbolizer_forget(s, pid);
+		}
+	}
+	/* symbol tables: unused files go first, then the least recently used */
+	while (s->st.cache_bytes > CACHE_BYTES_MAX) {
+		struct elf_file **pp, **victim = NULL;
+
+		for (pp = &s->files; *pp; pp = &(*pp)->next)
+			if ((*pp)->bytes && (!victim || ((*pp)->refs == 0) > ((*victim)->refs == 0) ||
+					     (((*pp)->refs == 0) == ((*victim)->refs == 0) && (*pp)->used < (*victim)->used)))
+				victim = pp;
+		if (!victim)
+			break;
+		file_unload(s, *victim);
+	}
+	/* entries of files no process maps any more, once their table is
+	 * gone (kept until then: the same binary is often run again) */
+	for (struct elf_file **pp = &s->files; *pp;) {
+		struct elf_file *f = *pp;
+		if (f->refs == 0 && f->bytes == 0) {
+			*pp = f->next;
+			file_unload(s, f);
+			free(f->path);
+			free(f);
+			s->st.files--;
+		} else
+			pp = &f->next;
+	}
+}
+
+void fr_symbolizer_get_stats(const struct fr_symbolizer *s, struct fr_symbolizer_stats *ret)
+{
+	*ret = s->st;
+}

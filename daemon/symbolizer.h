@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Names for the frames of CPU samples, found while the processes and their
+ * binaries still exist: the kernel's from /proc/kallsyms, user frames from
+ * the process's executable mappings (/proc/PID/maps) and the ELF symbol
+ * tables of the mapped files (libelf; build ids with libdwelf; a separate
+ * debug file under /usr/lib/debug/.build-id when the binary is stripped).
+ * The recorder writes what it finds into the chunk of each sample as
+ * mapping and symbol records, so stores and incidents resolve on their own.
+ *
+ * Memory is bounded: processes and files are cached least recently used
+ * first out, trimmed by fr_symbolizer_trim(); between trims, descriptions
+ * handed out stay valid.
+ */
+#ifndef FR_SYMBOLIZER_H
+#define FR_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../lib/record.h"
+
+struct fr_symbolizer;
+struct fr_ksyms;
+
+/* Takes ownership of @ksyms (may be NULL: kernel frames stay unnamed). */
+int fr_symbolizer_new(struct fr_ksyms *ksyms, struct fr_symbolizer **ret);
+struct fr_symbolizer *fr_symbolizer_free(struct fr_symbolizer *s);
+const struct fr_ksyms *fr_symbolizer_ksyms(const struct fr_symbolizer *s);
+
+/* What one frame needs described: FR_REC_MAPPING and FR_REC_SYMBOL
+ * records, each present or not (type 0).  Strings point into the cache. */
+struct fr_frame_desc {
+	struct fr_record mapping;
+	struct fr_record symbol;
+};
+
+/* Kernel frame @addr. */
+void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, struct fr_frame_desc *ret);
+/* User frame @addr of process @pid (@leaf: the interrupted instruction,
+ * not a return address). */
+void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t addr, bool leaf,
+			struct fr_frame_desc *ret);
+
+/* The mappings of @pid changed (exec) or belong to a new process (fork). */
+void fr_symbolizer_forget(struct fr_symbolizer *s, uint32_t pid);
+/* Evicts beyond the cache bounds; call between batches of samples. */
+void fr_symbolizer_trim(struct fr_symbolizer *s);
+
+struct fr_symbolizer_stats {
+	uint64_t frames_named;    /* user frames resolved to a function */
+	uint64_t frames_module;   /* user frames with a mapping but no symbol */
+	uint64_t frames_unknown;  /* user frames of processes gone before their maps were read */
+	uint64_t kernel_named, kernel_unknown;
+	uint64_t processes, files, cache_bytes;
+};
+void fr_symbolizer_get_stats(const struct fr_symbolizer *s, struct fr_symbolizer_stats *ret);
+
+#endif

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "ksyms.h"
+#include "macro.h"
+
+/* A snapshot larger than this is not a kallsyms file. */
+#define SNAPSHOT_MAX (256u << 20)
+/* kallsyms has no sizes: a function reaches the next symbol of any kind,
+ * at most this far (the last one before a gap, e.g. _einittext, would
+ * otherwise cover every address up to the modules). */
+#define SIZE_MAX_GUESS (1u << 20)
+#define LAST_SIZE 4096
+
+struct fr_ksyms {
+	char *text;
+	struct fr_ksym *v;
+	size_t n;
+};
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct fr_ksym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int fr_ksyms_parse(char *text, size_t len, struct fr_ksyms **ret)
+{
+	struct fr_ksyms *k = calloc(1, sizeof(*k));
+	size_t cap = 0, nonzero = 0;
+	char *p = text, *end = text + len;
+
+	if (!k) {
+		free(text);
+		return -ENOMEM;
+	}
+	k->text = text;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *name, *mod = NULL, *q;
+		uint64_t addr;
+		char type;
+
+		if (!nl)
+			nl = end; /* last line without newline: text[len] may not exist */
+		*nl = 0;
+		addr = strtoull(p, &q, 16);
+		if (q == p || q + 3 > nl || q[0] != ' ' || q[2] != ' ')
+			goto next;
+		type = q[1];
+		name = q + 3;
+		q = strchr(name, '\t');
+		if (q) {
+			*q = 0;
+			mod = q + 1;
+			if (*mod == '[') {
+				mod++;
+				q = strchr(mod, ']');
+				if (q)
+					*q = 0;
+			}
+		}
+		if (!*name)
+			goto next;
+		if (k->n == cap) {
+			size_t c = cap ? cap * 2 : 65536;
+			struct fr_ksym *v = realloc(k->v, c * sizeof(*v));
+			if (!v) {
+				fr_ksyms_free(k);
+				return -ENOMEM;
+			}
+			k->v = v;
+			cap = c;
+		}
+		/* other symbols only bound functions (module NULL marks them) */
+		k->v[k->n++] = (struct fr_ksym){ .addr = addr, .name = name,
+						  .module = type == 't' || type == 'T' || type == 'w' || type == 'W'
+								? (mod ? mod : "") : NULL };
+		nonzero += addr != 0;
+next:
+		p = nl + 1;
+	}
+	if (!nonzero) {
+		fr_ksyms_free(k);
+		return -ENODATA;
+	}
+	qsort(k->v, k->n, sizeof(*k->v), cmp_sym);
+	size_t nf = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		size_t j = i + 1;
+		if (!k->v[i].module)
+			continue;
+		/* aliases share an address: the size reaches the next other one */
+		while (j < k->n && k->v[j].addr == k->v[i].addr)
+			j++;
+		k->v[i].size = j < k->n ? MIN(k->v[j].addr - k->v[i].addr, SIZE_MAX_GUESS) : LAST_SIZE;
+		k->v[nf++] = k->v[i];
+	}
+	k->n = nf;
+	if (nf) {
+		struct fr_ksym *v = realloc(k->v, nf * sizeof(*v));
+		if (v)
+			k->v = v;
+	}
+	*ret = k;
+	return 0;
+}
+
+/* Reads a whole file of unknown size (proc files report 0). */
+static int read_all(int fd, size_t max, char **ret, size_t *ret_len)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *buf = malloc(cap + 1);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+		if (len == cap) {
+			char *b;
+			if (cap >= max) {
+				free(buf);
+				return -EFBIG;
+			}
+			cap *= 2;
+			b = realloc(buf, cap + 1);
+			if (!b) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = b;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return negative_errno();
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+int fr_ksyms_load_proc(struct fr_ksyms **ret)
+{
+	_cleanup_close_ int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	char *text;
+	size_t len;
+	int r;
+
+	if (fd < 0)
+		return negative_errno();
+	r = read_all(fd, SNAPSHOT_MAX, &text, &len);
+	if (r < 0)
+		return r;
+	return fr_ksyms_parse(text, len, ret);
+}
+
+struct fr_ksyms *fr_ksyms_free(struct fr_ksyms *k)
+{
+	if (!k)
+		return NULL;
+	free(k->text);
+	free(k->v);
+	free(k);
+	return NULL;
+}
+
+size_t fr_ksyms_count(const struct fr_ksyms *k)
+{
+	return k ? k->n : 0;
+}
+
+const struct fr_ksym *fr_ksyms_lookup(const struct fr_ksyms *k, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!k || !k->n)
+		return NULL;
+	hi = k->n;
+	/* the last symbol starting at or below addr */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->v[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (k->v[lo].addr > addr || addr - k->v[lo].addr >= k->v[lo].size)
+		return NULL;
+	return &k->v[lo];
+}
+
+static void snapshot_name(const char *boot_id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s.zst", FR_KSYMS_DIR, boot_id);
+}
+
+struct snap {
+	char name[64];
+	struct timespec t;
+};
+
+static int cmp_newest(const void *a, const void *b)
+{
+	const struct snap *x = a, *y = b;
+
+	if (x->t.tv_sec != y->t.tv_sec)
+		return x->t.tv_sec > y->t.tv_sec ? -1 : 1;
+	return x->t.tv_nsec > y->t.tv_nsec ? -1 : x->t.tv_nsec < y->t.tv_nsec;
+}
+
+/* Keeps the FR_KSYMS_KEEP newest snapshots (by modification time). */
+static void prune(int dir_fd)
+{
+	_cleanup_close_ int fd = openat(dir_fd, FR_KSYMS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct snap v[64];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	if (fd < 0 || !(d = fdopendir(fd)))
+		return;
+	fd = -EBADF; /* owned by d */
+	while ((de = readdir(d)) && n < ELEMENTSOF(v)) {
+		struct stat st;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(v[0].name) ||
+		    fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		v[n++].t = st.st_mtim;
+	}
+	qsort(v, n, sizeof(v[0]), cmp_newest);
+	for (size_t i = FR_KSYMS_KEEP; i < n; i++)
+		(void)unlinkat(dirfd(d), v[i].name, 0);
+	closedir(d);
+}
+
+int fr_ksyms_save(const struct fr_ksyms *k, int dir_fd, const char *boot_id)
+{
+	_cleanup_free_ char *text = NULL, *z = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	char name[128], tmp[160];
+	size_t len = 0, zlen;
+	FILE *f;
+	int r;
+
+	snapshot_name(boot_id, name, sizeof(name));
+	if (faccessat(dir_fd, name, F_OK, 0) == 0)
+		return 0;
+	if (mkdirat(dir_fd, FR_KSYMS_DIR, 0750) < 0 && errno != EEXIST)
+		return negative_errno();
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	for (size_t i = 0; i < k->n; i++) {
+		const struct fr_ksym *s = &k->v[i];
+		if (*s->module)
+			fprintf(f, "%016" PRIx64 " t %s\t[%s]\n", s->addr, s->name, s->module);
+		else
+			fprintf(f, "%016" PRIx64 " t %s\n", s->addr, s->name);
+	}
+	if (fclose(f) != 0)
+		return -ENOMEM;
+	zlen = ZSTD_compressBound(len);
+	z = malloc(zlen);
+	if (!z)
+		return -ENOMEM;
+	zlen = ZSTD_compress(z, zlen, text, len, 3);
+	if (ZSTD_isError(zlen))
+		return -EIO;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
+	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return negative_errno();
+	for (size_t off = 0; off < zlen;) {
+		ssize_t n = write(fd, z + off, zlen - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = negative_errno();
+			goto fail;
+		}
+		off += (size_t)n;
+	}
+	if (fchmod(fd, 0640) < 0 || fsync(fd) < 0 || renameat(dir_fd, tmp, dir_fd, name) < 0) {
+		r = negative_errno();
+		goto fail;
+	}
+	prune(dir_fd);
+	return 1;
+fail:
+	(void)unlinkat(dir_fd, tmp, 0);
+	return r;
+}
+
+int fr_ksyms_load_snapshot(int dir_fd, const char *boot_id, struct fr_ksyms **ret)
+{
+	_cleanup_close_ int fd = -EBADF;
+	_cleanup_free_ char *z = NULL;
+	char name[128], *text;
+	unsigned long long size;
+	size_t zlen, n;
+	int r;
+
+	snapshot_name(boot_id, name, sizeof(name));
+	fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	r = read_all(fd, SNAPSHOT_MAX, &z, &zlen);
+	if (r < 0)
+		return r;
+	size = ZSTD_getFrameContentSize(z, zlen);
+	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > SNAPSHOT_MAX)
+		return -EBADMSG;
+	text = malloc(size + 1);
+	if (!text)
+		return -ENOMEM;
+	n = ZSTD_decompress(text, size, z, zlen);
+	if (ZSTD_isError(n) || n != size) {
+		free(text);
+		return -EBADMSG;
+	}
+	text[n] = 0;
+	return fr_ksyms_parse(text, n, ret);
+}
+
+uint64_t fr_ksyms_disk_usage(int dir_fd)
+{
+	_cleanup_close_ int fd = openat(dir_fd, FR_KSYMS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	uint64_t sum = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0 || !(d = fdopendir(fd)))
+		return 0;
+	fd = -EBADF;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &st, 0) == 0 && S_ISREG(st.st_mode))
+			sum += (uint64_t)st.st_blocks * 512;
+	}
+	closedir(d);
+	return sum;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel's function symbols, in /proc/kallsyms format: parsed into a
+ * sorted table for address lookups, and kept in the store as one
+ * compressed snapshot per boot (kallsyms/<boot id>.zst), so kernel frames
+ * of that boot resolve after a reboot and on another machine.
+ */
+#ifndef FR_KSYMS_H
+#define FR_KSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FR_KSYMS_DIR "kallsyms"
+/* Snapshots kept: the newest boots'. */
+#define FR_KSYMS_KEEP 4
+
+struct fr_ksyms;
+
+struct fr_ksym {
+	uint64_t addr, size;
+	const char *name;
+	const char *module; /* "" for the kernel proper */
+};
+
+/* Parses kallsyms text (takes ownership of @text, malloc'ed, @len bytes),
+ * keeping function symbols (types t, T, w, W).  -ENODATA when every address
+ * is zero (kptr_restrict hides them). */
+int fr_ksyms_parse(char *text, size_t len, struct fr_ksyms **ret);
+/* Reads and parses /proc/kallsyms. */
+int fr_ksyms_load_proc(struct fr_ksyms **ret);
+struct fr_ksyms *fr_ksyms_free(struct fr_ksyms *k);
+size_t fr_ksyms_count(const struct fr_ksyms *k);
+
+/* The function holding @addr, or NULL. */
+const struct fr_ksym *fr_ksyms_lookup(const struct fr_ksyms *k, uint64_t addr);
+
+/* Writes @k as the snapshot of @boot_id (hex) into store @dir_fd unless one
+ * exists; atomically (temporary file, fsync, rename).  Removes snapshots
+ * beyond the FR_KSYMS_KEEP newest.  Returns 1 if written, 0 if present. */
+int fr_ksyms_save(const struct fr_ksyms *k, int dir_fd, const char *boot_id);
+/* Loads the snapshot of @boot_id from store @dir_fd; -ENOENT if none. */
+int fr_ksyms_load_snapshot(int dir_fd, const char *boot_id, struct fr_ksyms **ret);
+/* Bytes the snapshots of store @dir_fd take on disk (as du counts). */
+uint64_t fr_ksyms_disk_usage(int dir_fd);
+
+#endif

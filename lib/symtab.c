@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksyms.h"
+#include "symtab.h"
+
+#define KERNEL_MODULE "[kernel.kallsyms]"
+
+static uint64_t start_of(const struct fr_record *r)
+{
+	return r->type == FR_REC_MAPPING ? r->mapping.start : r->symbol.start;
+}
+
+static uint64_t end_of(const struct fr_record *r)
+{
+	return r->type == FR_REC_MAPPING ? r->mapping.end : r->symbol.start + r->symbol.size;
+}
+
+static int cmp_code(const void *a, const void *b)
+{
+	const struct fr_record *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return start_of(x) < start_of(y) ? -1 : start_of(x) > start_of(y);
+}
+
+int fr_symtab_add(struct fr_symtab *t, const struct fr_record *r)
+{
+	struct fr_record **v;
+	size_t *n, *cap;
+
+	if (r->type == FR_REC_MAPPING) {
+		v = &t->maps, n = &t->nmaps, cap = &t->mapcap;
+	} else if (r->type == FR_REC_SYMBOL) {
+		v = &t->syms, n = &t->nsyms, cap = &t->symcap;
+	} else
+		return 0;
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct fr_record *q = realloc(*v, c * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		*v = q;
+		*cap = c;
+	}
+	(*v)[(*n)++] = *r;
+	return 0;
+}
+
+void fr_symtab_finish(struct fr_symtab *t)
+{
+	if (t->nmaps > 1)
+		qsort(t->maps, t->nmaps, sizeof(*t->maps), cmp_code);
+	if (t->nsyms > 1)
+		qsort(t->syms, t->nsyms, sizeof(*t->syms), cmp_code);
+}
+
+void fr_symtab_done(struct fr_symtab *t)
+{
+	free(t->maps);
+	free(t->syms);
+	*t = (struct fr_symtab){};
+}
+
+/* The entry of @pid covering @a: the last one starting at or below it. */
+static const struct fr_record *find(const struct fr_record *v, size_t n, uint32_t pid, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].pid < pid || (v[mid].pid == pid && start_of(&v[mid]) <= a))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || v[lo - 1].pid != pid || a >= end_of(&v[lo - 1]))
+		return NULL;
+	return &v[lo - 1];
+}
+
+void fr_symtab_resolve(const struct fr_symtab *t, const struct fr_ksyms *ksyms, const struct fr_record *r,
+		       unsigned i, uint64_t addr, struct fr_frame *ret)
+{
+	/* frame 0 is the interrupted instruction; the others are return
+	 * addresses, which may lie one past their call's function */
+	uint64_t a = i == 0 || !addr ? addr : addr - 1;
+	bool kernel = i < r->sample.kernel_frames;
+	uint32_t pid = kernel ? 0 : r->pid;
+	const struct fr_record *s = t ? find(t->syms, t->nsyms, pid, a) : NULL;
+	const struct fr_record *m = t && !kernel ? find(t->maps, t->nmaps, pid, a) : NULL;
+
+	*ret = (struct fr_frame){ .addr = addr, .kernel = kernel };
+	if (s) {
+		ret->sym = s->symbol.name;
+		ret->sym_len = s->symbol.name_len;
+		ret->sym_off = addr - s->symbol.start;
+	}
+	if (kernel) {
+		const char *mod = "";
+		uint32_t mlen = 0;
+
+		if (s) {
+			mod = s->symbol.module;
+			mlen = s->symbol.module_len;
+		} else if (ksyms) {
+			const struct fr_ksym *k = fr_ksyms_lookup(ksyms, a);
+			if (k) {
+				ret->sym = k->name;
+				ret->sym_len = (uint32_t)strlen(k->name);
+				ret->sym_off = addr - k->addr;
+				mod = k->module;
+				mlen = (uint32_t)strlen(k->module);
+			}
+		}
+		if (mlen) {
+			ret->module = mod;
+			ret->module_len = mlen;
+			ret->module_brackets = true;
+		} else {
+			ret->module = KERNEL_MODULE;
+			ret->module_len = sizeof(KERNEL_MODULE) - 1;
+		}
+		return;
+	}
+	if (m) {
+		ret->module = m->mapping.path;
+		ret->module_len = m->mapping.path_len;
+		ret->has_offset = true;
+		ret->offset = m->mapping.vaddr + (addr - m->mapping.start);
+		ret->build_id = m->mapping.build_id;
+		ret->build_id_len = m->mapping.build_id_len;
+	}
+}
+
+const char *fr_frame_module_base(const struct fr_frame *f, uint32_t *ret_len)
+{
+	const char *m = f->module;
+	uint32_t n = f->module_len;
+
+	if (!m) {
+		*ret_len = 0;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < f->module_len; i++)
+		if (f->module[i] == '/' && i + 1 < f->module_len) {
+			m = f->module + i + 1;
+			n = f->module_len - i - 1;
+		}
+	*ret_len = n;
+	return m;
+}
+
+const char *fr_frame_module(const struct fr_frame *f, char *buf, size_t len)
+{
+	if (!f->module)
+		return NULL;
+	snprintf(buf, len, f->module_brackets ? "[%.*s]" : "%.*s", (int)f->module_len, f->module);
+	return buf;
+}
+
+const char *fr_frame_name(const struct fr_frame *f, bool with_offset, char *buf, size_t len)
+{
+	uint32_t ml;
+	const char *m = fr_frame_module_base(f, &ml);
+
+	if (f->sym && with_offset)
+		snprintf(buf, len, "%.*s+0x%" PRIx64, (int)f->sym_len, f->sym, f->sym_off);
+	else if (f->sym)
+		snprintf(buf, len, "%.*s", (int)f->sym_len, f->sym);
+	else if (m && f->has_offset)
+		snprintf(buf, len, "%.*s+0x%" PRIx64, (int)ml, m, f->offset);
+	else
+		snprintf(buf, len, f->module_brackets ? "[%.*s]@0x%" PRIx64 : "%.*s@0x%" PRIx64, m ? (int)ml : 9,
+			 m ? m : "[unknown]", f->addr);
+	return buf;
+}
