@@ -101,6 +101,17 @@ static void print_text(struct json_object *st)
 			       !en ? "disabled" : at ? "attached" : "FAILED", get_u64(s, "records"),
 			       get_u64(s, "dropped"));
 		}
+		struct json_object *smp = json_object_object_get(st, "sampler"), *sy;
+		const char *ev = json_object_get_string(json_object_object_get(smp, "event"));
+		if (ev) {
+			printf("  sampler %s at %" PRIu64 " Hz", ev, get_u64(smp, "hz"));
+			if (json_object_object_get_ex(smp, "symbols", &sy))
+				printf("; frames named: user %" PRIu64 " of %" PRIu64 ", kernel %" PRIu64 " of %" PRIu64,
+				       get_u64(sy, "user_named"),
+				       get_u64(sy, "user_named") + get_u64(sy, "user_module_only") + get_u64(sy, "user_unknown"),
+				       get_u64(sy, "kernel_named"), get_u64(sy, "kernel_named") + get_u64(sy, "kernel_unnamed"));
+			putchar('\n');
+		}
 	} else
 		printf("flightrecd: not running\n");
 

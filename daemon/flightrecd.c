@@ -312,6 +312,24 @@ static struct json_object *status_json(struct daemon *d)
 		struct json_object *smp = json_object_new_object();
 		json_object_object_add(smp, "event", ev ? json_object_new_string(ev) : NULL);
 		json_object_object_add(smp, "hz", json_object_new_int((int)hz));
+		if (fr_recorder_symbolizer(d->rec)) {
+			/* how well frames got names: unnamed ones still show their
+			 * module and offset; unknown ones only an address */
+			struct fr_symbolizer_stats ys;
+			struct json_object *sy = json_object_new_object();
+			fr_symbolizer_get_stats(fr_recorder_symbolizer(d->rec), &ys);
+			json_object_object_add(sy, "kernel_symbols",
+					       json_object_new_uint64(fr_ksyms_count(fr_symbolizer_ksyms(fr_recorder_symbolizer(d->rec)))));
+			json_object_object_add(sy, "kernel_named", json_object_new_uint64(ys.kernel_named));
+			json_object_object_add(sy, "kernel_unnamed", json_object_new_uint64(ys.kernel_unknown));
+			json_object_object_add(sy, "user_named", json_object_new_uint64(ys.frames_named));
+			json_object_object_add(sy, "user_module_only", json_object_new_uint64(ys.frames_module));
+			json_object_object_add(sy, "user_unknown", json_object_new_uint64(ys.frames_unknown));
+			json_object_object_add(sy, "cached_processes", json_object_new_uint64(ys.processes));
+			json_object_object_add(sy, "cached_files", json_object_new_uint64(ys.files));
+			json_object_object_add(sy, "cache_bytes", json_object_new_uint64(ys.cache_bytes));
+			json_object_object_add(smp, "symbols", sy);
+		}
 		json_object_object_add(o, "sampler", smp);
 	}
 	fr_store_writer_get_stats(d->writer, &ws);

@@ -392,6 +392,9 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		/* __u64 is unsigned long long, uint64_t unsigned long: same bits */
 		rec.sample.kframes = (const uint64_t *)e->kstack;
 		rec.sample.uframes = (const uint64_t *)e->ustack;
+		/* a frame-pointer chain may end in a null return address */
+		while (rec.sample.user_frames && !rec.sample.uframes[rec.sample.user_frames - 1])
+			rec.sample.user_frames--;
 		break;
 	}
 	case FR_EV_SWITCH: {

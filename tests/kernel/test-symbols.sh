@@ -1,0 +1,112 @@
+#!/bin/bash
+# Symbols that survive the process.  A program built with frame pointers
+# spends 70 % of its CPU in fr_spin_seventy() and 30 % in fr_spin_thirty();
+# it runs from a copy of its binary that is deleted before anything is
+# read.  Then, with no /proc entry and no binary left:
+#   - the folded output attributes 70 +- 10 % / 30 +- 10 % to those names,
+#   - the same from a copy of the store in another directory, without the
+#     kernel symbol snapshots (the chunks name their own frames),
+#   - the same from an incident file copied elsewhere,
+#   - json frames carry sym, module and offset; a syscall loop's samples
+#     show kernel frames by name (the syscall entry path),
+#   - the folded counts sum to the number of samples,
+#   - the kernel symbol table of this boot is saved in the store.
+BUILD=$1
+HELPERS=$2
+. "$(dirname "$0")/lib.sh"
+
+cat >"$T/fr.conf" <<CONF
+store = { size = "16M"; segments = 4; sync_interval = "200ms"; };
+triggers = {
+  rules = ( { name = "manual"; condition = "manual"; before = "30s"; after = "500ms"; } );
+};
+CONF
+start_daemon "$T/fr.conf"
+
+mkdir "$T/bin"
+cp "$HELPERS/fr-spin" "$T/bin/fr-spin"
+"$T/bin/fr-spin" 4 >"$T/spin.pid"
+P=$(cat "$T/spin.pid")
+"$BUILD/tests/bench/getppid-loop" 2000000 >/dev/null &
+SYS=$!
+wait $SYS
+rm -rf "$T/bin"
+[ ! -e "/proc/$P" ] || fail "fr-spin ($P) still has a /proc entry"
+sleep 0.5
+"$FRCTL" --store "$T/store" freeze --reason symbols >/dev/null || fail "freeze failed"
+for _ in $(seq 100); do
+	ls "$T/store/incidents/"*.fri >/dev/null 2>&1 && break
+	sleep 0.1
+done
+INC=$(ls "$T/store/incidents/"*.fri 2>/dev/null | head -1)
+[ -n "$INC" ] || fail "no incident file"
+
+# check_shares FOLDED WHERE: the two functions' shares of fr-spin's samples
+check_shares() {
+	local res
+	res=$(awk '/^fr-spin;/ { n = $NF; total += n
+			if (index($0, ";fr_spin_seventy")) s += n
+			else if (index($0, ";fr_spin_thirty")) t += n }
+		END { printf "%d %d %d", total, s, t }' "$1")
+	read -r total s t <<<"$res"
+	[ "$total" -ge 100 ] || fail "$2: only $total samples of fr-spin (about 196 expected for 4 s of CPU at 49 Hz)"
+	awk -v tot="$total" -v s="$s" -v t="$t" 'BEGIN {
+		if (s + t < 0.9 * tot) exit 1
+		a = s / (s + t); exit !(a >= 0.6 && a <= 0.8) }' ||
+		fail "$2: fr_spin_seventy $s, fr_spin_thirty $t of $total samples (want 70/30 +- 10 %, 90 % named)"
+	ok "$2: fr_spin_seventy $s, fr_spin_thirty $t of $total samples ($(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.0f/%.0f %%", 100 * s / (s + t), 100 * t / (s + t) }'))"
+}
+
+"$FRCTL" --store "$T/store" dump --format folded --pid "$P" >"$T/folded" || fail "dump --format folded failed"
+check_shares "$T/folded" "exited process, binary deleted"
+
+mkdir -p "$T/elsewhere"
+cp -a "$T/store" "$T/elsewhere/store"
+rm -rf "$T/elsewhere/store/kallsyms"
+"$FRCTL" --store "$T/elsewhere/store" dump --format folded --pid "$P" >"$T/folded.copy"
+check_shares "$T/folded.copy" "store copied elsewhere, no kernel snapshot"
+
+cp "$INC" "$T/elsewhere/incident.fri"
+"$FRCTL" dump --input "$T/elsewhere/incident.fri" --format folded --pid "$P" >"$T/folded.inc" ||
+	fail "dump --input of the incident failed"
+check_shares "$T/folded.inc" "incident file copied elsewhere"
+
+"$FRCTL" --store "$T/elsewhere/store" dump --type sample --format json >"$T/samples.json"
+jq -e -s --argjson p "$P" '[.[] | select(.pid == $p)] as $s | [$s[].stack[] | select((.module // "") | endswith("/fr-spin"))] as $f |
+	($f | length) > 0 and all($f[]; (.sym | test("^[a-z_]+\\+0x[0-9a-f]+$")) and (.offset | test("^0x[0-9a-f]+$"))) and
+	([$s[] | select((.stack[.kernel_frames].module // "") | endswith("/fr-spin"))] | length) >= 0.8 * ($s | length)' \
+	"$T/samples.json" >/dev/null ||
+	fail "fr-spin's frames are not function+0xoff in /.../fr-spin: $(jq -c --argjson p "$P" 'select(.pid == $p) | .stack[.kernel_frames]' "$T/samples.json" | sort | uniq -c | sort -n | head -3)"
+ok "json: fr-spin frames are function+0xoff with module and offset; 80 % of samples have their innermost user frame in it"
+# (an interrupt may land on the exit path to user space, outside these two)
+jq -e -s --argjson p "$SYS" '[.[] | select(.pid == $p and .kernel_frames > 0)] as $k | ($k | length) > 0 and
+	([$k[] | select(.stack[:.kernel_frames] | any(.sym != null and (.sym | test("^(entry_SYSCALL_64|do_syscall_64)\\+")) and
+		.module == "[kernel.kallsyms]"))] | length) >= 0.8 * ($k | length)' "$T/samples.json" >/dev/null ||
+	fail "syscall loop samples without the named syscall entry path: $(jq -c --argjson p "$SYS" 'select(.pid == $p) | [.stack[:.kernel_frames][].sym]' "$T/samples.json" | head -3)"
+ok "kernel frames by name: 80 % of the syscall loop's in-kernel samples pass through entry_SYSCALL_64/do_syscall_64"
+# processes sampled before their maps were read (gone within one drain
+# interval) are the only ones with frames known by address alone
+jq -e -s --argjson p "$P" --argjson q "$SYS" 'all(.[] | select(.pid == $p or .pid == $q) | .stack[]; .sym != null or .module != null)' \
+	"$T/samples.json" >/dev/null ||
+	fail "a frame of fr-spin or the syscall loop with neither a name nor a module"
+ok "every frame of the two workloads has a name or a module"
+
+# (on the copy: the live store grows between two dumps)
+"$FRCTL" --store "$T/elsewhere/store" dump --format folded >"$T/folded.all"
+nsamples=$("$FRCTL" --store "$T/elsewhere/store" dump --format json | jq -s '[.[] | select(.type == "sample")] | length')
+sum=$(awk '{ s += $NF } END { print s + 0 }' "$T/folded.all")
+[ "$sum" -eq "$nsamples" ] || fail "folded counts sum to $sum, the window has $nsamples samples"
+ok "folded counts sum to the $nsamples samples of the window"
+
+BOOT=$(tr -d - </proc/sys/kernel/random/boot_id)
+[ -f "$T/store/kallsyms/$BOOT.zst" ] || fail "no kernel symbol snapshot for boot $BOOT"
+zstd -q -dc "$T/store/kallsyms/$BOOT.zst" >"$T/kallsyms.txt" || fail "the kernel symbol snapshot does not decompress"
+grep -q " t do_syscall_64$" "$T/kallsyms.txt" || fail "the snapshot lacks do_syscall_64"
+ok "kernel symbols of this boot saved in the store ($(stat -c %s "$T/store/kallsyms/$BOOT.zst") bytes)"
+
+"$FRCTL" --store "$T/store" status --json >"$T/status.json"
+jq -e '.sampler.symbols.user_named > 0 and .sampler.symbols.kernel_named > 0 and .sampler.symbols.kernel_symbols > 10000' \
+	"$T/status.json" >/dev/null || fail "status: $(jq -c .sampler "$T/status.json")"
+ok "status: $(jq -c .sampler.symbols "$T/status.json")"
+stop_daemon
+[ -n "${KEEP:-}" ] && cp -r "$T" /tmp/keep
