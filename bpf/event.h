@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #endif
 
-#define FR_EVENT_ABI 1
+#define FR_EVENT_ABI 2
 
 /* TASK_COMM_LEN in the kernel. */
 #define FR_COMM_LEN 16
@@ -135,10 +135,12 @@ struct fr_event_sample {
 	struct fr_event_hdr hdr;
 	__u16 kernel_frames, user_frames;
 	__u32 pad;
+	__u64 exe_ino; /* inode of the running executable: which image the
+			  user frames belong to (0: none, a kernel thread) */
 	__u64 kstack[FR_STACK_DEPTH];
 	__u64 ustack[FR_STACK_DEPTH];
 };
-_Static_assert(sizeof(struct fr_event_sample) == 48 + 8 + 2 * 8 * FR_STACK_DEPTH, "fr_event_sample layout");
+_Static_assert(sizeof(struct fr_event_sample) == 48 + 16 + 2 * 8 * FR_STACK_DEPTH, "fr_event_sample layout");
 
 struct fr_event_block {
 	struct fr_event_hdr hdr; /* the task that issued the request */

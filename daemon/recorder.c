@@ -251,7 +251,8 @@ static void add_sample(struct fr_recorder *r, unsigned cpu, const struct fr_reco
 		for (unsigned i = 0; i < nk && n < ELEMENTSOF(d); i++)
 			fr_symbolizer_kernel(r->sym, rec->sample.kframes[i], &d[n++]);
 		for (unsigned i = 0; i < nu && n < ELEMENTSOF(d); i++)
-			fr_symbolizer_user(r->sym, rec->pid, rec->sample.uframes[i], nk == 0 && i == 0, &d[n++]);
+			fr_symbolizer_user(r->sym, rec->pid, rec->sample.exe_ino, rec->sample.uframes[i],
+					   nk == 0 && i == 0, &d[n++]);
 		for (unsigned i = 0; i < n; i++)
 			d[i].mapping.ts = d[i].symbol.ts = rec->ts;
 	}
@@ -392,6 +393,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		/* __u64 is unsigned long long, uint64_t unsigned long: same bits */
 		rec.sample.kframes = (const uint64_t *)e->kstack;
 		rec.sample.uframes = (const uint64_t *)e->ustack;
+		rec.sample.exe_ino = e->exe_ino;
 		/* a frame-pointer chain may end in a null return address */
 		while (rec.sample.user_frames && !rec.sample.uframes[rec.sample.user_frames - 1])
 			rec.sample.user_frames--;

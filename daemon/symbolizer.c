@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,6 +63,7 @@ struct mapping {
 
 struct proc {
 	uint32_t pid;
+	uint64_t exe_ino; /* of /proc/PID/exe when the maps were read */
 	struct mapping *maps;
 	size_t nmaps;
 	uint64_t read_at;
@@ -390,10 +392,14 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 	size_t n = 0;
 	FILE *f;
 
+	struct stat st;
+
 	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : negative_errno();
+	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
+	p->exe_ino = stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
 	while (getline(&line, &linecap, f) > 0 && n < MAPS_MAX) {
 		unsigned long long start, end, off, ino;
 		unsigned maj, min;
@@ -507,7 +513,7 @@ static const struct fsym *file_lookup(const struct elf_file *f, uint64_t vaddr)
 	return &f->syms[lo];
 }
 
-void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t addr, bool leaf,
+void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino, uint64_t addr, bool leaf,
 			struct fr_frame_desc *ret)
 {
 	/* a return address may be one past the end of its call's function */
@@ -523,6 +529,12 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t addr, bo
 		return;
 	}
 	p->used = ++s->clock;
+	if (exe_ino && p->exe_ino != exe_ino && mono_ns() - p->read_at >= REREAD_NS)
+		(void)read_maps(s, p); /* an exec we have not seen yet? */
+	if (exe_ino && p->exe_ino != exe_ino) {
+		s->st.frames_unknown++; /* sampled before the image now running */
+		return;
+	}
 	m = find_mapping(p, a);
 	if (!m && mono_ns() - p->read_at >= REREAD_NS) {
 		(void)read_maps(s, p); /* a library loaded since */

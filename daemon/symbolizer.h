@@ -37,9 +37,11 @@ struct fr_frame_desc {
 
 /* Kernel frame @addr. */
 void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, struct fr_frame_desc *ret);
-/* User frame @addr of process @pid (@leaf: the interrupted instruction,
- * not a return address). */
-void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t addr, bool leaf,
+/* User frame @addr of process @pid running the executable with inode
+ * @exe_ino (0: unknown) when sampled (@leaf: the interrupted instruction,
+ * not a return address).  A frame of an image the process no longer runs
+ * (sampled before an exec) stays unnamed rather than be named wrongly. */
+void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino, uint64_t addr, bool leaf,
 			struct fr_frame_desc *ret);
 
 /* The mappings of @pid changed (exec) or belong to a new process (fork). */
@@ -50,7 +52,8 @@ void fr_symbolizer_trim(struct fr_symbolizer *s);
 struct fr_symbolizer_stats {
 	uint64_t frames_named;    /* user frames resolved to a function */
 	uint64_t frames_module;   /* user frames with a mapping but no symbol */
-	uint64_t frames_unknown;  /* user frames of processes gone before their maps were read */
+	uint64_t frames_unknown;  /* user frames of processes gone before their maps were
+				     read, or of an image replaced by exec since */
 	uint64_t kernel_named, kernel_unknown;
 	uint64_t processes, files, cache_bytes;
 };
