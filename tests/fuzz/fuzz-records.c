@@ -5,15 +5,23 @@
 #include <stddef.h>
 
 #include "record.h"
+#include "symtab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fr_codec_state st = {};
+	struct fr_symtab t = {};
 	struct fr_record r;
 	size_t pos = 0;
 
+	/* first pass: the code descriptions, as a reader collects them */
+	while (pos < size && fr_record_decode(&st, data, size, &pos, &r) == 0)
+		(void)fr_symtab_add(&t, &r);
+	fr_symtab_finish(&t);
+	st = (struct fr_codec_state){};
+	pos = 0;
 	while (pos < size && fr_record_decode(&st, data, size, &pos, &r) == 0) {
 		/* touch what a printer would read */
 		volatile char sink = 0;
@@ -21,7 +29,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sink ^= r.exec.filename[r.exec.filename_len - 1];
 		if (r.type == FR_REC_PROCESS && r.process.args_len)
 			sink ^= r.process.args[r.process.args_len - 1];
+		if (r.type == FR_REC_SAMPLE) {
+			uint64_t addr[FR_SAMPLE_FRAMES_MAX];
+			int n = fr_sample_frames(&r, addr, FR_SAMPLE_FRAMES_MAX);
+			char buf[512];
+			for (int i = 0; i < n; i++) {
+				struct fr_frame f;
+				fr_symtab_resolve(&t, NULL, &r, (unsigned)i, addr[i], &f);
+				sink ^= fr_frame_name(&f, true, buf, sizeof(buf))[0];
+				if (fr_frame_module(&f, buf, sizeof(buf)))
+					sink ^= buf[0];
+			}
+		}
 		(void)sink;
 	}
+	fr_symtab_done(&t);
 	return 0;
 }

@@ -66,6 +66,40 @@ static void add_all(struct fr_chunk_builder *b, struct raw *raw, uint64_t ts, un
 	r.type = FR_REC_GAP;
 	r.gap.lost = 42;
 	add(b, raw, &r);
+
+	static const uint64_t kf[] = { 0xffffffff81001010ULL, 0xffffffff81000040ULL };
+	static const uint64_t uf[] = { 0x555500001104ULL, 0x555500001180ULL, 0x7f0000001000ULL };
+	static const uint8_t bid[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 };
+	r.type = FR_REC_MAPPING;
+	r.mapping.start = 0x555500001000ULL;
+	r.mapping.end = 0x555500002000ULL;
+	r.mapping.offset = r.mapping.vaddr = 0x1000;
+	r.mapping.path = "/usr/sbin/nginx";
+	r.mapping.path_len = 15;
+	r.mapping.build_id = bid;
+	r.mapping.build_id_len = sizeof(bid);
+	add(b, raw, &r);
+	r.type = FR_REC_SYMBOL;
+	r.symbol.start = 0x555500001100ULL;
+	r.symbol.size = 0x80;
+	r.symbol.name = "ngx_process_events";
+	r.symbol.name_len = 18;
+	r.symbol.module = "";
+	r.symbol.module_len = 0;
+	add(b, raw, &r);
+	r.pid = 0;
+	r.symbol.start = 0xffffffff81001000ULL;
+	r.symbol.size = 0x200;
+	r.symbol.name = "do_syscall_64";
+	r.symbol.name_len = 13;
+	add(b, raw, &r);
+	r.pid = 100 + variant;
+	r.type = FR_REC_SAMPLE;
+	r.sample.kernel_frames = 2;
+	r.sample.user_frames = 3;
+	r.sample.kframes = kf;
+	r.sample.uframes = uf;
+	add(b, raw, &r);
 }
 
 int main(int argc, char **argv)

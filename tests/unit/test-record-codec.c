@@ -11,7 +11,8 @@ static const char args[] = "ls\0-l\0/tmp";
 static const uint16_t types[] = { FR_REC_EXEC, FR_REC_EXIT, FR_REC_FORK, FR_REC_SYSCALL, FR_REC_GAP,
 				  FR_REC_CGROUP, FR_REC_PROCESS, FR_REC_OFFCPU, FR_REC_RUNQ, FR_REC_BLOCK,
 				  FR_REC_OOM, FR_REC_SIGNAL, FR_REC_TCP, FR_REC_MARK, FR_REC_METRICS,
-				  FR_REC_SWITCH, FR_REC_TRIGGER, FR_REC_SAMPLE };
+				  FR_REC_SWITCH, FR_REC_TRIGGER, FR_REC_SAMPLE, FR_REC_MAPPING, FR_REC_SYMBOL };
+static const uint8_t build_id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 static const uint64_t kstack[] = { 0xffffffff81000010ULL, 0xffffffff81234567ULL, 0xffffffff81000000ULL };
 static const uint64_t ustack[] = { 0x55d0c0de1234ULL, 0x55d0c0de0100ULL, 0x7f0011223344ULL, 0x1ULL };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
@@ -119,6 +120,24 @@ static void fill(struct fr_record *r, unsigned i)
 		r->process.args = args;
 		r->process.args_len = sizeof(args) - 1;
 		break;
+	case FR_REC_MAPPING:
+		r->mapping.start = 0x7f0011200000ULL + i * 4096;
+		r->mapping.end = r->mapping.start + 0x180000;
+		r->mapping.offset = 0x26000;
+		r->mapping.vaddr = 0x26000 + i;
+		r->mapping.path = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+		r->mapping.path_len = 35;
+		r->mapping.build_id = build_id;
+		r->mapping.build_id_len = i % 2 ? 20 : 0;
+		break;
+	case FR_REC_SYMBOL:
+		r->symbol.start = i % 2 ? 0xffffffff81234560ULL : 0x55d0c0de1200ULL;
+		r->symbol.size = 0x1f0;
+		r->symbol.name = "do_syscall_64";
+		r->symbol.name_len = 13;
+		r->symbol.module = i % 3 ? "" : "ext4";
+		r->symbol.module_len = i % 3 ? 0 : 4;
+		break;
 	}
 }
 
@@ -202,6 +221,22 @@ static void check_same(const struct fr_record *a, const struct fr_record *b)
 		CHECK(a->metrics.json_len == b->metrics.json_len &&
 		      !memcmp(a->metrics.json, b->metrics.json, a->metrics.json_len));
 		break;
+	case FR_REC_MAPPING:
+		CHECK_EQ(a->mapping.start, b->mapping.start);
+		CHECK_EQ(a->mapping.end, b->mapping.end);
+		CHECK_EQ(a->mapping.offset, b->mapping.offset);
+		CHECK_EQ(a->mapping.vaddr, b->mapping.vaddr);
+		CHECK(a->mapping.path_len == b->mapping.path_len && !memcmp(a->mapping.path, b->mapping.path, a->mapping.path_len));
+		CHECK(a->mapping.build_id_len == b->mapping.build_id_len &&
+		      !memcmp(a->mapping.build_id, b->mapping.build_id, a->mapping.build_id_len));
+		break;
+	case FR_REC_SYMBOL:
+		CHECK_EQ(a->symbol.start, b->symbol.start);
+		CHECK_EQ(a->symbol.size, b->symbol.size);
+		CHECK(a->symbol.name_len == b->symbol.name_len && !memcmp(a->symbol.name, b->symbol.name, a->symbol.name_len));
+		CHECK(a->symbol.module_len == b->symbol.module_len &&
+		      !memcmp(a->symbol.module, b->symbol.module, a->symbol.module_len));
+		break;
 	case FR_REC_PROCESS:
 		CHECK_EQ(a->process.ppid, b->process.ppid);
 		CHECK_EQ(a->process.exe_len, b->process.exe_len);
@@ -217,7 +252,7 @@ int main(void)
 	enum { N = 90 };
 	struct fr_codec_state enc = {}, dec = {};
 	struct fr_record in[N], out;
-	uint8_t buf[8192];
+	uint8_t buf[16384];
 	size_t len = 0, pos = 0;
 	int k;
 

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Kernel symbol tables (kallsyms text, snapshots) and frame resolution
+ * against a chunk's mapping and symbol records: sizes bounded by the next
+ * symbol of any kind, return addresses looked up one byte back, module
+ * offsets, kernel modules, and frames that cannot be named. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ksyms.h"
+#include "symtab.h"
+#include "test.h"
+
+static const char kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81001000 T do_syscall_64\n"
+	"ffffffff81001000 t do_syscall_64_alias\n"
+	"ffffffff81001200 T __x64_sys_getppid\n"
+	"ffffffff81001300 D some_data\n"
+	"ffffffff81f00000 T _einittext\n"
+	"ffffffff83000000 d init_data\n"
+	"ffffffffc0001000 t ext4_read\t[ext4]\n"
+	"ffffffffc0001400 t ext4_write\t[ext4]\n"
+	"0000000000000000 A fixed_percpu_data\n"
+	"garbage line\n";
+
+static void test_ksyms(void)
+{
+	struct fr_ksyms *k = NULL;
+	const struct fr_ksym *s;
+	char tmpl[] = "/tmp/fr-test-ksyms-XXXXXX";
+	char *dir;
+	int dfd;
+
+	CHECK_EQ(fr_ksyms_parse(strdup(kallsyms), sizeof(kallsyms) - 1, &k), 0);
+	CHECK_EQ(fr_ksyms_count(k), 7);
+	s = fr_ksyms_lookup(k, 0xffffffff81001234ULL);
+	CHECK(s && strcmp(s->name, "__x64_sys_getppid") == 0 && s->size == 0x100); /* data bounds it */
+	s = fr_ksyms_lookup(k, 0xffffffff81001010ULL);
+	CHECK(s && strncmp(s->name, "do_syscall_64", 13) == 0 && s->size == 0x200);
+	CHECK(fr_ksyms_lookup(k, 0xffffffff81001300ULL) == NULL); /* data, not a function */
+	s = fr_ksyms_lookup(k, 0xffffffffc0001404ULL);
+	CHECK(s && strcmp(s->name, "ext4_write") == 0 && strcmp(s->module, "ext4") == 0);
+	s = fr_ksyms_lookup(k, 0xffffffff81f00010ULL);
+	CHECK(s && strcmp(s->name, "_einittext") == 0);
+	CHECK(fr_ksyms_lookup(k, 0xffffffff82000010ULL) == NULL); /* sizes are capped */
+	CHECK(fr_ksyms_lookup(k, 0x1000) == NULL);
+
+	/* a snapshot round trip; a second save of the same boot is a no-op */
+	dir = mkdtemp(tmpl);
+	CHECK(dir != NULL);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK_EQ(fr_ksyms_save(k, dfd, "0123456789abcdef0123456789abcdef"), 1);
+	CHECK_EQ(fr_ksyms_save(k, dfd, "0123456789abcdef0123456789abcdef"), 0);
+	CHECK(fr_ksyms_disk_usage(dfd) > 0);
+	fr_ksyms_free(k);
+	k = NULL;
+	CHECK_EQ(fr_ksyms_load_snapshot(dfd, "0123456789abcdef0123456789abcdef", &k), 0);
+	CHECK_EQ(fr_ksyms_count(k), 7);
+	s = fr_ksyms_lookup(k, 0xffffffffc0001004ULL);
+	CHECK(s && strcmp(s->name, "ext4_read") == 0 && strcmp(s->module, "ext4") == 0);
+	CHECK_EQ(fr_ksyms_load_snapshot(dfd, "ffffffffffffffffffffffffffffffff", &(struct fr_ksyms *){ NULL }), -ENOENT);
+	/* only the newest few boots are kept */
+	for (int i = 0; i < FR_KSYMS_KEEP + 2; i++) {
+		char id[40];
+		snprintf(id, sizeof(id), "%032x", i + 1);
+		CHECK_EQ(fr_ksyms_save(k, dfd, id), 1);
+	}
+	int n = 0;
+	for (int i = 0; i < FR_KSYMS_KEEP + 2; i++) {
+		char path[80];
+		snprintf(path, sizeof(path), "kallsyms/%032x.zst", i + 1);
+		n += faccessat(dfd, path, F_OK, 0) == 0;
+	}
+	CHECK_EQ(n, FR_KSYMS_KEEP);
+	fr_ksyms_free(k);
+	close(dfd);
+	CHECK(system("rm -rf /tmp/fr-test-ksyms-*") == 0);
+
+	/* all addresses zero: kptr_restrict */
+	CHECK_EQ(fr_ksyms_parse(strdup("0000000000000000 T a\n0000000000000000 T b\n"), 42, &k), -ENODATA);
+}
+
+static struct fr_record sym(uint32_t pid, uint64_t start, uint64_t size, const char *name, const char *module)
+{
+	struct fr_record r = { .type = FR_REC_SYMBOL, .pid = pid };
+	r.symbol.start = start;
+	r.symbol.size = size;
+	r.symbol.name = name;
+	r.symbol.name_len = (uint32_t)strlen(name);
+	r.symbol.module = module;
+	r.symbol.module_len = (uint32_t)strlen(module);
+	return r;
+}
+
+static void test_resolve(void)
+{
+	struct fr_symtab t = {};
+	struct fr_record m = { .type = FR_REC_MAPPING, .pid = 7 }, sample = { .type = FR_REC_SAMPLE, .pid = 7 };
+	struct fr_frame f;
+	char buf[256];
+
+	m.mapping.start = 0x555500001000ULL;
+	m.mapping.end = 0x555500002000ULL;
+	m.mapping.offset = 0x1000;
+	m.mapping.vaddr = 0x1000;
+	m.mapping.path = "/usr/bin/app";
+	m.mapping.path_len = 12;
+	CHECK_EQ(fr_symtab_add(&t, &m), 0);
+	struct fr_record s1 = sym(7, 0x555500001100ULL, 0x80, "hot", ""),
+			 s2 = sym(7, 0x555500001180ULL, 0x40, "next", ""),
+			 s3 = sym(8, 0x555500001100ULL, 0x80, "other_pid", ""),
+			 k1 = sym(0, 0xffffffff81001000ULL, 0x200, "do_syscall_64", ""),
+			 k2 = sym(0, 0xffffffffc0001000ULL, 0x400, "ext4_read", "ext4");
+	CHECK_EQ(fr_symtab_add(&t, &s2), 0);
+	CHECK_EQ(fr_symtab_add(&t, &k2), 0);
+	CHECK_EQ(fr_symtab_add(&t, &s1), 0);
+	CHECK_EQ(fr_symtab_add(&t, &s3), 0);
+	CHECK_EQ(fr_symtab_add(&t, &k1), 0);
+	fr_symtab_finish(&t);
+
+	sample.sample.kernel_frames = 2;
+	/* kernel leaf */
+	fr_symtab_resolve(&t, NULL, &sample, 0, 0xffffffff81001010ULL, &f);
+	CHECK(f.kernel && f.sym && f.sym_off == 0x10 && strcmp(fr_frame_name(&f, true, buf, sizeof(buf)), "do_syscall_64+0x10") == 0);
+	CHECK(strcmp(fr_frame_module(&f, buf, sizeof(buf)), "[kernel.kallsyms]") == 0);
+	/* kernel module */
+	fr_symtab_resolve(&t, NULL, &sample, 1, 0xffffffffc0001010ULL, &f);
+	CHECK(strcmp(fr_frame_module(&f, buf, sizeof(buf)), "[ext4]") == 0);
+	/* user leaf in a function */
+	fr_symtab_resolve(&t, NULL, &sample, 2, 0x555500001104ULL, &f);
+	CHECK(!f.kernel && strcmp(fr_frame_name(&f, true, buf, sizeof(buf)), "hot+0x4") == 0);
+	CHECK(f.has_offset && f.offset == 0x1104 && strcmp(fr_frame_module(&f, buf, sizeof(buf)), "/usr/bin/app") == 0);
+	/* a return address just past hot's end belongs to hot (call as the
+	 * last instruction), but as the leaf it is next's first byte */
+	sample.sample.kernel_frames = 0;
+	fr_symtab_resolve(&t, NULL, &sample, 1, 0x555500001180ULL, &f);
+	CHECK(strcmp(fr_frame_name(&f, true, buf, sizeof(buf)), "hot+0x80") == 0);
+	fr_symtab_resolve(&t, NULL, &sample, 0, 0x555500001180ULL, &f);
+	CHECK(strcmp(fr_frame_name(&f, false, buf, sizeof(buf)), "next") == 0);
+	/* in the mapping, no symbol: module and offset */
+	fr_symtab_resolve(&t, NULL, &sample, 0, 0x555500001f00ULL, &f);
+	CHECK(!f.sym && strcmp(fr_frame_name(&f, true, buf, sizeof(buf)), "app+0x1f00") == 0);
+	/* outside everything: still says it is unknown, with the address */
+	fr_symtab_resolve(&t, NULL, &sample, 0, 0x7f0000000000ULL, &f);
+	CHECK(!f.sym && !f.module && strcmp(fr_frame_name(&f, true, buf, sizeof(buf)), "[unknown]@0x7f0000000000") == 0);
+	/* another pid's symbols never apply */
+	sample.pid = 9;
+	fr_symtab_resolve(&t, NULL, &sample, 0, 0x555500001104ULL, &f);
+	CHECK(!f.sym);
+	/* no table (a chunk without descriptions): kernel frames from a snapshot */
+	struct fr_ksyms *k = NULL;
+	CHECK_EQ(fr_ksyms_parse(strdup(kallsyms), sizeof(kallsyms) - 1, &k), 0);
+	sample.sample.kernel_frames = 1;
+	fr_symtab_resolve(NULL, k, &sample, 0, 0xffffffffc0001404ULL, &f);
+	CHECK(f.sym && strcmp(fr_frame_name(&f, true, buf, sizeof(buf)), "ext4_write+0x4") == 0);
+	CHECK(strcmp(fr_frame_module(&f, buf, sizeof(buf)), "[ext4]") == 0);
+	fr_symtab_resolve(NULL, NULL, &sample, 0, 0xffffffff81001010ULL, &f);
+	CHECK(!f.sym && strcmp(fr_frame_module(&f, buf, sizeof(buf)), "[kernel.kallsyms]") == 0);
+	fr_ksyms_free(k);
+	fr_symtab_done(&t);
+}
+
+int main(void)
+{
+	test_ksyms();
+	test_resolve();
+	return TEST_DONE();
+}
