@@ -104,7 +104,9 @@ static void print_text(struct json_object *st)
 		struct json_object *smp = json_object_object_get(st, "sampler"), *sy;
 		const char *ev = json_object_get_string(json_object_object_get(smp, "event"));
 		if (ev) {
-			printf("  sampler %s at %" PRIu64 " Hz", ev, get_u64(smp, "hz"));
+			printf("  sampler %s at %" PRIu64 " Hz%s", ev, get_u64(smp, "hz"),
+			       json_object_get_boolean(json_object_object_get(smp, "pmu_counters")) ? ", PMU counters in metrics"
+												  : ", no PMU counters");
 			if (json_object_object_get_ex(smp, "symbols", &sy))
 				printf("; frames named: user %" PRIu64 " of %" PRIu64 ", kernel %" PRIu64 " of %" PRIu64,
 				       get_u64(sy, "user_named"),

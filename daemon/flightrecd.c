@@ -30,6 +30,7 @@
 #include "control.h"
 #include "disk-latency.h"
 #include "metrics.h"
+#include "pmu-counters.h"
 #include "log.h"
 #include "recorder.h"
 #include "rings.h"
@@ -59,6 +60,7 @@ struct daemon {
 	sd_event_source *ring_src, *writer_src, *drain_timer, *sync_timer, *status_timer, *keyframe_timer,
 		*metrics_timer;
 	struct fr_metrics *metrics;
+	struct fr_pmu_counters *pmu; /* NULL: no hardware counters */
 	struct fr_triggers *triggers;
 	struct fr_disk_latency *disk_latency;
 	uint64_t last_top_mono;
@@ -241,6 +243,8 @@ static int on_metrics(sd_event_source *s, uint64_t usec, void *userdata)
 
 	if (top)
 		d->last_top_mono = now;
+	if (o && d->pmu)
+		fr_pmu_counters_sample(d->pmu, o);
 	if (o) {
 		const char *json = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 		/* system-wide: no process, like a gap */
@@ -312,6 +316,7 @@ static struct json_object *status_json(struct daemon *d)
 		struct json_object *smp = json_object_new_object();
 		json_object_object_add(smp, "event", ev ? json_object_new_string(ev) : NULL);
 		json_object_object_add(smp, "hz", json_object_new_int((int)hz));
+		json_object_object_add(smp, "pmu_counters", json_object_new_boolean(d->pmu != NULL));
 		if (fr_recorder_symbolizer(d->rec)) {
 			/* how well frames got names: unnamed ones still show their
 			 * module and offset; unknown ones only an address */
@@ -603,6 +608,9 @@ static int run(struct daemon *d)
 		k = fr_metrics_new(d->conf.metrics_top, &d->metrics);
 		if (k < 0)
 			return log_error_errno(k, "Failed to set up metrics: %m");
+		k = fr_pmu_counters_open(fr_rings_ncpu(d->rings), &d->pmu);
+		if (k < 0)
+			log_info_errno(k, "No hardware performance counters (%m): metrics without cycles and instructions.");
 		if (fr_sources_block_hist_fd(d->sources) >= 0 &&
 		    fr_disk_latency_new(fr_sources_block_hist_fd(d->sources), fr_rings_ncpu(d->rings), &d->disk_latency) < 0)
 			return log_oom();
@@ -665,6 +673,7 @@ static void daemon_done(struct daemon *d)
 	sd_event_source_disable_unref(d->keyframe_timer);
 	sd_event_source_disable_unref(d->metrics_timer);
 	fr_metrics_free(d->metrics);
+	fr_pmu_counters_free(d->pmu);
 	fr_disk_latency_free(d->disk_latency);
 	/* detach probes before the rings go away */
 	fr_sources_free(d->sources);

@@ -24,6 +24,7 @@
 	({ int _r_ = (r); errno = _r_ < 0 ? -_r_ : _r_; log_full(prio, fmt, ##__VA_ARGS__); _r_ < 0 ? _r_ : -_r_; })
 #define log_error_errno(r, fmt, ...) log_errno_full(SD_ERR, r, fmt, ##__VA_ARGS__)
 #define log_warning_errno(r, fmt, ...) log_errno_full(SD_WARNING, r, fmt, ##__VA_ARGS__)
+#define log_info_errno(r, fmt, ...) log_errno_full(SD_INFO, r, fmt, ##__VA_ARGS__)
 
 #define log_oom() log_error_errno(-ENOMEM, "Out of memory.")
 

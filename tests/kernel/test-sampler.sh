@@ -2,7 +2,7 @@
 # CPU sampling: with no hardware PMU the sampler falls back to cpu-clock
 # and says so in status; a CPU-bound process gets ~49 samples per second
 # of CPU with user frames; a syscall-heavy one gets samples with kernel
-# frames.  (Symbols are issue 6's next step: frames are addresses here.)
+# frames; PMU counters are in the metrics exactly when there is a PMU.
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
@@ -30,6 +30,20 @@ fi
 jq -e --arg w "$want" '.sampler.event == $w and .sampler.hz == 49 and .sources.sample.attached' "$T/status.json" >/dev/null ||
 	fail "sampler: $(jq -c '{sampler, sample: .sources.sample}' "$T/status.json"), expected event $want"
 ok "sampler uses $want at 49 Hz, and status says so"
+
+# hardware counters in the metrics exactly when the PMU has them
+"$FRCTL" --store "$T/store" dump --type metrics --format json >"$T/metrics.json"
+[ -s "$T/metrics.json" ] || fail "no metrics records"
+if [ "$want" = cycles ]; then
+	jq -e '.sampler.pmu_counters' "$T/status.json" >/dev/null || fail "a PMU, but status says no counters"
+	jq -e -s 'any(.[]; .pmu.cycles_per_s > 0 and .pmu.ipc > 0)' "$T/metrics.json" >/dev/null ||
+		fail "a PMU, but no cycles in the metrics"
+	ok "PMU counters in the metrics (cycles, instructions, IPC)"
+else
+	jq -e '.sampler.pmu_counters == false' "$T/status.json" >/dev/null || fail "no PMU, but status says counters"
+	jq -e -s 'all(.[]; has("pmu") | not)' "$T/metrics.json" >/dev/null || fail "no PMU, but pmu in the metrics"
+	ok "no PMU: status says so and the metrics carry no pmu object"
+fi
 
 n=$(jq -s --argjson p "$HOG" '[.[] | select(.pid == $p)] | length' "$T/samples.json")
 expect=$(awk -v s="$secs" 'BEGIN { printf "%d", s * 49 }')
