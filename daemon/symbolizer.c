@@ -70,8 +70,17 @@ struct proc {
 	uint64_t used;
 };
 
+/* Mappings replaced by a re-read, freed at the next trim: descriptions
+ * already handed out for the sample being resolved point into them. */
+struct retired {
+	struct retired *next;
+	struct mapping *maps;
+	size_t nmaps;
+};
+
 struct fr_symbolizer {
 	struct fr_ksyms *ksyms;
+	struct retired *retired;
 	struct fr_pid_map procs;
 	struct elf_file *files;
 	uint64_t clock; /* use counter, for least recently used */
@@ -113,16 +122,36 @@ static void file_unload(struct fr_symbolizer *s, struct elf_file *f)
 	f->loaded = f->failed = false;
 }
 
+static void maps_free(struct mapping *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(maps[i].path);
+	free(maps);
+}
+
+static void maps_unref(struct mapping *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (maps[i].file)
+			maps[i].file->refs--;
+}
+
+static void free_retired(struct fr_symbolizer *s)
+{
+	while (s->retired) {
+		struct retired *r = s->retired;
+		s->retired = r->next;
+		maps_free(r->maps, r->nmaps);
+		free(r);
+	}
+}
+
 static void proc_free(struct proc *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nmaps; i++) {
-		if (p->maps[i].file)
-			p->maps[i].file->refs--;
-		free(p->maps[i].path);
-	}
-	free(p->maps);
+	maps_unref(p->maps, p->nmaps);
+	maps_free(p->maps, p->nmaps);
 	free(p);
 }
 
@@ -136,6 +165,7 @@ struct fr_symbolizer *fr_symbolizer_free(struct fr_symbolizer *s)
 	while ((p = fr_pid_map_next(&s->procs, &i, NULL)))
 		proc_free(p);
 	fr_pid_map_done(&s->procs);
+	free_retired(s);
 	while (s->files) {
 		struct elf_file *f = s->files;
 		s->files = f->next;
@@ -388,12 +418,15 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 {
 	char path[64], *line = NULL;
 	size_t linecap = 0, cap = 0;
+	_cleanup_free_ struct retired *r = malloc(sizeof(*r));
 	struct mapping *v = NULL;
 	size_t n = 0;
+	struct stat st;
 	FILE *f;
 
-	struct stat st;
-
+	if (!r)
+		return -ENOMEM;
+	p->read_at = mono_ns(); /* tried: a process that is gone is not retried at once */
 	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -434,15 +467,16 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 	}
 	free(line);
 	fclose(f);
-	for (size_t i = 0; i < p->nmaps; i++) {
-		if (p->maps[i].file)
-			p->maps[i].file->refs--;
-		free(p->maps[i].path);
-	}
-	free(p->maps);
+	maps_unref(p->maps, p->nmaps);
+	if (p->nmaps) {
+		r->maps = p->maps;
+		r->nmaps = p->nmaps;
+		r->next = s->retired;
+		s->retired = TAKE_PTR(r);
+	} else
+		free(p->maps);
 	p->maps = v;
 	p->nmaps = n;
-	p->read_at = mono_ns();
 	return 0;
 }
 
@@ -594,6 +628,7 @@ static int cmp_u64(const void *a, const void *b)
 
 void fr_symbolizer_trim(struct fr_symbolizer *s)
 {
+	free_retired(s);
 	/* processes: down to three quarters of the bound, least recently
 	 * used first */
 	if (s->st.processes > PROCS_MAX) {

@@ -18,7 +18,6 @@ trap cleanup EXIT
 trap 'exit 143' TERM INT
 
 fail() {
-	[ -n "${KEEP:-}" ] && rm -rf /tmp/keep && cp -r "$T" /tmp/keep
 	echo "FAIL: $*" >&2
 	[ -f "$T/daemon.log" ] && { echo "--- daemon log:" >&2; tail -20 "$T/daemon.log" >&2; }
 	if [ -d "$T/store" ]; then

@@ -111,4 +111,3 @@ jq -e '.sampler.symbols.user_named > 0 and .sampler.symbols.kernel_named > 0 and
 	"$T/status.json" >/dev/null || fail "status: $(jq -c .sampler "$T/status.json")"
 ok "status: $(jq -c .sampler.symbols "$T/status.json")"
 stop_daemon
-[ -n "${KEEP:-}" ] && cp -r "$T" /tmp/keep
