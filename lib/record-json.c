@@ -157,7 +157,11 @@ struct json_object *fr_record_to_json(const struct fr_record *r, const struct fr
 			snprintf(buf, sizeof(buf), "0x%" PRIx64, fr ? fr->addr : addrs[i]);
 			json_object_object_add(f, "addr", json_object_new_string(buf));
 			/* names and paths are bytes from binaries and /proc */
-			json_object_object_add(f, "sym", fr && fr->sym ? str_n(fr_frame_name(fr, true, name, sizeof(name)), strlen(name)) : NULL);
+			if (fr && fr->sym) {
+				fr_frame_name(fr, true, name, sizeof(name));
+				json_object_object_add(f, "sym", str_n(name, strlen(name)));
+			} else
+				json_object_object_add(f, "sym", NULL);
 			mod = fr ? fr_frame_module(fr, name, sizeof(name)) : NULL;
 			json_object_object_add(f, "module", mod ? str_n(mod, strlen(mod)) : NULL);
 			if (fr && fr->has_offset) {
