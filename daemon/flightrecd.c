@@ -446,8 +446,10 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	    strcmp(c.socket_path, d->conf.socket_path) != 0 || c.sched_enabled != d->conf.sched_enabled ||
 	    c.block_enabled != d->conf.block_enabled || c.oom_enabled != d->conf.oom_enabled ||
 	    c.signal_enabled != d->conf.signal_enabled || c.tcp_enabled != d->conf.tcp_enabled ||
+	    c.sample_enabled != d->conf.sample_enabled || c.sample_hz != d->conf.sample_hz ||
 	    c.metrics_enabled != d->conf.metrics_enabled)
-		log_warning("Store, ring, chunk, compression, control socket, source and metrics on/off settings take effect at the next restart.");
+		log_warning("Store, ring, chunk, compression, control socket, source and metrics on/off settings "
+			    "and the sampling frequency take effect at the next restart.");
 	/* what lives in BPF globals or only in the loop applies now */
 	d->conf.syscall_threshold_ns = c.syscall_threshold_ns;
 	memcpy(d->conf.syscall_exclude, c.syscall_exclude, sizeof(c.syscall_exclude));
