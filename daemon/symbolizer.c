@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <libelf.h>
 #include <elfutils/libdwelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "../lib/ksyms.h"
 #include "../lib/macro.h"
 #include "../lib/pid-map.h"
+#include "../lib/range-find.h"
 #include "symbolizer.h"
 
 /* Cache bounds: processes with their mappings, and the symbol tables of
@@ -33,9 +35,12 @@
 #define SIZELESS_MAX 4096
 
 struct fsym {
-	uint64_t value, size;
+	uint64_t value, size; /* first: a struct fr_range */
 	uint32_t name; /* offset into names */
 };
+
+_Static_assert(offsetof(struct fsym, value) == offsetof(struct fr_range, start) &&
+	       offsetof(struct fsym, size) == offsetof(struct fr_range, size), "fsym starts as fr_range");
 
 struct elf_file {
 	struct elf_file *next;
@@ -531,20 +536,7 @@ static bool file_vaddr(const struct elf_file *f, uint64_t foff, long page, uint6
 
 static const struct fsym *file_lookup(const struct elf_file *f, uint64_t vaddr)
 {
-	size_t lo = 0, hi = f->nsyms;
-
-	if (!f->nsyms)
-		return NULL;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (f->syms[mid].value <= vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (f->syms[lo].value > vaddr || vaddr - f->syms[lo].value >= f->syms[lo].size)
-		return NULL;
-	return &f->syms[lo];
+	return fr_range_find(f->syms, f->nsyms, sizeof(*f->syms), vaddr);
 }
 
 void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino, uint64_t addr, bool leaf,

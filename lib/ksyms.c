@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "ksyms.h"
 #include "macro.h"
+#include "range-find.h"
 
 /* A snapshot larger than this is not a kallsyms file. */
 #define SNAPSHOT_MAX (256u << 20)
@@ -20,6 +22,9 @@
  * otherwise cover every address up to the modules). */
 #define SIZE_MAX_GUESS (1u << 20)
 #define LAST_SIZE 4096
+
+_Static_assert(offsetof(struct fr_ksym, addr) == offsetof(struct fr_range, start) &&
+	       offsetof(struct fr_ksym, size) == offsetof(struct fr_range, size), "fr_ksym starts as fr_range");
 
 struct fr_ksyms {
 	char *text;
@@ -187,22 +192,7 @@ size_t fr_ksyms_count(const struct fr_ksyms *k)
 
 const struct fr_ksym *fr_ksyms_lookup(const struct fr_ksyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi;
-
-	if (!k || !k->n)
-		return NULL;
-	hi = k->n;
-	/* the last symbol starting at or below addr */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (k->v[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (k->v[lo].addr > addr || addr - k->v[lo].addr >= k->v[lo].size)
-		return NULL;
-	return &k->v[lo];
+	return k ? fr_range_find(k->v, k->n, sizeof(*k->v), addr) : NULL;
 }
 
 static void snapshot_name(const char *boot_id, char *buf, size_t len)

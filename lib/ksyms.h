@@ -18,7 +18,7 @@
 struct fr_ksyms;
 
 struct fr_ksym {
-	uint64_t addr, size;
+	uint64_t addr, size; /* first: a struct fr_range */
 	const char *name;
 	const char *module; /* "" for the kernel proper */
 };
