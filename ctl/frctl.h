@@ -85,5 +85,11 @@ int fr_folded_add(struct fr_folded *f, struct fr_window *w, const struct fr_wind
  * number of samples. */
 uint64_t fr_folded_print(struct fr_folded *f, FILE *out);
 struct fr_folded *fr_folded_free(struct fr_folded *f);
+/* --format perfetto: Trace Event Format JSON, streamed to @out. */
+struct fr_perfetto;
+struct fr_perfetto *fr_perfetto_begin(FILE *out, unsigned ncpu);
+int fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr_window_entry *e);
+/* Writes the names and the trailer and frees @p. */
+int fr_perfetto_end(struct fr_perfetto *p, const uint8_t *boot_id);
 
 #endif

@@ -294,6 +294,8 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		k = decode_chunk(w, &c.refs[i], raw, since_ns, until_ns, &order);
 		if (k < 0)
 			goto fail;
+		if (q->progress)
+			q->progress(i + 1, c.n, q->userdata);
 	}
 	free(c.refs);
 	if (w->n > 1)
@@ -375,5 +377,15 @@ int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struc
 				fr_symtab_resolve(t, ks, &e->r, (unsigned)i, addr[i], &out[i]);
 		}
 	}
+	return n;
+}
+
+unsigned fr_window_ncpu(const struct fr_window *w)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < w->nchunks; i++)
+		if (w->chunks[i].cpu != FR_CPU_META && w->chunks[i].cpu < 4096)
+			n = MAX(n, w->chunks[i].cpu + 1);
 	return n;
 }

@@ -53,6 +53,9 @@ struct fr_window_query {
 	uint64_t since_ns, until_ns; /* wall clock, inclusive */
 	bool one_boot;               /* only chunks of boot_id */
 	uint8_t boot_id[16];
+	/* called after each chunk loaded, if set */
+	void (*progress)(size_t done, size_t total, void *userdata);
+	void *userdata;
 };
 
 int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
@@ -63,6 +66,9 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 int fr_window_select(struct fr_store_reader *r, const struct fr_window_query *q, struct fr_chunk_ref **ret,
 		     size_t *nret);
 struct fr_window *fr_window_free(struct fr_window *w);
+
+/* One more than the highest CPU whose chunks the window holds. */
+unsigned fr_window_ncpu(const struct fr_window *w);
 
 /* The frames of sample @e, kernel frames first, each part leaf first, named
  * from the code its chunk describes (kernel frames also from the store's

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Bundles: a window cut out of a store (or of an incident or bundle file)
+ * as one self-contained file to attach to a ticket.  Same format as an
+ * incident file (flightrec-store(5)): the window's chunks, the keyframe
+ * before it and the context chunks between, byte for byte, so the frames'
+ * symbols, the cgroup names and the processes travel with it; the JSON
+ * metadata says "kind": "bundle", where it came from, the host and kernel,
+ * and the window, which is the default window of every verb reading it.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/incident.h"
+#include "../lib/parse.h"
+#include "bundle.h"
+
+int fr_bundle_write(const struct frctl_source *s, const char *path)
+{
+	struct fr_chunk_ref *refs = NULL;
+	struct json_object *meta, *boots;
+	char host[256] = "", t[64];
+	struct utsname u = {};
+	struct timespec now;
+	size_t n = 0, records = 0;
+	int64_t bytes;
+	int k;
+
+	k = fr_window_select(s->reader, &s->q, &refs, &n);
+	if (k < 0) {
+		frctl_error("cannot read %s: %s", s->name, strerror(-k));
+		return EXIT_FAILURE_;
+	}
+	for (size_t i = 0; i < s->w->n; i++)
+		records += !s->w->v[i].hidden && !fr_record_is_meta(&s->w->v[i].r);
+	(void)gethostname(host, sizeof(host) - 1);
+	(void)uname(&u);
+	clock_gettime(CLOCK_REALTIME, &now);
+	meta = json_object_new_object();
+	json_object_object_add(meta, "kind", json_object_new_string("bundle"));
+	json_object_object_add(meta, "created",
+			       json_object_new_string(fr_format_rfc3339((uint64_t)now.tv_sec * NSEC_PER_SEC + (uint64_t)now.tv_nsec, t, sizeof(t))));
+	json_object_object_add(meta, "producer", json_object_new_string("frctl " FR_VERSION));
+	json_object_object_add(meta, "host", json_object_new_string(host));
+	json_object_object_add(meta, "kernel", json_object_new_string(u.release));
+	json_object_object_add(meta, "source", json_object_new_string(s->name));
+	json_object_object_add(meta, "since", s->q.since_ns ? json_object_new_string(fr_format_rfc3339(s->q.since_ns, t, sizeof(t))) : NULL);
+	json_object_object_add(meta, "until", s->q.until_ns != UINT64_MAX ? json_object_new_string(fr_format_rfc3339(s->q.until_ns, t, sizeof(t))) : NULL);
+	json_object_object_add(meta, "since_ns", json_object_new_uint64(s->q.since_ns));
+	json_object_object_add(meta, "until_ns", json_object_new_uint64(s->q.until_ns));
+	boots = json_object_new_array();
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = memcmp(refs[j].info.boot_id, refs[i].info.boot_id, 16) == 0;
+		if (!seen)
+			json_object_array_add(boots, json_object_new_string(fr_format_boot_id(refs[i].info.boot_id, t, sizeof(t))));
+	}
+	json_object_object_add(meta, "boot_ids", boots);
+	json_object_object_add(meta, "records", json_object_new_uint64(records));
+	json_object_object_add(meta, "chunks", json_object_new_uint64(n));
+	if (s->meta)
+		json_object_object_add(meta, "from", json_object_get(s->meta));
+	bytes = fr_incident_write(path, json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN), s->reader, refs, n);
+	json_object_put(meta);
+	free(refs);
+	if (bytes < 0) {
+		frctl_error("cannot write %s: %s", path, strerror((int)-bytes));
+		return EXIT_FAILURE_;
+	}
+	return 0;
+}

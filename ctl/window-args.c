@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/boots.h"
+#include "../lib/macro.h"
+#include "../lib/parse.h"
+#include "window-args.h"
+
+const char frctl_window_help[] =
+	"Window (default: everything in the source):\n"
+	"  --last DUR          the last DUR (500ms, 60s, 5m, 2h)\n"
+	"  --since T           from T: RFC 3339 (2026-11-21T14:02:00Z), local\n"
+	"                      'YYYY-MM-DD HH:MM[:SS]', or a duration ago (-10m)\n"
+	"  --until T           up to T (default: the newest record)\n"
+	"  --boot B            only boot B: 0 the newest in the store, -1 the one\n"
+	"                      before, ..., or a boot id (see 'frctl boots')\n"
+	"Source (default: the store):\n"
+	"  --incident ID       an incident of the store (see 'frctl incidents')\n"
+	"  --input FILE        an incident or bundle file, on any machine (a\n"
+	"                      bundle's window is its default window)\n"
+	"Filters:\n"
+	"  --pid N             records of process N\n"
+	"  --comm NAME         records whose command name is NAME\n"
+	"  --cgroup PATH       records of cgroup PATH and the cgroups below it\n"
+	"                      (/system.slice/nginx.service)\n"
+	"  --type T            exec, exit, fork, syscall, offcpu, runq, block, oom,\n"
+	"                      signal, tcp, switch, sample, mark, metrics, trigger\n"
+	"                      or gap\n"
+	"  -q, --quiet         no progress on stderr (shown on a terminal for reads\n"
+	"                      that take more than a second)\n";
+
+void frctl_window_args_init(struct frctl_window_args *a)
+{
+	*a = (struct frctl_window_args){ .pid = -1, .type = -1, .until_ns = UINT64_MAX };
+}
+
+int frctl_window_option(struct frctl_window_args *a, int opt, const char *arg)
+{
+	char *end;
+
+	switch (opt) {
+	case O_WIN_LAST: a->last = arg; return 1;
+	case O_WIN_SINCE: a->since = arg; return 1;
+	case O_WIN_UNTIL: a->until = arg; return 1;
+	case O_WIN_BOOT: a->boot = arg; return 1;
+	case O_WIN_INPUT: a->input = arg; return 1;
+	case 'q':
+	case O_WIN_QUIET: a->quiet = true; return 1;
+	case O_WIN_INCIDENT:
+		if (!*arg || strchr(arg, '/')) {
+			frctl_error("--incident: invalid incident id \"%s\" (see 'frctl incidents')", arg);
+			return -EINVAL;
+		}
+		a->incident = arg;
+		return 1;
+	case O_WIN_PID:
+		errno = 0;
+		a->pid = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || a->pid < 0 || a->pid > 0x7fffffff) {
+			frctl_error("--pid: invalid process id \"%s\"", arg);
+			return -EINVAL;
+		}
+		return 1;
+	case O_WIN_COMM:
+		if (strlen(arg) > FR_REC_COMM_MAX - 1)
+			frctl_error("warning: --comm \"%s\" is longer than 15 characters; "
+				    "the kernel keeps only the first 15", arg);
+		a->comm = arg;
+		return 1;
+	case O_WIN_CGROUP:
+		if (arg[0] != '/') {
+			frctl_error("--cgroup: \"%s\" is not a cgroup path (they start with /, e.g. /system.slice)", arg);
+			return -EINVAL;
+		}
+		a->cgroup = arg;
+		return 1;
+	case O_WIN_TYPE:
+		a->type = fr_record_type_from_name(arg);
+		if (a->type < 0 || fr_record_is_meta(&(struct fr_record){ .type = (uint16_t)a->type })) {
+			frctl_error("--type: unknown record type \"%s\" (exec, exit, fork, syscall, offcpu, runq, "
+				    "block, oom, signal, tcp, switch, sample, mark, metrics, trigger, gap)", arg);
+			return -EINVAL;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static uint64_t wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+int frctl_window_finish(struct frctl_window_args *a)
+{
+	uint64_t now = wall_now(), d;
+
+	if (a->input && a->incident) {
+		frctl_error("--input and --incident cannot be combined");
+		return -EINVAL;
+	}
+	if (a->last && (a->since || a->until)) {
+		frctl_error("--last cannot be combined with --since/--until");
+		return -EINVAL;
+	}
+	if (a->last) {
+		if (fr_parse_duration(a->last, &d) < 0 || d == 0) {
+			frctl_error("--last: invalid duration \"%s\" (e.g. 500ms, 60s, 5m, 2h)", a->last);
+			return -EINVAL;
+		}
+		a->since_ns = d > now ? 0 : now - d;
+		a->until_ns = now;
+	}
+	if (a->since && fr_parse_time(a->since, now, &a->since_ns) < 0) {
+		frctl_error("--since: invalid time \"%s\" (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or -DUR)", a->since);
+		return -EINVAL;
+	}
+	if (a->until && fr_parse_time(a->until, now, &a->until_ns) < 0) {
+		frctl_error("--until: invalid time \"%s\" (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or -DUR)", a->until);
+		return -EINVAL;
+	}
+	if (a->since_ns > a->until_ns) {
+		frctl_error("--since is after --until");
+		return -EINVAL;
+	}
+	a->window_given = a->last || a->since || a->until;
+	return 0;
+}
+
+bool frctl_window_filtered(const struct frctl_window_args *a)
+{
+	return a->pid >= 0 || a->comm || a->type >= 0 || a->cgroup;
+}
+
+static bool cgroup_under(const struct fr_window_entry *e, const char *path)
+{
+	size_t n = strlen(path);
+
+	/* "/" is every cgroup; "/a" is /a and /a/..., not /ab */
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (!e->cgroup || e->cgroup_len < n || memcmp(e->cgroup, path, n) != 0)
+		return false;
+	return n == 1 || e->cgroup_len == n || e->cgroup[n] == '/';
+}
+
+bool frctl_window_match(const struct frctl_window_args *a, const struct fr_window_entry *e)
+{
+	const struct fr_record *r = &e->r;
+
+	/* context (keyframes, execs before the window) is not printed */
+	if (e->hidden)
+		return false;
+	/* gaps concern every process: a filtered view must still show them */
+	if (r->type == FR_REC_GAP)
+		return a->type < 0 || a->type == FR_REC_GAP;
+	if (a->pid >= 0 && r->pid != (uint32_t)a->pid)
+		return false;
+	if (a->comm && strcmp(r->comm, a->comm) != 0)
+		return false;
+	if (a->type >= 0 && r->type != a->type)
+		return false;
+	if (a->cgroup && !cgroup_under(e, a->cgroup))
+		return false;
+	return true;
+}
+
+/* --boot: "0", "-N" or an id, resolved against the boots in the source. */
+static int select_boot(struct fr_store_reader *reader, const char *spec, struct fr_window_query *q)
+{
+	struct fr_boot *boots = NULL;
+	size_t n = 0;
+	int k = fr_store_boots(reader, &boots, &n);
+
+	if (k < 0) {
+		frctl_error("cannot read store: %s", strerror(-k));
+		return EXIT_FAILURE_;
+	}
+	k = fr_boot_lookup(boots, n, spec);
+	if (k == -EINVAL) {
+		frctl_error("--boot: invalid boot \"%s\" (0, -N or a 32-digit boot id)", spec);
+		free(boots);
+		return EXIT_USAGE;
+	}
+	if (k < 0) {
+		if (n)
+			frctl_error("--boot %s: no such boot in the store (it holds %zu: 0 to -%zu; see 'frctl boots')",
+				    spec, n, n - 1);
+		else
+			frctl_error("--boot %s: the store holds no records", spec);
+		free(boots);
+		return EXIT_FAILURE_;
+	}
+	q->one_boot = true;
+	memcpy(q->boot_id, boots[k].boot_id, 16);
+	free(boots);
+	return 0;
+}
+
+struct progress {
+	uint64_t start_ns;
+	bool shown;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* After a second, a line on the terminal rewritten in place. */
+static void on_progress(size_t done, size_t total, void *userdata)
+{
+	struct progress *p = userdata;
+
+	if (!p->shown && mono_ns() - p->start_ns < NSEC_PER_SEC)
+		return;
+	if (done < total && p->shown && done % 16)
+		return;
+	fprintf(stderr, "\rfrctl: read %zu of %zu chunks (%zu%%)\033[K", done, total, total ? done * 100 / total : 100);
+	p->shown = true;
+	if (done == total)
+		fputs("\r\033[K", stderr);
+	fflush(stderr);
+}
+
+/* A bundle carries the window it was cut to: it is the default. */
+static void bundle_window(struct frctl_source *s, const struct frctl_window_args *a)
+{
+	struct json_object *kind, *since, *until;
+
+	if (a->window_given || !s->meta || !json_object_object_get_ex(s->meta, "kind", &kind) ||
+	    strcmp(json_object_get_string(kind), "bundle") != 0 ||
+	    !json_object_object_get_ex(s->meta, "since_ns", &since) ||
+	    !json_object_object_get_ex(s->meta, "until_ns", &until))
+		return;
+	s->q.since_ns = json_object_get_uint64(since);
+	s->q.until_ns = json_object_get_uint64(until);
+}
+
+int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct frctl_source *s)
+{
+	struct progress prog = { .start_ns = mono_ns() };
+	int k;
+
+	*s = (struct frctl_source){ .q = { .since_ns = a->since_ns, .until_ns = a->until_ns } };
+	if (frctl_load_conf(f) < 0)
+		return EXIT_USAGE;
+	if (a->input || a->incident) {
+		_cleanup_free_ char *path = NULL, *meta = NULL;
+
+		if (a->incident && asprintf(&path, "%s/incidents/%s.fri", frctl_store_path(f), a->incident) < 0)
+			return EXIT_FAILURE_;
+		s->name = a->input ? a->input : path;
+		k = frctl_open_incident(s->name, &s->reader, &meta);
+		if (k < 0)
+			return EXIT_FAILURE_;
+		s->is_file = true;
+		s->meta = json_tokener_parse(meta);
+		if (a->incident)
+			s->name = a->incident;
+		bundle_window(s, a);
+	} else {
+		s->name = frctl_store_path(f);
+		if (frctl_open_store(f, s->name, &s->reader) < 0)
+			return EXIT_FAILURE_;
+	}
+	if (a->boot && (k = select_boot(s->reader, a->boot, &s->q)) != 0)
+		return k;
+	if (!a->quiet && isatty(STDERR_FILENO)) {
+		s->q.progress = on_progress;
+		s->q.userdata = &prog;
+	}
+	k = fr_window_load(s->reader, &s->q, &s->w);
+	s->q.progress = NULL;
+	if (prog.shown)
+		fputs("\r\033[K", stderr);
+	if (k < 0) {
+		frctl_error("cannot read %s: %s", s->name, strerror(-k));
+		return EXIT_FAILURE_;
+	}
+	return 0;
+}
+
+int frctl_source_check(const struct frctl_source *s)
+{
+	struct fr_store_reader_stats rs;
+
+	fr_store_reader_get_stats(s->reader, &rs);
+	if (rs.chunks_unsupported || rs.segments_unsupported)
+		frctl_error("warning: %" PRIu64 " segments and %" PRIu64 " chunks were written in a newer format "
+			    "than this frctl knows and were skipped", rs.segments_unsupported, rs.chunks_unsupported);
+	if (!s->w->chunks_damaged && !s->w->records_bad)
+		return 0;
+	/* a store has torn tails after crashes; a file written whole and
+	 * synced that fails its checksums is corrupt */
+	if (s->is_file) {
+		frctl_error("%s is damaged: %" PRIu64 " chunks failed their checksums and %" PRIu64
+			    " records did not decode; what was readable was printed", s->name,
+			    s->w->chunks_damaged, s->w->records_bad);
+		return EXIT_FAILURE_;
+	}
+	frctl_error("warning: %" PRIu64 " damaged chunks and %" PRIu64 " undecodable records in this window were skipped",
+		    s->w->chunks_damaged, s->w->records_bad);
+	return 0;
+}
+
+void frctl_source_done(struct frctl_source *s)
+{
+	fr_window_free(s->w);
+	fr_store_reader_free(s->reader);
+	json_object_put(s->meta);
+	*s = (struct frctl_source){};
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What dump and report read: a source (the store, an incident of it, or an
+ * incident or bundle file), a time window, a boot, and record filters;
+ * their options, their checks, and the loading of the window.
+ */
+#ifndef FR_CTL_WINDOW_ARGS_H
+#define FR_CTL_WINDOW_ARGS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "frctl.h"
+
+struct json_object;
+
+enum {
+	O_WIN_LAST = 0x200,
+	O_WIN_SINCE,
+	O_WIN_UNTIL,
+	O_WIN_BOOT,
+	O_WIN_INPUT,
+	O_WIN_INCIDENT,
+	O_WIN_PID,
+	O_WIN_COMM,
+	O_WIN_TYPE,
+	O_WIN_CGROUP,
+	O_WIN_QUIET,
+	O_WIN__END, /* verbs number their own options from here */
+};
+
+#define FRCTL_WINDOW_OPTIONS                                        \
+	{ "last", required_argument, NULL, O_WIN_LAST },            \
+	{ "since", required_argument, NULL, O_WIN_SINCE },          \
+	{ "until", required_argument, NULL, O_WIN_UNTIL },          \
+	{ "boot", required_argument, NULL, O_WIN_BOOT },            \
+	{ "input", required_argument, NULL, O_WIN_INPUT },          \
+	{ "incident", required_argument, NULL, O_WIN_INCIDENT },    \
+	{ "pid", required_argument, NULL, O_WIN_PID },              \
+	{ "comm", required_argument, NULL, O_WIN_COMM },            \
+	{ "type", required_argument, NULL, O_WIN_TYPE },            \
+	{ "cgroup", required_argument, NULL, O_WIN_CGROUP },        \
+	{ "quiet", no_argument, NULL, O_WIN_QUIET }
+/* and 'q' in the verb's short options */
+
+/* The help text of these options, for a verb's --help. */
+extern const char frctl_window_help[];
+
+struct frctl_window_args {
+	const char *last, *since, *until; /* as given; parsed by finish */
+	const char *boot;
+	const char *input;    /* an incident or bundle file */
+	const char *incident; /* an incident id in the store */
+	long pid;             /* -1: any */
+	const char *comm;
+	int type;             /* -1: any */
+	const char *cgroup;   /* a cgroup path: it and below */
+	bool quiet;           /* no progress on stderr */
+	/* set by finish */
+	uint64_t since_ns, until_ns;
+	bool window_given;
+};
+
+void frctl_window_args_init(struct frctl_window_args *a);
+/* In a verb's getopt loop: 1 if @opt was one of these (taken), 0 if not,
+ * -EINVAL on a bad value (one line printed). */
+int frctl_window_option(struct frctl_window_args *a, int opt, const char *arg);
+/* After the loop: parses and checks the window; -EINVAL (line printed). */
+int frctl_window_finish(struct frctl_window_args *a);
+bool frctl_window_filtered(const struct frctl_window_args *a);
+/* Should entry @e be shown?  Context entries never are; gaps are shown
+ * under every filter but --type. */
+bool frctl_window_match(const struct frctl_window_args *a, const struct fr_window_entry *e);
+
+/* An opened source and its loaded window. */
+struct frctl_source {
+	struct fr_store_reader *reader;
+	struct fr_window *w;
+	struct fr_window_query q;
+	struct json_object *meta; /* of an incident or bundle file, else NULL */
+	const char *name;         /* for messages: store path or file */
+	bool is_file;             /* an incident or bundle file */
+};
+
+/* Opens the source, resolves --boot, loads the window (progress on a
+ * terminal unless --quiet).  Returns 0 or an exit code (line printed). */
+int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct frctl_source *s);
+/* Warnings about what could not be read; an exit code (EXIT_FAILURE_ when
+ * an incident or bundle file is damaged), or 0. */
+int frctl_source_check(const struct frctl_source *s);
+void frctl_source_done(struct frctl_source *s);
+
+#endif
