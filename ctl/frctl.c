@@ -47,7 +47,10 @@ static void help(void)
 	       "Reads what flightrecd recorded, and asks the running daemon for its state.\n"
 	       "\n"
 	       "Verbs:\n"
-	       "  dump      print records of a time window (text or JSON Lines)\n"
+	       "  dump      records of a time window: text, JSON Lines, Perfetto trace,\n"
+	       "            folded stacks, or a bundle file (-o) to attach to a ticket\n"
+	       "  report    one screen about a window or an incident: what fired, the\n"
+	       "            slowest calls and I/O, where the CPU went, processes, gaps\n"
 	       "  status    daemon state, record rates, losses, store use and time span\n"
 	       "  boots     the boots the store holds records of (for dump --boot)\n"
 	       "  mark TEXT write an annotation into the recording\n"
@@ -63,7 +66,12 @@ static void help(void)
 	       "      --version       version\n"
 	       "\n"
 	       "Examples:\n"
-	       "  frctl dump --last 60s\n"
+	       "  frctl report --last 5m                  what happened in the last 5 minutes\n"
+	       "  frctl dump --last 60s                   the records, for people\n"
+	       "  frctl dump --last 10m -o ticket.frb     a bundle to attach to the ticket\n"
+	       "  frctl report --input ticket.frb         ... read on another machine\n"
+	       "  frctl dump --incident ID --format perfetto -o trace.json   for ui.perfetto.dev\n"
+	       "  frctl dump --last 60s --format folded | flamegraph.pl > cpu.svg\n"
 	       "  frctl dump --since '2026-11-21 14:02' --until '2026-11-21 14:05' --format json\n"
 	       "  frctl --store ./var/flightrec status\n"
 	       "\n"
@@ -227,6 +235,8 @@ int main(int argc, char **argv)
 
 	if (strcmp(verb, "dump") == 0)
 		k = verb_dump(&f, argc, argv);
+	else if (strcmp(verb, "report") == 0)
+		k = verb_report(&f, argc, argv);
 	else if (strcmp(verb, "status") == 0)
 		k = verb_status(&f, argc, argv);
 	else if (strcmp(verb, "boots") == 0)

@@ -66,6 +66,7 @@ void frctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int frctl_bad_option(const char *verb, char **argv);
 
 int verb_dump(struct frctl *f, int argc, char **argv);
+int verb_report(struct frctl *f, int argc, char **argv);
 int verb_status(struct frctl *f, int argc, char **argv);
 int verb_boots(struct frctl *f, int argc, char **argv);
 int verb_mark(struct frctl *f, int argc, char **argv);

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * frctl report: one screen about a window or an incident, for the person
+ * who has to say what happened: what fired and on which record, the
+ * slowest calls, waits and I/O, where the CPU went, which processes came,
+ * went or were killed, the extremes of the metrics, and what is missing.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/macro.h"
+#include "../lib/parse.h"
+#include "../lib/record-fields.h"
+#include "../lib/symtab.h"
+#include "../lib/syscall-names.h"
+#include "frctl.h"
+#include "window-args.h"
+
+#define TOP 5
+
+/* The slowest entries of one kind, longest first. */
+struct top {
+	const struct fr_window_entry *e[TOP];
+	uint64_t v[TOP];
+	unsigned n;
+	uint64_t count;
+};
+
+static void top_add(struct top *t, const struct fr_window_entry *e, uint64_t v)
+{
+	unsigned i;
+
+	t->count++;
+	if (t->n == TOP && v <= t->v[TOP - 1])
+		return;
+	i = t->n < TOP ? t->n++ : TOP - 1;
+	for (; i > 0 && t->v[i - 1] < v; i--) {
+		t->v[i] = t->v[i - 1];
+		t->e[i] = t->e[i - 1];
+	}
+	t->v[i] = v;
+	t->e[i] = e;
+}
+
+/* Counts by name (functions, processes): a small open table. */
+struct tally {
+	struct { char *key; uint64_t n; } *v;
+	size_t cap, used;
+};
+
+static void tally_add(struct tally *t, const char *key)
+{
+	size_t h = 5381;
+
+	if (t->used * 2 >= t->cap) {
+		struct tally bigger = { .cap = t->cap ? t->cap * 2 : 256 };
+		bigger.v = calloc(bigger.cap, sizeof(*bigger.v));
+		if (!bigger.v)
+			return;
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->v[i].key) {
+				size_t g = 5381;
+				for (const char *c = t->v[i].key; *c; c++)
+					g = g * 33 + (unsigned char)*c;
+				for (g &= bigger.cap - 1; bigger.v[g].key; g = (g + 1) & (bigger.cap - 1))
+					;
+				bigger.v[g] = t->v[i];
+			}
+		bigger.used = t->used;
+		free(t->v);
+		*t = bigger;
+	}
+	for (const char *c = key; *c; c++)
+		h = h * 33 + (unsigned char)*c;
+	for (h &= t->cap - 1; t->v[h].key; h = (h + 1) & (t->cap - 1))
+		if (strcmp(t->v[h].key, key) == 0) {
+			t->v[h].n++;
+			return;
+		}
+	t->v[h].key = strdup(key);
+	if (t->v[h].key) {
+		t->v[h].n = 1;
+		t->used++;
+	}
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const typeof(((struct tally *)0)->v[0]) *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* Sorts (ending the table as a table) and prints the first @max. */
+static void tally_print(struct tally *t, uint64_t total, unsigned max, const char *indent)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->v[i].key)
+			t->v[k++] = t->v[i];
+	qsort(t->v, k, sizeof(*t->v), cmp_count);
+	for (size_t i = 0; i < k && i < max; i++)
+		printf("%s%5.1f%%  %s\n", indent, total ? 100.0 * (double)t->v[i].n / (double)total : 0.0, t->v[i].key);
+	for (size_t i = 0; i < k; i++)
+		free(t->v[i].key);
+	free(t->v);
+	*t = (struct tally){};
+}
+
+struct extreme {
+	bool seen;
+	double v;
+	uint64_t wall;
+};
+
+static void extreme_max(struct extreme *x, double v, uint64_t wall)
+{
+	if (!x->seen || v > x->v)
+		*x = (struct extreme){ true, v, wall };
+}
+
+static void extreme_min(struct extreme *x, double v, uint64_t wall)
+{
+	if (!x->seen || v < x->v)
+		*x = (struct extreme){ true, v, wall };
+}
+
+struct report {
+	struct top syscall, offcpu, runq, block;
+	uint64_t samples, execs, exits, exits_failed, forks, records, gaps_lost, gap_records;
+	struct tally self, procs, started;
+	const struct fr_window_entry *killed[TOP * 2], *triggers[TOP * 2], *causes[TOP * 2], *ooms[TOP];
+	unsigned nkilled, ntriggers, nooms;
+	uint64_t more_killed, more_triggers, more_ooms;
+	struct extreme load, mem, busy, psi_cpu, psi_mem, psi_io;
+	uint64_t first, last;
+};
+
+static void print_time(uint64_t wall, char *buf, size_t len)
+{
+	fr_format_rfc3339(wall, buf, len);
+}
+
+/* One entry on one line: the text format without the date. */
+static void print_entry(struct fr_window *w, const struct fr_window_entry *e, const char *indent)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&line, &len);
+
+	if (!m)
+		return;
+	fr_record_print_text(m, w, e);
+	fclose(m);
+	/* "YYYY-MM-DD HH:MM:SS.mmm cpuN ..." -> "HH:MM:SS.mmm ..." */
+	printf("%s%s", indent, len > 11 ? line + 11 : line);
+	free(line);
+}
+
+static void metrics(struct report *rp, const struct fr_window_entry *e)
+{
+	struct json_object *m = json_tokener_parse(e->r.metrics.json), *v, *x;
+
+	if (!m)
+		return;
+	if (json_object_object_get_ex(m, "load", &v) && json_object_array_length(v) > 0)
+		extreme_max(&rp->load, json_object_get_double(json_object_array_get_idx(v, 0)), e->wall_ns);
+	if (json_object_object_get_ex(m, "memory", &v) && json_object_object_get_ex(v, "available_kb", &x))
+		extreme_min(&rp->mem, (double)json_object_get_int64(x), e->wall_ns);
+	if (json_object_object_get_ex(m, "cpus", &v))
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (json_object_object_get_ex(json_object_array_get_idx(v, i), "idle", &x))
+				extreme_max(&rp->busy, 100.0 - json_object_get_double(x), e->wall_ns);
+	if (json_object_object_get_ex(m, "pressure", &v)) {
+		struct extreme *dst[] = { &rp->psi_cpu, &rp->psi_mem, &rp->psi_io };
+		const char *res[] = { "cpu", "memory", "io" };
+		for (unsigned i = 0; i < 3; i++) {
+			struct json_object *r, *some, *avg;
+			if (json_object_object_get_ex(v, res[i], &r) && json_object_object_get_ex(r, "some", &some) &&
+			    json_object_object_get_ex(some, "avg10", &avg))
+				extreme_max(dst[i], json_object_get_double(avg), e->wall_ns);
+		}
+	}
+	json_object_put(m);
+}
+
+static void sample(struct report *rp, struct fr_window *w, const struct fr_window_entry *e)
+{
+	struct fr_frame f[FR_SAMPLE_FRAMES_MAX];
+	char name[512];
+	int n = fr_window_frames(w, e, f, FR_SAMPLE_FRAMES_MAX);
+
+	rp->samples++;
+	snprintf(name, sizeof(name), "%s", e->r.comm);
+	tally_add(&rp->procs, name);
+	/* where the CPU was: the innermost frame, named */
+	if (n > 0)
+		tally_add(&rp->self, fr_frame_name(&f[0], false, name, sizeof(name)));
+	else
+		tally_add(&rp->self, "[no stack]");
+}
+
+static void add(struct report *rp, struct fr_window *w, const struct fr_window_entry *e, const struct fr_window_entry *prev)
+{
+	const struct fr_record *r = &e->r;
+
+	rp->records++;
+	if (!rp->first)
+		rp->first = e->wall_ns;
+	rp->last = e->wall_ns;
+	switch (r->type) {
+	case FR_REC_SYSCALL: top_add(&rp->syscall, e, r->syscall.duration_ns); break;
+	case FR_REC_OFFCPU: top_add(&rp->offcpu, e, r->sched.duration_ns); break;
+	case FR_REC_RUNQ: top_add(&rp->runq, e, r->sched.duration_ns); break;
+	case FR_REC_BLOCK: top_add(&rp->block, e, r->block.duration_ns); break;
+	case FR_REC_SAMPLE: sample(rp, w, e); break;
+	case FR_REC_METRICS: metrics(rp, e); break;
+	case FR_REC_FORK: rp->forks++; break;
+	case FR_REC_EXEC:
+		rp->execs++;
+		tally_add(&rp->started, r->comm);
+		break;
+	case FR_REC_EXIT:
+		rp->exits++;
+		if (r->exit.status)
+			rp->exits_failed++;
+		/* killed by a signal: wait status with a termination signal */
+		if ((r->exit.status & 0x7f) && (r->exit.status & 0x7f) != 0x7f) {
+			if (rp->nkilled < ELEMENTSOF(rp->killed))
+				rp->killed[rp->nkilled++] = e;
+			else
+				rp->more_killed++;
+		}
+		break;
+	case FR_REC_OOM:
+		if (rp->nooms < ELEMENTSOF(rp->ooms))
+			rp->ooms[rp->nooms++] = e;
+		else
+			rp->more_ooms++;
+		break;
+	case FR_REC_TRIGGER:
+		if (rp->ntriggers < ELEMENTSOF(rp->triggers)) {
+			/* a trigger record follows the record that fired it */
+			rp->causes[rp->ntriggers] = prev;
+			rp->triggers[rp->ntriggers++] = e;
+		} else
+			rp->more_triggers++;
+		break;
+	case FR_REC_GAP:
+		rp->gap_records++;
+		rp->gaps_lost += r->gap.lost;
+		break;
+	default:
+		break;
+	}
+}
+
+static void print_top(struct fr_window *w, const char *title, const struct top *t)
+{
+	char d[32];
+
+	if (!t->count)
+		return;
+	printf("%s (%" PRIu64 " recorded, over their thresholds):\n", title, t->count);
+	for (unsigned i = 0; i < t->n; i++) {
+		printf("  %9s  ", fr_format_duration(t->v[i], d, sizeof(d)));
+		print_entry(w, t->e[i], "");
+	}
+}
+
+static void print_header(const struct frctl_source *s, const struct report *rp)
+{
+	struct json_object *v;
+	char a[64], b[64], d[32];
+
+	printf("Source: %s%s\n", s->is_file ? "" : "store ", s->name);
+	if (s->meta) {
+		const char *host = json_object_object_get_ex(s->meta, "host", &v) ? json_object_get_string(v) : NULL;
+		const char *kernel = json_object_object_get_ex(s->meta, "kernel", &v) ? json_object_get_string(v) : NULL;
+		if (host || kernel)
+			printf("Host: %s, kernel %s\n", host ? host : "?", kernel ? kernel : "?");
+		if (json_object_object_get_ex(s->meta, "rules", &v))
+			printf("Incident: rules %s", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+		if (json_object_object_get_ex(s->meta, "rules", &v) && json_object_object_get_ex(s->meta, "reason", &v) &&
+		    json_object_get_string(v))
+			printf(", reason \"%s\"", json_object_get_string(v));
+		if (json_object_object_get_ex(s->meta, "rules", &v))
+			putchar('\n');
+	}
+	if (rp->records) {
+		print_time(rp->first, a, sizeof(a));
+		print_time(rp->last, b, sizeof(b));
+		printf("Window: %s to %s (%s), %" PRIu64 " records\n", a, b,
+		       fr_format_duration(rp->last - rp->first, d, sizeof(d)), rp->records);
+	} else
+		printf("Window: no records\n");
+}
+
+static void print_fired(struct fr_window *w, const struct frctl_source *s, const struct report *rp)
+{
+	struct json_object *trig;
+
+	if (s->meta && json_object_object_get_ex(s->meta, "triggers", &trig) && json_object_array_length(trig)) {
+		printf("What fired (%zu triggering records):\n", json_object_array_length(trig));
+		for (size_t i = 0; i < json_object_array_length(trig) && i < TOP; i++)
+			printf("  %s\n", json_object_to_json_string_ext(json_object_array_get_idx(trig, i),
+									 JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	}
+	if (!rp->ntriggers)
+		return;
+	printf("Triggers in the window (%u%s):\n", rp->ntriggers, rp->more_triggers ? " and more" : "");
+	for (unsigned i = 0; i < rp->ntriggers; i++) {
+		print_entry(w, rp->triggers[i], "  ");
+		if (rp->causes[i])
+			print_entry(w, rp->causes[i], "    fired on: ");
+	}
+}
+
+static void print_processes(struct fr_window *w, struct report *rp)
+{
+	printf("Processes: %" PRIu64 " started (exec), %" PRIu64 " forks, %" PRIu64 " exited (%" PRIu64 " non-zero)\n",
+	       rp->execs, rp->forks, rp->exits, rp->exits_failed);
+	if (rp->execs) {
+		printf("  most started:\n");
+		tally_print(&rp->started, rp->execs, 3, "    ");
+	}
+	if (rp->nkilled) {
+		printf("  killed by a signal (%u%s):\n", rp->nkilled, rp->more_killed ? " and more" : "");
+		for (unsigned i = 0; i < rp->nkilled && i < TOP; i++)
+			print_entry(w, rp->killed[i], "    ");
+	}
+	if (rp->nooms) {
+		printf("  OOM kills (%u%s):\n", rp->nooms, rp->more_ooms ? " and more" : "");
+		for (unsigned i = 0; i < rp->nooms; i++)
+			print_entry(w, rp->ooms[i], "    ");
+	}
+}
+
+static void print_extreme(const char *what, const struct extreme *x, int decimals, double scale, const char *unit)
+{
+	char t[64];
+
+	if (!x->seen)
+		return;
+	print_time(x->wall, t, sizeof(t));
+	printf("  %-28s %8.*f %-4s at %s\n", what, decimals, x->v * scale, unit, t);
+}
+
+static void print_metrics(const struct report *rp)
+{
+	if (!rp->load.seen && !rp->mem.seen)
+		return;
+	printf("Metric extremes:\n");
+	print_extreme("highest CPU busy (one CPU)", &rp->busy, 0, 1, "%");
+	print_extreme("highest load (1 min)", &rp->load, 2, 1, "");
+	print_extreme("least memory available", &rp->mem, 0, 1.0 / 1024, "MiB");
+	print_extreme("highest CPU pressure (some)", &rp->psi_cpu, 2, 1, "%");
+	print_extreme("highest memory pressure", &rp->psi_mem, 2, 1, "%");
+	print_extreme("highest I/O pressure", &rp->psi_io, 2, 1, "%");
+}
+
+static void help(void)
+{
+	printf("Usage: frctl report [--last DUR | --incident ID | --input FILE] [OPTIONS]\n"
+	       "\n"
+	       "One screen about a window or an incident: what fired and on which\n"
+	       "record, the slowest syscalls, off-CPU and run-queue waits and block I/O,\n"
+	       "where the CPU went (from the samples), processes started, exited and\n"
+	       "killed, the extremes of the metrics, and records lost.\n"
+	       "\n"
+	       "%s"
+	       "\n"
+	       "Exit status: 0 done, 1 the source could not be read or is damaged,\n"
+	       "2 bad command line.\n",
+	       frctl_window_help);
+}
+
+int verb_report(struct frctl *f, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FRCTL_GLOBAL_OPTIONS,
+		FRCTL_WINDOW_OPTIONS,
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct frctl_window_args a;
+	struct frctl_source s = {};
+	struct report rp = {};
+	const struct fr_window_entry *prev = NULL;
+	int c, k;
+
+	frctl_window_args_init(&a);
+	while ((c = getopt_long(argc, argv, "c:s:qh", opts, NULL)) >= 0) {
+		if (frctl_global_option(f, c, optarg))
+			continue;
+		k = frctl_window_option(&a, c, optarg);
+		if (k < 0)
+			return EXIT_USAGE;
+		if (k > 0)
+			continue;
+		if (c == 'h') {
+			help();
+			return EXIT_OK;
+		}
+		return frctl_bad_option("report", argv);
+	}
+	if (optind < argc) {
+		frctl_error("report: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (frctl_window_finish(&a) < 0)
+		return EXIT_USAGE;
+	k = frctl_source_open(f, &a, &s);
+	if (k != 0) {
+		frctl_source_done(&s);
+		return k;
+	}
+	for (size_t i = 0; i < s.w->n; i++) {
+		const struct fr_window_entry *e = &s.w->v[i];
+		if (!frctl_window_match(&a, e))
+			continue;
+		add(&rp, s.w, e, prev);
+		prev = e;
+	}
+
+	print_header(&s, &rp);
+	print_fired(s.w, &s, &rp);
+	print_top(s.w, "Slowest syscalls", &rp.syscall);
+	print_top(s.w, "Longest off-CPU (blocked)", &rp.offcpu);
+	print_top(s.w, "Longest run-queue waits", &rp.runq);
+	print_top(s.w, "Slowest block I/O", &rp.block);
+	if (rp.samples) {
+		printf("CPU (%" PRIu64 " samples): by process\n", rp.samples);
+		tally_print(&rp.procs, rp.samples, TOP, "  ");
+		printf("  by function (where the CPU was):\n");
+		tally_print(&rp.self, rp.samples, TOP + 3, "    ");
+	}
+	print_processes(s.w, &rp);
+	print_metrics(&rp);
+	if (rp.gaps_lost)
+		printf("Gaps: %" PRIu64 " records lost (%" PRIu64 " gap records): the window is incomplete there\n",
+		       rp.gaps_lost, rp.gap_records);
+	else
+		printf("Gaps: none, no record was lost\n");
+	tally_print(&rp.procs, 0, 0, "");
+	tally_print(&rp.self, 0, 0, "");
+	tally_print(&rp.started, 0, 0, "");
+	fflush(stdout);
+	k = frctl_source_check(&s);
+	frctl_source_done(&s);
+	return k;
+}
