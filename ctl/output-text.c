@@ -4,7 +4,9 @@
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <string.h>
+#include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../lib/macro.h"
 #include "../lib/parse.h"
@@ -34,13 +36,53 @@ static void print_safe(FILE *out, const char *p, size_t n)
 	}
 }
 
+/* Colours only on a terminal, and not with NO_COLOR set or TERM=dumb. */
+static bool use_colour(FILE *out)
+{
+	int fd = fileno(out);
+	const char *term = getenv("TERM");
+
+	return fd >= 0 && isatty(fd) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
+}
+
+/* SGR colour of a record type: what fails red, process life green,
+ * waits cyan, what people wrote or fired magenta. */
+static const char *type_colour(uint16_t type)
+{
+	switch (type) {
+	case FR_REC_GAP: return "\033[1;31m";
+	case FR_REC_OOM:
+	case FR_REC_SIGNAL: return "\033[31m";
+	case FR_REC_EXEC:
+	case FR_REC_EXIT:
+	case FR_REC_FORK: return "\033[32m";
+	case FR_REC_SYSCALL:
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ:
+	case FR_REC_BLOCK: return "\033[36m";
+	case FR_REC_MARK:
+	case FR_REC_TRIGGER: return "\033[1;35m";
+	case FR_REC_TCP: return "\033[33m";
+	default: return "\033[2m";
+	}
+}
+
 void fr_record_print_text(FILE *out, struct fr_window *w, const struct fr_window_entry *e)
 {
+	static FILE *decided;
+	static bool colour;
 	const struct fr_record *r = &e->r;
 	char buf[64];
 
+	if (decided != out) {
+		colour = use_colour(out);
+		decided = out;
+	}
 	print_local_time(out, e->wall_ns);
-	fprintf(out, " cpu%-2u %-8s ", r->cpu, fr_record_type_name(r->type));
+	if (colour)
+		fprintf(out, " cpu%-2u %s%-8s\033[0m ", r->cpu, type_colour(r->type), fr_record_type_name(r->type));
+	else
+		fprintf(out, " cpu%-2u %-8s ", r->cpu, fr_record_type_name(r->type));
 	if (r->type != FR_REC_GAP) {
 		print_safe(out, r->comm, r->comm_len);
 		fprintf(out, "[%u", r->pid);
