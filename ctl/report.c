@@ -136,8 +136,9 @@ struct report {
 	struct top syscall, offcpu, runq, block;
 	uint64_t samples, execs, exits, exits_failed, forks, records, gaps_lost, gap_records;
 	struct tally self, procs, started;
-	const struct fr_window_entry *killed[TOP * 2], *triggers[TOP * 2], *causes[TOP * 2], *ooms[TOP];
-	unsigned nkilled, ntriggers, nooms;
+	const struct fr_window_entry *killed[TOP * 2], *triggers[TOP * 2], *causes[TOP * 2], *ooms[TOP], *marks[TOP];
+	unsigned nkilled, ntriggers, nooms, nmarks;
+	uint64_t more_marks;
 	uint64_t more_killed, more_triggers, more_ooms;
 	struct extreme load, mem, busy, psi_cpu, psi_mem, psi_io;
 	uint64_t first, last;
@@ -253,6 +254,12 @@ static void add(struct report *rp, struct fr_window *w, const struct fr_window_e
 		} else
 			rp->more_triggers++;
 		break;
+	case FR_REC_MARK:
+		if (rp->nmarks < ELEMENTSOF(rp->marks))
+			rp->marks[rp->nmarks++] = e;
+		else
+			rp->more_marks++;
+		break;
 	case FR_REC_GAP:
 		rp->gap_records++;
 		rp->gaps_lost += r->gap.lost;
@@ -313,6 +320,11 @@ static void print_fired(struct fr_window *w, const struct frctl_source *s, const
 			printf("  %s\n", json_object_to_json_string_ext(json_object_array_get_idx(trig, i),
 									 JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	}
+	if (rp->nmarks) {
+		printf("Marks (%u%s):\n", rp->nmarks, rp->more_marks ? " and more" : "");
+		for (unsigned i = 0; i < rp->nmarks; i++)
+			print_entry(w, rp->marks[i], "  ");
+	}
 	if (!rp->ntriggers)
 		return;
 	printf("Triggers in the window (%u%s):\n", rp->ntriggers, rp->more_triggers ? " and more" : "");
@@ -371,7 +383,7 @@ static void help(void)
 	printf("Usage: frctl report [--last DUR | --incident ID | --input FILE] [OPTIONS]\n"
 	       "\n"
 	       "One screen about a window or an incident: what fired and on which\n"
-	       "record, the slowest syscalls, off-CPU and run-queue waits and block I/O,\n"
+	       "record, marks, the slowest syscalls, off-CPU and run-queue waits and block I/O,\n"
 	       "where the CPU went (from the samples), processes started, exited and\n"
 	       "killed, the extremes of the metrics, and records lost.\n"
 	       "\n"

@@ -1,0 +1,121 @@
+#!/bin/bash
+# frctl for people and tools, on a real recording:
+#   - --format perfetto passes the Trace Event Format validator, has a
+#     named track per CPU and per thread, and its slices carry exactly the
+#     durations of the syscall and off-CPU records;
+#   - a bundle moved to an empty directory, with the store deleted, dumps
+#     as JSON byte for byte like the store did for the same window;
+#   - report names the slow reads, the CPU hog's function and the mark;
+#   - --cgroup keeps the records of that cgroup and the ones below;
+#   - text is coloured on a terminal only.
+BUILD=$1
+HELPERS=$2
+VALIDATE=$(dirname "$0")/../tools/validate-trace-event.py
+. "$(dirname "$0")/lib.sh"
+CG2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+[ -n "$CG2" ] || fail "no cgroup2 mount"
+CG="$CG2/fr-frctl-$$"
+trap 'rmdir "$CG/child" "$CG" 2>/dev/null; cleanup' EXIT
+
+cat >"$T/fr.conf" <<CONF
+store = { size = "32M"; segments = 4; sync_interval = "200ms"; };
+sources = {
+  syscall = { threshold = "100ms"; };
+  sched = { full = true; offcpu_threshold = "100ms"; };
+};
+CONF
+start_daemon "$T/fr.conf"
+T0=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)
+
+mkdir -p "$CG/child"
+# in the cgroup's child: two reads blocked 300 and 250 ms (sleeps are
+# excluded from syscall records by default: waiting is what they are for)
+sh -c "echo \$\$ >'$CG/child/cgroup.procs'; '$HELPERS/fr-block-read' a 300; '$HELPERS/fr-block-read' b 250" >/dev/null &
+SLEEPER=$!
+sleep 0.2
+"$HELPERS/fr-spin" 1 >"$T/spin.pid"
+wait $SLEEPER
+sleep 0.15
+"$FRCTL" --store "$T/store" mark "frctl test mark" >/dev/null
+sleep 0.5
+T1=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)
+W=(--since "$T0" --until "$T1")
+wait_for_record '.type == "mark" and .text == "frctl test mark"'
+
+"$FRCTL" --store "$T/store" dump "${W[@]}" --format json >"$T/store.json"
+"$FRCTL" --store "$T/store" dump "${W[@]}" --format perfetto -o "$T/trace.json" || fail "perfetto dump failed"
+"$FRCTL" --store "$T/store" dump "${W[@]}" -o "$T/b.frb" || fail "bundle failed"
+"$FRCTL" --store "$T/store" report --last 1m >"$T/report.txt" || fail "report failed"
+"$FRCTL" --store "$T/store" dump --last 1m --cgroup "/fr-frctl-$$" --format json >"$T/cg.json"
+script -qec "$FRCTL --store $T/store dump --last 1m --type syscall" /dev/null >"$T/tty.txt"
+"$FRCTL" --store "$T/store" dump --last 1m --type syscall >"$T/pipe.txt"
+stop_daemon
+
+# perfetto
+python3 "$VALIDATE" "$T/trace.json" >"$T/validate.out" || fail "Trace Event Format validation: $(cat "$T/validate.out")"
+ok "perfetto output is valid Trace Event Format: $(cat "$T/validate.out")"
+python3 - "$T/store.json" "$T/trace.json" <<'PY' || fail "perfetto tracks or slices do not match the records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+trace = json.load(open(sys.argv[2]))["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in trace if e["ph"] == "M" and e["name"] == "thread_name"}
+cpus = {r["cpu"] for r in recs if r["type"] in ("sample", "switch")}
+cpu_tracks = {n for n in names.values() if n.startswith("cpu ")}
+missing = {f"cpu {c}" for c in cpus} - cpu_tracks
+assert not missing, f"no track for {missing}"
+# every thread with a record has a track named by its comm
+for r in recs:
+    if r["type"] in ("syscall", "offcpu") and (r["pid"], r["tid"]) not in names:
+        raise SystemExit(f"thread {r['pid']}/{r['tid']} ({r['comm']}) has no named track")
+# slices: each syscall/off-CPU record has a slice on its thread with its
+# exact duration (microseconds with 3 decimals = nanoseconds)
+slices = {}
+for e in trace:
+    if e["ph"] == "X":
+        slices.setdefault((e["pid"], e["tid"], e["name"]), []).append(round(e["dur"] * 1000))
+n = 0
+for r in recs:
+    if r["type"] == "syscall":
+        key = (r["pid"], r["tid"], r["syscall"])
+    elif r["type"] == "offcpu":
+        key = (r["pid"], r["tid"], "off-CPU")
+    else:
+        continue
+    assert r["duration_ns"] in slices.get(key, []), f"no slice of {r['duration_ns']} ns for {key}"
+    n += 1
+reads = [d for (p, t, name), v in slices.items() if name == "read" for d in v]
+assert any(d >= 300000000 for d in reads), f"no 0.3 s read slice: {reads}"
+print(f"ok: perfetto has a named track for each of {len(cpus)} CPUs and each thread; {n} slices match their records' durations exactly")
+PY
+
+# bundle: elsewhere, without the store
+mkdir "$T/empty"
+mv "$T/b.frb" "$T/empty/"
+rm -rf "$T/store"
+(cd "$T/empty" && "$FRCTL" --store /nonexistent dump --input b.frb --format json >"$T/bundle.json") ||
+	fail "dump --input of the moved bundle failed"
+[ -s "$T/store.json" ] || fail "the store's window was empty"
+cmp -s "$T/store.json" "$T/bundle.json" ||
+	fail "bundle dump differs from the store's: $(diff "$T/store.json" "$T/bundle.json" | head -5)"
+ok "bundle moved to an empty directory, store deleted: $(wc -l <"$T/bundle.json") records, dump --format json identical byte for byte"
+"$FRCTL" report --input "$T/empty/b.frb" >"$T/report.bundle" || fail "report --input of the bundle failed"
+grep -q 'read.*took' "$T/report.bundle" || fail "bundle report lacks the slow reads: $(cat "$T/report.bundle")"
+ok "report reads the bundle too"
+
+# report
+for want in 'Slowest syscalls' 'fr-block-read.*read' 'fr_spin_seventy' 'frctl test mark' 'Gaps: '; do
+	grep -q -- "$want" "$T/report.txt" || fail "report lacks '$want': $(cat "$T/report.txt")"
+done
+[ "$(wc -l <"$T/report.txt")" -le 60 ] || fail "report is $(wc -l <"$T/report.txt") lines: not one screen"
+ok "report ($(wc -l <"$T/report.txt") lines) names the slow reads, the hog's function, the mark and the gaps"
+
+# --cgroup
+jq -e -s --arg cg "/fr-frctl-$$" 'length > 0 and all(.[]; .type == "gap" or .cgroup == $cg or (.cgroup | startswith($cg + "/")))
+	and ([.[] | select(.type == "syscall" and .syscall == "read" and .duration_ns >= 200000000)] | length) == 2' "$T/cg.json" >/dev/null ||
+	fail "--cgroup /fr-frctl-$$: $(jq -c '[.type, .comm, .cgroup]' "$T/cg.json" | sort | uniq -c | head)"
+ok "--cgroup keeps its cgroup and those below: $(wc -l <"$T/cg.json") records, both slow reads"
+
+# colours
+grep -q $'\033\\[' "$T/tty.txt" || fail "no colour on a terminal"
+! grep -q $'\033' "$T/pipe.txt" || fail "colour codes in piped output"
+ok "colours on a terminal only"
