@@ -186,9 +186,9 @@ int frctl_open_incident(const char *path, struct fr_store_reader **ret, char **r
 	int k = fr_store_reader_open_incident(path, ret, ret_meta);
 
 	if (k == -ENOENT)
-		frctl_error("no incident file %s (see 'frctl incidents')", path);
+		frctl_error("no such file %s (incidents: see 'frctl incidents')", path);
 	else if (k == -EBADMSG)
-		frctl_error("%s is not an incident file, or it is damaged", path);
+		frctl_error("%s is not an incident or bundle file, or it is damaged", path);
 	else if (k == -EPROTONOSUPPORT)
 		frctl_error("%s was written by a newer flightrec; this frctl cannot read it", path);
 	else if (k < 0)

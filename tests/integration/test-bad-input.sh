@@ -3,6 +3,7 @@
 # nothing created or half-written.
 set -euo pipefail
 BUILD=$1
+FILL=$BUILD/tests/helpers/fr-store-fill
 FLIGHTRECD="$BUILD/daemon/flightrecd"
 FRCTL="$BUILD/ctl/frctl"
 T=$(mktemp -d /tmp/fr-bad-XXXXXX)
@@ -57,5 +58,30 @@ n=$((n + 1))
 
 touch "$T/afile"
 expect 1 "Failed to open store $T/afile: Not a directory" "$FLIGHTRECD" --config "$T/good.conf" --store "$T/afile"
+
+# frctl's window, filters and files (report shares dump's options)
+expect 2 "--cgroup: \"system.slice\" is not a cgroup path" "$FRCTL" --store "$T/store" dump --cgroup system.slice
+expect 2 "a bundle is a file: give it with -o FILE" "$FRCTL" --store "$T/store" dump --format bundle
+expect 2 "filter what is printed; a bundle holds the whole window" "$FRCTL" --store "$T/store" dump -o "$T/x.frb" --pid 1
+expect 2 "--last: invalid duration \"5x\"" "$FRCTL" --store "$T/store" report --last 5x
+expect 2 "--since: invalid time \"noon\"" "$FRCTL" --store "$T/store" report --since noon
+expect 2 "--pid: invalid process id \"-3\"" "$FRCTL" --store "$T/store" report --pid -3
+expect 2 "unrecognized option '--bogus'. Try 'frctl report --help'." "$FRCTL" report --bogus
+expect 2 "report: unexpected argument 'extra'" "$FRCTL" --store "$T/store" report extra
+[ ! -e "$T/x.frb" ] || fail "a refused bundle left a file"
+"$FILL" "$T/filled" $((8 * 1024 * 1024)) 4 $((1024 * 1024)) 60 10 cccccccccccccccccccccccccccccccc >/dev/null
+"$FRCTL" --store "$T/filled" dump -o "$T/good.frb" || fail "could not write a bundle"
+cp "$T/good.frb" "$T/flipped.frb"
+# a byte in the middle of the chunks: that chunk's checksum fails
+size=$(stat -c %s "$T/flipped.frb")
+printf '\xff' | dd of="$T/flipped.frb" bs=1 seek=$((size / 2)) conv=notrunc status=none
+expect 1 "flipped.frb is damaged: 1 chunks failed their checksums" "$FRCTL" dump --input "$T/flipped.frb" --format json
+expect 1 "flipped.frb is damaged" "$FRCTL" report --input "$T/flipped.frb"
+expect 1 "flipped.frb is damaged" "$FRCTL" dump --input "$T/flipped.frb" -o "$T/out.json" --format json
+[ ! -e "$T/out.json" ] || fail "a damaged bundle left a half-written output file"
+head -c 40 "$T/good.frb" >"$T/cut.frb"
+expect 1 "cut.frb is not an incident or bundle file, or it is damaged" "$FRCTL" dump --input "$T/cut.frb"
+expect 1 "hostname is not an incident or bundle file" "$FRCTL" report --input /etc/hostname
+expect 1 "no such file $T/missing.frb" "$FRCTL" dump --input "$T/missing.frb"
 
 echo "ok: $n bad inputs each gave one clear line and the right exit code"
