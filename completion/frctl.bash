@@ -1,0 +1,77 @@
+# bash completion for frctl(1)                                -*- shell-script -*-
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+_frctl_incident_ids()
+{
+	# the ids frctl itself lists, for the store the command line names
+	local store=() i
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-s | --store) store=(--store "${COMP_WORDS[i + 1]}") ;;
+		esac
+	done
+	frctl "${store[@]}" incidents --json 2>/dev/null | grep -o '"id":"[^"]*"' | cut -d'"' -f4
+}
+
+_frctl()
+{
+	local cur prev words cword verb="" i
+	_init_completion || return
+
+	local global='-c --config -s --store --socket -h --help --version'
+	local verbs='dump report status boots mark freeze incidents'
+	local window='--last --since --until --boot --input --incident --pid --comm --cgroup --type -q --quiet'
+
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-c | --config | -s | --store | --socket) ((i++)) ;;
+		-*) ;;
+		*)
+			verb=${COMP_WORDS[i]}
+			break
+			;;
+		esac
+	done
+
+	case $prev in
+	-c | --config | --input | -o | --output)
+		_filedir
+		return
+		;;
+	-s | --store)
+		_filedir -d
+		return
+		;;
+	--socket)
+		_filedir
+		return
+		;;
+	--format)
+		COMPREPLY=($(compgen -W 'text json perfetto folded bundle' -- "$cur"))
+		return
+		;;
+	--type)
+		COMPREPLY=($(compgen -W 'exec exit fork syscall offcpu runq block oom signal tcp switch sample mark metrics trigger gap' -- "$cur"))
+		return
+		;;
+	--incident)
+		COMPREPLY=($(compgen -W "$(_frctl_incident_ids)" -- "$cur"))
+		return
+		;;
+	--last | --since | --until | --boot | --pid | --comm | --cgroup | --reason)
+		return
+		;;
+	esac
+
+	if [[ -z $verb ]]; then
+		COMPREPLY=($(compgen -W "$verbs $global" -- "$cur"))
+		return
+	fi
+	case $verb in
+	dump) COMPREPLY=($(compgen -W "$window --format -o --output --stats $global" -- "$cur")) ;;
+	report) COMPREPLY=($(compgen -W "$window $global" -- "$cur")) ;;
+	status | boots | incidents) COMPREPLY=($(compgen -W "--json $global" -- "$cur")) ;;
+	freeze) COMPREPLY=($(compgen -W "--reason $global" -- "$cur")) ;;
+	mark) COMPREPLY=($(compgen -W "$global" -- "$cur")) ;;
+	esac
+} && complete -F _frctl frctl

@@ -1,0 +1,32 @@
+#!/bin/bash
+# The bash completion that meson installs: it completes verbs, each verb's
+# options, format and record type names, with bash-completion loaded as
+# an interactive shell would have it.
+set -euo pipefail
+SRC=$1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+. /usr/share/bash-completion/bash_completion
+. "$SRC/completion/frctl.bash"
+
+# complete WORDS...: the candidates for the last word
+complete_words() {
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="$*"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_frctl frctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+	printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' '
+}
+
+got=$(complete_words frctl "")
+for v in dump report status boots mark freeze incidents; do
+	[[ " $got " == *" $v "* ]] || fail "verbs: '$got' lacks $v"
+done
+[ "$(complete_words frctl dump --format "")" = "bundle folded json perfetto text " ] || fail "--format: $(complete_words frctl dump --format "")"
+[ "$(complete_words frctl report --ty)" = "--type " ] || fail "report --ty: $(complete_words frctl report --ty)"
+[ "$(complete_words frctl dump --type sa)" = "sample " ] || fail "--type sa: $(complete_words frctl dump --type sa)"
+[ "$(complete_words frctl --store /tmp status --j)" = "--json " ] || fail "status --j after --store"
+got=$(complete_words frctl dump --c)
+[[ " $got " == *" --cgroup "* && " $got " == *" --comm "* && " $got " == *" --config "* ]] || fail "dump --c: $got"
+echo "ok: bash completion of verbs, options, formats and record types"
