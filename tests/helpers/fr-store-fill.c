@@ -4,11 +4,14 @@
  * (exec records with 120 random bytes of argv, and syscall records) whose
  * wall times are spread evenly over [now - ago - span, now - ago], under a
  * given boot id, until @bytes have been written.  Lets tests build a full
- * 1 GiB store covering a week, or two boots, in seconds.
- *   fr-store-fill DIR BOUND SEGMENTS BYTES SPAN_S AGO_S BOOT_ID_HEX
+ * 1 GiB store covering a week, or two boots, in seconds.  With "text" as
+ * an eighth argument the argv is printable words (compressible, like real
+ * command lines) instead of random bytes.
+ *   fr-store-fill DIR BOUND SEGMENTS BYTES SPAN_S AGO_S BOOT_ID_HEX [text]
  */
 #include <endian.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +35,13 @@ int main(int argc, char **argv)
 	struct timespec now;
 	int k;
 
-	if (argc != 8 || strlen(argv[7]) != 32) {
-		fprintf(stderr, "usage: fr-store-fill DIR BOUND SEGMENTS BYTES SPAN_S AGO_S BOOT_ID_HEX\n");
+	if (argc < 8 || argc > 9 || strlen(argv[7]) != 32) {
+		fprintf(stderr, "usage: fr-store-fill DIR BOUND SEGMENTS BYTES SPAN_S AGO_S BOOT_ID_HEX [text]\n");
 		return 2;
 	}
+	bool text = argc == 9 && strcmp(argv[8], "text") == 0;
+	static const char *const words[] = { "--config", "/etc/app.conf", "-v", "worker", "--port=8080",
+					     "/var/lib/data", "--threads", "4", "run", "--json" };
 	uint64_t bound = strtoull(argv[2], NULL, 10), bytes = strtoull(argv[4], NULL, 10);
 	double span = strtod(argv[5], NULL), ago = strtod(argv[6], NULL);
 	for (int i = 0; i < 16; i++) {
@@ -68,7 +74,15 @@ int main(int argc, char **argv)
 		memcpy(r.comm, "fill", 5);
 		r.comm_len = 4;
 		if (i % 2 == 0) {
-			if (getrandom(args, sizeof(args), 0) != (ssize_t)sizeof(args))
+			if (text) {
+				size_t l = 0;
+				for (unsigned w_ = 0; l < sizeof(args) - 20; w_++) {
+					const char *wd = words[(i / 2 + w_ * 7) % 10];
+					memcpy(args + l, wd, strlen(wd) + 1);
+					l += strlen(wd) + 1;
+				}
+				memset(args + l, 0, sizeof(args) - l);
+			} else if (getrandom(args, sizeof(args), 0) != (ssize_t)sizeof(args))
 				return 1;
 			r.type = FR_REC_EXEC;
 			r.exec.filename = "/usr/bin/fill";

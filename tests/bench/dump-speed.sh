@@ -1,0 +1,57 @@
+#!/bin/bash
+# Benchmark (not a test): how fast frctl prints a window, next to `zstd -d`
+# decompressing the very chunk payloads frctl reads for it.  A store of
+# 1 GiB is filled with 48 MiB of chunks, about 10 million synthetic records (exec records
+# with printable argv, and syscall records) spread over SPAN seconds; the
+# window is the last 60 s.  Each command runs REPS times with a warm page
+# cache (the first, cold run is printed apart); medians are compared.
+#   tests/bench/dump-speed.sh BUILD_DIR [REPS] [SPAN_S]
+set -euo pipefail
+BUILD=${1:-build}
+REPS=${2:-5}
+SPAN=${3:-600}
+FRCTL=$BUILD/ctl/frctl
+T=$(mktemp -d /tmp/fr-bench-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+# secs CMD...: wall seconds of CMD (output discarded)
+secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'; }
+
+"$BUILD/tests/helpers/fr-store-fill" "$T/store" $((1024 * 1024 * 1024)) 16 $((48 * 1024 * 1024)) "$SPAN" 0 \
+	dddddddddddddddddddddddddddddddd text >/dev/null
+total=$( ("$FRCTL" --store "$T/store" status --json || true) | jq .store.records)
+now=$(date +%s%N)
+since=$((now - 60 * 1000000000))
+"$BUILD/tests/bench/chunk-payloads" "$T/store" "$since" "$now" >"$T/payloads.zst" 2>"$T/payloads.log"
+# the same window for every command: absolute times
+W=(--since "$(date -u -d @$((since / 1000000000)) +%Y-%m-%dT%H:%M:%SZ)" --until "$(date -u -d @$((now / 1000000000 + 1)) +%Y-%m-%dT%H:%M:%SZ)")
+records=$("$FRCTL" --store "$T/store" dump "${W[@]}" --format json | wc -l)
+raw=$(zstd -dc "$T/payloads.zst" | wc -c)
+
+sync; echo 3 >/proc/sys/vm/drop_caches
+cold_json=$(secs "$FRCTL" --store "$T/store" dump "${W[@]}" --format json)
+sync; echo 3 >/proc/sys/vm/drop_caches
+cold_zstd=$(secs zstd -dc "$T/payloads.zst")
+declare -A runs
+for i in $(seq "$REPS"); do
+	runs[zstd]+="$(secs zstd -dc "$T/payloads.zst") "
+	runs[json]+="$(secs "$FRCTL" --store "$T/store" dump "${W[@]}" --format json) "
+	runs[text]+="$(secs "$FRCTL" --store "$T/store" dump "${W[@]}" --format text) "
+	runs[decode]+="$(secs "$FRCTL" --store "$T/store" dump "${W[@]}" --type mark) "
+done
+echo "kernel $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), commit $(git -C "$BUILD/.." rev-parse --short HEAD 2>/dev/null || echo ?)"
+echo "store: $total records over ${SPAN}s; window: last 60 s, $records records, $(cat "$T/payloads.log" | sed 's/chunk-payloads: //'), $raw bytes decoded"
+z=$(tr ' ' '\n' <<<"${runs[zstd]}" | grep . | median)
+printf '%-34s %8s %12s %10s   runs\n' command "median s" "records/s" "vs zstd -d"
+for c in zstd decode text json; do
+	m=$(tr ' ' '\n' <<<"${runs[$c]}" | grep . | median)
+	case $c in
+	zstd) label="zstd -d (the payloads)" ;;
+	decode) label="frctl dump, nothing printed" ;;
+	text) label="frctl dump --format text" ;;
+	json) label="frctl dump --format json" ;;
+	esac
+	printf '%-34s %8s %12.0f %9.2fx   %s\n' "$label" "$m" "$(awk -v n="$records" -v m="$m" 'BEGIN { print n / m }')" \
+		"$(awk -v z="$z" -v m="$m" 'BEGIN { print z / m }')" "${runs[$c]}"
+done
+echo "cold cache: frctl dump --format json ${cold_json}s, zstd -d ${cold_zstd}s"
