@@ -2,10 +2,12 @@
 /*
  * --format perfetto: Chrome's Trace Event Format (JSON), which the Perfetto
  * UI (ui.perfetto.dev), chrome://tracing and speedscope open as they are.
- *   - one track per thread, named, grouped under its process: syscalls,
- *     off-CPU and run-queue intervals as slices (X) with their exact
- *     durations; exec, exit, fork, signals, OOM kills and TCP events as
- *     instants;
+ *   - one track per thread, named, grouped under its process: syscalls
+ *     as slices (X) with their exact durations; exec, exit, fork, signals,
+ *     OOM kills and TCP events as instants;
+ *   - beside it, a "<comm> sched" track for the thread's off-CPU and
+ *     run-queue intervals (they need not nest in the syscall slices: a
+ *     wait is stamped by the scheduler, a call by the syscall probes);
  *   - one track per CPU (under a "CPUs" process): what ran, from sched
  *     switch records, as slices; CPU samples (with their stacks in args)
  *     and gaps as instants;
@@ -35,9 +37,12 @@
 #define CPUS_PID 5000000
 #define BLOCK_PID 6000000
 #define METRICS_PID 7000000
+/* A thread's scheduling track: its tid with this bit (tids stay below 2^22). */
+#define SCHED_TID_BIT 0x40000000u
 
 struct name {
 	uint32_t pid;
+	bool sched; /* has a scheduling track */
 	char comm[FR_REC_COMM_MAX + 1];
 	char *exe; /* process name, from the exe; NULL: none */
 };
@@ -322,7 +327,12 @@ int fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr_
 		a = json_object_new_object();
 		json_object_object_add(a, "duration_ns", json_object_new_uint64(r->sched.duration_ns));
 		slice(p, r->type == FR_REC_OFFCPU ? "off-CPU" : "run queue", "sched", e->wall_ns, r->sched.duration_ns,
-		      r->pid, r->tid, a);
+		      r->pid, r->tid | SCHED_TID_BIT, a);
+		{
+			struct name *t = fr_pid_map_get(&p->threads, r->tid);
+			if (t)
+				t->sched = true;
+		}
 		p->last_ns = MAX(p->last_ns, e->wall_ns + r->sched.duration_ns);
 		break;
 	case FR_REC_BLOCK:
@@ -419,8 +429,13 @@ int fr_perfetto_end(struct fr_perfetto *p, const uint8_t *boot_id)
 		metadata(p, "process_name", id, id, buf);
 	}
 	i = 0;
-	while ((n = fr_pid_map_next(&p->threads, &i, &id)))
+	while ((n = fr_pid_map_next(&p->threads, &i, &id))) {
 		metadata(p, "thread_name", n->pid, id, n->comm[0] ? n->comm : "?");
+		if (n->sched) {
+			snprintf(buf, sizeof(buf), "%s sched", n->comm[0] ? n->comm : "?");
+			metadata(p, "thread_name", n->pid, id | SCHED_TID_BIT, buf);
+		}
+	}
 	metadata(p, "process_name", CPUS_PID, CPUS_PID, "CPUs");
 	for (unsigned c = 0; c < p->ncpu; c++) {
 		snprintf(buf, sizeof(buf), "cpu %u", c);

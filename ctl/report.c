@@ -208,7 +208,38 @@ static void sample(struct report *rp, struct fr_window *w, const struct fr_windo
 		tally_add(&rp->self, "[no stack]");
 }
 
-static void add(struct report *rp, struct fr_window *w, const struct fr_window_entry *e, const struct fr_window_entry *prev)
+static uint64_t end_of(const struct fr_window_entry *e)
+{
+	switch (e->r.type) {
+	case FR_REC_SYSCALL: return e->wall_ns + e->r.syscall.duration_ns;
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ: return e->wall_ns + e->r.sched.duration_ns;
+	case FR_REC_BLOCK: return e->wall_ns + e->r.block.duration_ns;
+	default: return e->wall_ns;
+	}
+}
+
+/* The record a trigger fired on: the trigger carries its thread and is
+ * stamped when the rule fired, just after that record completed; of the
+ * thread's records before it, the one that completed last (a slow call is
+ * stamped at its start, its waits inside it later). */
+static const struct fr_window_entry *find_cause(const struct fr_window *w, const struct fr_window_entry *trig)
+{
+	const struct fr_window_entry *best = NULL;
+
+	for (const struct fr_window_entry *e = trig; e-- > w->v;) {
+		if (trig->wall_ns - e->wall_ns > 3600 * NSEC_PER_SEC)
+			break;
+		if (e->r.tid != trig->r.tid || e->r.pid != trig->r.pid || e->r.type == FR_REC_TRIGGER ||
+		    fr_record_is_meta(&e->r) || end_of(e) > trig->wall_ns)
+			continue;
+		if (!best || end_of(e) > end_of(best))
+			best = e;
+	}
+	return best;
+}
+
+static void add(struct report *rp, struct fr_window *w, const struct fr_window_entry *e)
 {
 	const struct fr_record *r = &e->r;
 
@@ -248,8 +279,7 @@ static void add(struct report *rp, struct fr_window *w, const struct fr_window_e
 		break;
 	case FR_REC_TRIGGER:
 		if (rp->ntriggers < ELEMENTSOF(rp->triggers)) {
-			/* a trigger record follows the record that fired it */
-			rp->causes[rp->ntriggers] = prev;
+			rp->causes[rp->ntriggers] = find_cause(w, e);
 			rp->triggers[rp->ntriggers++] = e;
 		} else
 			rp->more_triggers++;
@@ -405,7 +435,6 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	struct frctl_window_args a;
 	struct frctl_source s = {};
 	struct report rp = {};
-	const struct fr_window_entry *prev = NULL;
 	int c, k;
 
 	frctl_window_args_init(&a);
@@ -438,8 +467,7 @@ int verb_report(struct frctl *f, int argc, char **argv)
 		const struct fr_window_entry *e = &s.w->v[i];
 		if (!frctl_window_match(&a, e))
 			continue;
-		add(&rp, s.w, e, prev);
-		prev = e;
+		add(&rp, s.w, e);
 	}
 
 	print_header(&s, &rp);

@@ -192,10 +192,10 @@ static int select_boot(struct fr_store_reader *reader, const char *spec, struct 
 	}
 	if (k < 0) {
 		if (n)
-			frctl_error("--boot %s: no such boot in the store (it holds %zu: 0 to -%zu; see 'frctl boots')",
+			frctl_error("--boot %s: no such boot here (%zu boots: 0 to -%zu; see 'frctl boots')",
 				    spec, n, n - 1);
 		else
-			frctl_error("--boot %s: the store holds no records", spec);
+			frctl_error("--boot %s: there are no records", spec);
 		free(boots);
 		return EXIT_FAILURE_;
 	}
@@ -304,9 +304,8 @@ int frctl_source_check(const struct frctl_source *s)
 	/* a store has torn tails after crashes; a file written whole and
 	 * synced that fails its checksums is corrupt */
 	if (s->is_file) {
-		frctl_error("%s is damaged: %" PRIu64 " chunks failed their checksums and %" PRIu64
-			    " records did not decode; what was readable was printed", s->name,
-			    s->w->chunks_damaged, s->w->records_bad);
+		frctl_error("%s is damaged: %" PRIu64 " chunks failed their checksums, %" PRIu64
+			    " records did not decode", s->name, s->w->chunks_damaged, s->w->records_bad);
 		return EXIT_FAILURE_;
 	}
 	frctl_error("warning: %" PRIu64 " damaged chunks and %" PRIu64 " undecodable records in this window were skipped",

@@ -303,9 +303,18 @@ static int arm(struct pending *p)
 					  on_window_done, p);
 }
 
-static void write_trigger_record(struct fr_triggers *t, const struct fr_rule *r, const struct pending *p)
+/* The trigger record, stamped now, carries the process of the record that
+ * fired the rule (@cause), so readers can tell which one it was. */
+static void write_trigger_record(struct fr_triggers *t, const struct fr_rule *r, const struct pending *p,
+				 const struct fr_record *cause)
 {
 	struct fr_record rec = { .type = FR_REC_TRIGGER, .ts = clock_ns(CLOCK_BOOTTIME) };
+
+	rec.pid = cause->pid;
+	rec.tid = cause->tid;
+	rec.cgroup_id = cause->cgroup_id;
+	memcpy(rec.comm, cause->comm, sizeof(rec.comm));
+	rec.comm_len = cause->comm_len;
 
 	rec.trigger.rule = r->name;
 	rec.trigger.rule_len = (uint32_t)strlen(r->name);
@@ -340,7 +349,7 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 			(void)arm(p);
 		}
 		st->joined++;
-		write_trigger_record(t, r, p);
+		write_trigger_record(t, r, p, rec);
 		return p;
 	}
 
@@ -407,7 +416,7 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	st->hour[st->hour_pos] = mono;
 	st->hour_pos = (st->hour_pos + 1) % st->hour_cap;
 	st->hour_n++;
-	write_trigger_record(t, r, p);
+	write_trigger_record(t, r, p, rec);
 	/* the moments before go to disk now, whatever happens next; deferred
 	 * because we may be inside the ring buffer's callback */
 	if (!t->sync_soon)

@@ -34,7 +34,7 @@ echo "ok: dump --boot -1 / 0 / ID select exactly one boot, and combine with a wi
 
 rc=0
 "$FRCTL" --store "$T/store" dump --boot -2 2>"$T/err" >/dev/null || rc=$?
-[ "$rc" -eq 1 ] && grep -q 'no such boot in the store (it holds 2: 0 to -1' "$T/err" || fail "--boot -2: rc $rc, $(cat "$T/err")"
+[ "$rc" -eq 1 ] && grep -q 'no such boot here (2 boots: 0 to -1' "$T/err" || fail "--boot -2: rc $rc, $(cat "$T/err")"
 rc=0
 "$FRCTL" --store "$T/store" dump --boot yesterday 2>"$T/err" >/dev/null || rc=$?
 [ "$rc" -eq 2 ] && grep -q 'invalid boot "yesterday"' "$T/err" || fail "--boot yesterday: rc $rc, $(cat "$T/err")"

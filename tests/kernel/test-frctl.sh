@@ -45,6 +45,7 @@ wait_for_record '.type == "mark" and .text == "frctl test mark"'
 "$FRCTL" --store "$T/store" dump "${W[@]}" --format json >"$T/store.json"
 "$FRCTL" --store "$T/store" dump "${W[@]}" --format perfetto -o "$T/trace.json" || fail "perfetto dump failed"
 "$FRCTL" --store "$T/store" dump "${W[@]}" -o "$T/b.frb" || fail "bundle failed"
+"$FRCTL" --store "$T/store" dump --format perfetto -o "$T/trace-all.json" || fail "perfetto dump of the whole store failed"
 "$FRCTL" --store "$T/store" report --last 1m >"$T/report.txt" || fail "report failed"
 "$FRCTL" --store "$T/store" dump --last 1m --cgroup "/fr-frctl-$$" --format json >"$T/cg.json"
 script -qec "$FRCTL --store $T/store dump --last 1m --type syscall" /dev/null >"$T/tty.txt"
@@ -54,6 +55,8 @@ stop_daemon
 # perfetto
 python3 "$VALIDATE" "$T/trace.json" >"$T/validate.out" || fail "Trace Event Format validation: $(cat "$T/validate.out")"
 ok "perfetto output is valid Trace Event Format: $(cat "$T/validate.out")"
+python3 "$VALIDATE" "$T/trace-all.json" >"$T/validate.out" || fail "Trace Event Format validation of the whole store: $(cat "$T/validate.out")"
+ok "... and so is the whole store's: $(cat "$T/validate.out")"
 python3 - "$T/store.json" "$T/trace.json" <<'PY' || fail "perfetto tracks or slices do not match the records"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
@@ -67,6 +70,8 @@ assert not missing, f"no track for {missing}"
 for r in recs:
     if r["type"] in ("syscall", "offcpu") and (r["pid"], r["tid"]) not in names:
         raise SystemExit(f"thread {r['pid']}/{r['tid']} ({r['comm']}) has no named track")
+    if r["type"] == "offcpu" and not names.get((r["pid"], r["tid"] | 0x40000000), "").endswith(" sched"):
+        raise SystemExit(f"thread {r['pid']}/{r['tid']} ({r['comm']}) has no named sched track")
 # slices: each syscall/off-CPU record has a slice on its thread with its
 # exact duration (microseconds with 3 decimals = nanoseconds)
 slices = {}
@@ -78,7 +83,7 @@ for r in recs:
     if r["type"] == "syscall":
         key = (r["pid"], r["tid"], r["syscall"])
     elif r["type"] == "offcpu":
-        key = (r["pid"], r["tid"], "off-CPU")
+        key = (r["pid"], r["tid"] | 0x40000000, "off-CPU")  # the thread's sched track
     else:
         continue
     assert r["duration_ns"] in slices.get(key, []), f"no slice of {r['duration_ns']} ns for {key}"
