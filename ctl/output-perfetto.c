@@ -100,28 +100,30 @@ static struct json_object *event(struct fr_perfetto *p, const char *ph, const ch
 	return o;
 }
 
-static void slice(struct fr_perfetto *p, const char *name, const char *cat, uint64_t wall_ns, uint64_t dur_ns,
-		  uint32_t pid, uint32_t tid, struct json_object *args)
+/* A slice or an instant: the event, its category, the field that makes it
+ * one (@key: @value) and its args. */
+static void timed(struct fr_perfetto *p, const char *ph, const char *name, const char *cat, uint64_t wall_ns,
+		  uint32_t pid, uint32_t tid, const char *key, struct json_object *value, struct json_object *args)
 {
-	struct json_object *o = event(p, "X", name, wall_ns, pid, tid);
+	struct json_object *o = event(p, ph, name, wall_ns, pid, tid);
 
 	json_object_object_add(o, "cat", json_object_new_string(cat));
-	json_object_object_add(o, "dur", us(dur_ns));
+	json_object_object_add(o, key, value);
 	if (args)
 		json_object_object_add(o, "args", args);
 	emit(p, o);
 }
 
+static void slice(struct fr_perfetto *p, const char *name, const char *cat, uint64_t wall_ns, uint64_t dur_ns,
+		  uint32_t pid, uint32_t tid, struct json_object *args)
+{
+	timed(p, "X", name, cat, wall_ns, pid, tid, "dur", us(dur_ns), args);
+}
+
 static void instant(struct fr_perfetto *p, const char *name, const char *cat, const char *scope, uint64_t wall_ns,
 		    uint32_t pid, uint32_t tid, struct json_object *args)
 {
-	struct json_object *o = event(p, "i", name, wall_ns, pid, tid);
-
-	json_object_object_add(o, "cat", json_object_new_string(cat));
-	json_object_object_add(o, "s", json_object_new_string(scope));
-	if (args)
-		json_object_object_add(o, "args", args);
-	emit(p, o);
+	timed(p, "i", name, cat, wall_ns, pid, tid, "s", json_object_new_string(scope), args);
 }
 
 static void counter(struct fr_perfetto *p, const char *name, uint64_t wall_ns, struct json_object *args)

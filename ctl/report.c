@@ -132,14 +132,31 @@ static void extreme_min(struct extreme *x, double v, uint64_t wall)
 		*x = (struct extreme){ true, v, wall };
 }
 
+/* The first entries of a kind, and how many more there were. */
+#define LIST_MAX (TOP * 2)
+struct list {
+	const struct fr_window_entry *v[LIST_MAX];
+	unsigned n;
+	uint64_t more;
+};
+
+/* Returns the index @e took, or -1 when the list is full. */
+static int list_add(struct list *l, const struct fr_window_entry *e)
+{
+	if (l->n == LIST_MAX) {
+		l->more++;
+		return -1;
+	}
+	l->v[l->n] = e;
+	return (int)l->n++;
+}
+
 struct report {
 	struct top syscall, offcpu, runq, block;
 	uint64_t samples, execs, exits, exits_failed, forks, records, gaps_lost, gap_records;
 	struct tally self, procs, started;
-	const struct fr_window_entry *killed[TOP * 2], *triggers[TOP * 2], *causes[TOP * 2], *ooms[TOP], *marks[TOP];
-	unsigned nkilled, ntriggers, nooms, nmarks;
-	uint64_t more_marks;
-	uint64_t more_killed, more_triggers, more_ooms;
+	struct list killed, triggers, ooms, marks;
+	const struct fr_window_entry *causes[LIST_MAX]; /* of the triggers */
 	struct extreme load, mem, busy, psi_cpu, psi_mem, psi_io;
 	uint64_t first, last;
 };
@@ -264,31 +281,20 @@ static void add(struct report *rp, struct fr_window *w, const struct fr_window_e
 		if (r->exit.status)
 			rp->exits_failed++;
 		/* killed by a signal: wait status with a termination signal */
-		if ((r->exit.status & 0x7f) && (r->exit.status & 0x7f) != 0x7f) {
-			if (rp->nkilled < ELEMENTSOF(rp->killed))
-				rp->killed[rp->nkilled++] = e;
-			else
-				rp->more_killed++;
-		}
+		if ((r->exit.status & 0x7f) && (r->exit.status & 0x7f) != 0x7f)
+			(void)list_add(&rp->killed, e);
 		break;
 	case FR_REC_OOM:
-		if (rp->nooms < ELEMENTSOF(rp->ooms))
-			rp->ooms[rp->nooms++] = e;
-		else
-			rp->more_ooms++;
+		(void)list_add(&rp->ooms, e);
 		break;
-	case FR_REC_TRIGGER:
-		if (rp->ntriggers < ELEMENTSOF(rp->triggers)) {
-			rp->causes[rp->ntriggers] = find_cause(w, e);
-			rp->triggers[rp->ntriggers++] = e;
-		} else
-			rp->more_triggers++;
+	case FR_REC_TRIGGER: {
+		int i = list_add(&rp->triggers, e);
+		if (i >= 0)
+			rp->causes[i] = find_cause(w, e);
 		break;
+	}
 	case FR_REC_MARK:
-		if (rp->nmarks < ELEMENTSOF(rp->marks))
-			rp->marks[rp->nmarks++] = e;
-		else
-			rp->more_marks++;
+		(void)list_add(&rp->marks, e);
 		break;
 	case FR_REC_GAP:
 		rp->gap_records++;
@@ -340,6 +346,16 @@ static void print_header(const struct frctl_source *s, const struct report *rp)
 		printf("Window: no records\n");
 }
 
+static void print_list(struct fr_window *w, const char *title, const struct list *l, unsigned max,
+		       const char *indent)
+{
+	if (!l->n)
+		return;
+	printf("%s (%" PRIu64 "):\n", title, l->n + l->more);
+	for (unsigned i = 0; i < l->n && i < max; i++)
+		print_entry(w, l->v[i], indent);
+}
+
 static void print_fired(struct fr_window *w, const struct frctl_source *s, const struct report *rp)
 {
 	struct json_object *trig;
@@ -350,16 +366,12 @@ static void print_fired(struct fr_window *w, const struct frctl_source *s, const
 			printf("  %s\n", json_object_to_json_string_ext(json_object_array_get_idx(trig, i),
 									 JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	}
-	if (rp->nmarks) {
-		printf("Marks (%u%s):\n", rp->nmarks, rp->more_marks ? " and more" : "");
-		for (unsigned i = 0; i < rp->nmarks; i++)
-			print_entry(w, rp->marks[i], "  ");
-	}
-	if (!rp->ntriggers)
+	print_list(w, "Marks", &rp->marks, TOP, "  ");
+	if (!rp->triggers.n)
 		return;
-	printf("Triggers in the window (%u%s):\n", rp->ntriggers, rp->more_triggers ? " and more" : "");
-	for (unsigned i = 0; i < rp->ntriggers; i++) {
-		print_entry(w, rp->triggers[i], "  ");
+	printf("Triggers in the window (%u%s):\n", rp->triggers.n, rp->triggers.more ? " and more" : "");
+	for (unsigned i = 0; i < rp->triggers.n; i++) {
+		print_entry(w, rp->triggers.v[i], "  ");
 		if (rp->causes[i])
 			print_entry(w, rp->causes[i], "    fired on: ");
 	}
@@ -373,16 +385,8 @@ static void print_processes(struct fr_window *w, struct report *rp)
 		printf("  most started:\n");
 		tally_print(&rp->started, rp->execs, 3, "    ");
 	}
-	if (rp->nkilled) {
-		printf("  killed by a signal (%u%s):\n", rp->nkilled, rp->more_killed ? " and more" : "");
-		for (unsigned i = 0; i < rp->nkilled && i < TOP; i++)
-			print_entry(w, rp->killed[i], "    ");
-	}
-	if (rp->nooms) {
-		printf("  OOM kills (%u%s):\n", rp->nooms, rp->more_ooms ? " and more" : "");
-		for (unsigned i = 0; i < rp->nooms; i++)
-			print_entry(w, rp->ooms[i], "    ");
-	}
+	print_list(w, "  killed by a signal", &rp->killed, TOP, "    ");
+	print_list(w, "  OOM kills", &rp->ooms, TOP, "    ");
 }
 
 static void print_extreme(const char *what, const struct extreme *x, int decimals, double scale, const char *unit)

@@ -42,15 +42,17 @@ T1=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)
 W=(--since "$T0" --until "$T1")
 wait_for_record '.type == "mark" and .text == "frctl test mark"'
 
+script -qec "$FRCTL --store $T/store dump --last 1m --type syscall" /dev/null >"$T/tty.txt"
+"$FRCTL" --store "$T/store" dump --last 1m --type syscall >"$T/pipe.txt"
+"$FRCTL" --store "$T/store" report --last 1m >"$T/report.txt" || fail "report failed"
+"$FRCTL" --store "$T/store" dump --last 1m --cgroup "/fr-frctl-$$" --format json >"$T/cg.json"
+# the rest from the stopped store: a running daemon may still add records
+# of the window (stamped at their start) between two reads
+stop_daemon
 "$FRCTL" --store "$T/store" dump "${W[@]}" --format json >"$T/store.json"
 "$FRCTL" --store "$T/store" dump "${W[@]}" --format perfetto -o "$T/trace.json" || fail "perfetto dump failed"
 "$FRCTL" --store "$T/store" dump "${W[@]}" -o "$T/b.frb" || fail "bundle failed"
 "$FRCTL" --store "$T/store" dump --format perfetto -o "$T/trace-all.json" || fail "perfetto dump of the whole store failed"
-"$FRCTL" --store "$T/store" report --last 1m >"$T/report.txt" || fail "report failed"
-"$FRCTL" --store "$T/store" dump --last 1m --cgroup "/fr-frctl-$$" --format json >"$T/cg.json"
-script -qec "$FRCTL --store $T/store dump --last 1m --type syscall" /dev/null >"$T/tty.txt"
-"$FRCTL" --store "$T/store" dump --last 1m --type syscall >"$T/pipe.txt"
-stop_daemon
 
 # perfetto
 python3 "$VALIDATE" "$T/trace.json" >"$T/validate.out" || fail "Trace Event Format validation: $(cat "$T/validate.out")"
