@@ -249,7 +249,7 @@ static void add_sample(struct fr_recorder *r, unsigned cpu, const struct fr_reco
 
 	if (r->sym) {
 		for (unsigned i = 0; i < nk && n < ELEMENTSOF(d); i++)
-			fr_symbolizer_kernel(r->sym, rec->sample.kframes[i], &d[n++]);
+			fr_symbolizer_kernel(r->sym, rec->sample.kframes[i], i == 0, &d[n++]);
 		for (unsigned i = 0; i < nu && n < ELEMENTSOF(d); i++)
 			fr_symbolizer_user(r->sym, rec->pid, rec->sample.exe_ino, rec->sample.uframes[i],
 					   nk == 0 && i == 0, &d[n++]);

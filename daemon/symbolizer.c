@@ -188,9 +188,10 @@ const struct fr_ksyms *fr_symbolizer_ksyms(const struct fr_symbolizer *s)
 	return s->ksyms;
 }
 
-void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, struct fr_frame_desc *ret)
+void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, bool leaf, struct fr_frame_desc *ret)
 {
-	const struct fr_ksym *k = fr_ksyms_lookup(s->ksyms, addr);
+	/* the same lookup address as readers use (lib/symtab.c) */
+	const struct fr_ksym *k = fr_ksyms_lookup(s->ksyms, fr_frame_lookup_addr(addr, leaf));
 
 	*ret = (struct fr_frame_desc){};
 	if (!k) {
@@ -542,8 +543,7 @@ static const struct fsym *file_lookup(const struct elf_file *f, uint64_t vaddr)
 void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino, uint64_t addr, bool leaf,
 			struct fr_frame_desc *ret)
 {
-	/* a return address may be one past the end of its call's function */
-	uint64_t a = leaf || !addr ? addr : addr - 1, vaddr;
+	uint64_t a = fr_frame_lookup_addr(addr, leaf), vaddr;
 	struct proc *p = proc_get(s, pid);
 	struct mapping *m;
 	const struct fsym *sym;

@@ -35,8 +35,8 @@ struct fr_frame_desc {
 	struct fr_record symbol;
 };
 
-/* Kernel frame @addr. */
-void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, struct fr_frame_desc *ret);
+/* Kernel frame @addr (@leaf: the interrupted instruction). */
+void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, bool leaf, struct fr_frame_desc *ret);
 /* User frame @addr of process @pid running the executable with inode
  * @exe_ino (0: unknown) when sampled (@leaf: the interrupted instruction,
  * not a return address).  A frame of an image the process no longer runs

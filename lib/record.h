@@ -181,6 +181,14 @@ struct fr_codec_state {
 /* Most frames a sample holds (kernel + user). */
 #define FR_SAMPLE_FRAMES_MAX 128
 
+/* Where a frame's function is looked up: the interrupted instruction
+ * (@leaf) at itself, a return address one byte back, since a call that
+ * ends its function returns to the next one. */
+static inline uint64_t fr_frame_lookup_addr(uint64_t addr, int leaf)
+{
+	return leaf || !addr ? addr : addr - 1;
+}
+
 /* The frames of a decoded sample, kernel then user, each leaf first, into
  * @out (room for @max); returns how many, or -EBADMSG. */
 int fr_sample_frames(const struct fr_record *r, uint64_t *out, size_t max);

@@ -87,9 +87,8 @@ static const struct fr_record *find(const struct fr_record *v, size_t n, uint32_
 void fr_symtab_resolve(const struct fr_symtab *t, const struct fr_ksyms *ksyms, const struct fr_record *r,
 		       unsigned i, uint64_t addr, struct fr_frame *ret)
 {
-	/* frame 0 is the interrupted instruction; the others are return
-	 * addresses, which may lie one past their call's function */
-	uint64_t a = i == 0 || !addr ? addr : addr - 1;
+	/* frame 0 is the interrupted instruction, the others return addresses */
+	uint64_t a = fr_frame_lookup_addr(addr, i == 0);
 	bool kernel = i < r->sample.kernel_frames;
 	uint32_t pid = kernel ? 0 : r->pid;
 	const struct fr_record *s = t ? find(t->syms, t->nsyms, pid, a) : NULL;
