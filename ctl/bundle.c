@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/clock.h"
 #include "../lib/incident.h"
 #include "../lib/parse.h"
 #include "bundle.h"
@@ -26,7 +27,6 @@ int fr_bundle_write(const struct frctl_source *s, const char *path)
 	struct json_object *meta, *boots;
 	char host[256] = "", t[64];
 	struct utsname u = {};
-	struct timespec now;
 	size_t n = 0, records = 0;
 	int64_t bytes;
 	int k;
@@ -40,11 +40,10 @@ int fr_bundle_write(const struct frctl_source *s, const char *path)
 		records += !s->w->v[i].hidden && !fr_record_is_meta(&s->w->v[i].r);
 	(void)gethostname(host, sizeof(host) - 1);
 	(void)uname(&u);
-	clock_gettime(CLOCK_REALTIME, &now);
 	meta = json_object_new_object();
 	json_object_object_add(meta, "kind", json_object_new_string("bundle"));
 	json_object_object_add(meta, "created",
-			       json_object_new_string(fr_format_rfc3339((uint64_t)now.tv_sec * NSEC_PER_SEC + (uint64_t)now.tv_nsec, t, sizeof(t))));
+			       json_object_new_string(fr_format_rfc3339(fr_now_ns(CLOCK_REALTIME), t, sizeof(t))));
 	json_object_object_add(meta, "producer", json_object_new_string("frctl " FR_VERSION));
 	json_object_object_add(meta, "host", json_object_new_string(host));
 	json_object_object_add(meta, "kernel", json_object_new_string(u.release));

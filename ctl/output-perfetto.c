@@ -307,7 +307,7 @@ int fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr_
 		p->base_ns = e->wall_ns;
 		p->have_base = true;
 	}
-	p->last_ns = MAX(p->last_ns, e->wall_ns);
+	p->last_ns = MAX(p->last_ns, e->wall_ns + fr_record_duration_ns(r));
 	remember(p, e);
 	switch (r->type) {
 	case FR_REC_SYSCALL: {
@@ -321,7 +321,6 @@ int fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr_
 			nm = buf;
 		}
 		slice(p, nm, "syscall", e->wall_ns, r->syscall.duration_ns, r->pid, r->tid, a);
-		p->last_ns = MAX(p->last_ns, e->wall_ns + r->syscall.duration_ns);
 		break;
 	}
 	case FR_REC_OFFCPU:
@@ -335,7 +334,6 @@ int fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr_
 			if (t)
 				t->sched = true;
 		}
-		p->last_ns = MAX(p->last_ns, e->wall_ns + r->sched.duration_ns);
 		break;
 	case FR_REC_BLOCK:
 		a = json_object_new_object();
@@ -348,7 +346,6 @@ int fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr_
 			json_object_object_add(a, "error", json_object_new_int(r->block.error));
 		snprintf(buf, sizeof(buf), "%s %u KiB", fr_block_op_name(r->block.op), r->block.bytes / 1024);
 		slice(p, buf, "block", e->wall_ns, r->block.duration_ns, BLOCK_PID, BLOCK_PID + 1 + dev_track(p, r->block.dev), a);
-		p->last_ns = MAX(p->last_ns, e->wall_ns + r->block.duration_ns);
 		break;
 	case FR_REC_SWITCH:
 		if (r->cpu >= p->ncpu)
@@ -446,7 +443,8 @@ int fr_perfetto_end(struct fr_perfetto *p, const uint8_t *boot_id)
 	if (p->ndevs) {
 		metadata(p, "process_name", BLOCK_PID, BLOCK_PID, "Block I/O");
 		for (unsigned d = 0; d < p->ndevs; d++) {
-			snprintf(buf, sizeof(buf), "disk %u:%u", p->devs[d] >> 20, p->devs[d] & 0xfffff);
+			char dev[32];
+			snprintf(buf, sizeof(buf), "disk %s", fr_format_dev(p->devs[d], dev, sizeof(dev)));
 			metadata(p, "thread_name", BLOCK_PID, BLOCK_PID + 1 + d, buf);
 		}
 	}

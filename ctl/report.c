@@ -227,13 +227,7 @@ static void sample(struct report *rp, struct fr_window *w, const struct fr_windo
 
 static uint64_t end_of(const struct fr_window_entry *e)
 {
-	switch (e->r.type) {
-	case FR_REC_SYSCALL: return e->wall_ns + e->r.syscall.duration_ns;
-	case FR_REC_OFFCPU:
-	case FR_REC_RUNQ: return e->wall_ns + e->r.sched.duration_ns;
-	case FR_REC_BLOCK: return e->wall_ns + e->r.block.duration_ns;
-	default: return e->wall_ns;
-	}
+	return e->wall_ns + fr_record_duration_ns(&e->r);
 }
 
 /* The record a trigger fired on: the trigger carries its thread and is

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/clock.h"
 #include "../lib/boots.h"
 #include "../lib/macro.h"
 #include "../lib/parse.h"
@@ -92,16 +93,10 @@ int frctl_window_option(struct frctl_window_args *a, int opt, const char *arg)
 	return 0;
 }
 
-static uint64_t wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
 
 int frctl_window_finish(struct frctl_window_args *a)
 {
-	uint64_t now = wall_now(), d;
+	uint64_t now = fr_now_ns(CLOCK_REALTIME), d;
 
 	if (a->input && a->incident) {
 		frctl_error("--input and --incident cannot be combined");
@@ -210,19 +205,13 @@ struct progress {
 	bool shown;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
 
 /* After a second, a line on the terminal rewritten in place. */
 static void on_progress(size_t done, size_t total, void *userdata)
 {
 	struct progress *p = userdata;
 
-	if (!p->shown && mono_ns() - p->start_ns < NSEC_PER_SEC)
+	if (!p->shown && fr_now_ns(CLOCK_MONOTONIC) - p->start_ns < NSEC_PER_SEC)
 		return;
 	if (done < total && p->shown && done % 16)
 		return;
@@ -249,7 +238,7 @@ static void bundle_window(struct frctl_source *s, const struct frctl_window_args
 
 int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct frctl_source *s)
 {
-	struct progress prog = { .start_ns = mono_ns() };
+	struct progress prog = { .start_ns = fr_now_ns(CLOCK_MONOTONIC) };
 	int k;
 
 	*s = (struct frctl_source){ .q = { .since_ns = a->since_ns, .until_ns = a->until_ns } };

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/clock.h"
 #include "../lib/conf.h"
 #include "../lib/ksyms.h"
 #include "../lib/macro.h"
@@ -70,19 +71,7 @@ struct daemon {
 	double records_per_s;
 };
 
-static uint64_t now_boot(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
-static uint64_t now_mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void help(void)
 {
@@ -163,14 +152,14 @@ static int on_drain(sd_event_source *s, uint64_t usec, void *userdata)
 	struct daemon *d = userdata;
 
 	(void)fr_rings_consume(d->rings);
-	fr_recorder_tick(d->rec, now_mono());
+	fr_recorder_tick(d->rec, fr_now_ns(CLOCK_MONOTONIC));
 	fr_store_writer_submit(d->writer);
 	return rearm(s, d->conf.drain_interval_ns);
 }
 
 static void update_rate(struct daemon *d)
 {
-	uint64_t now = now_mono(), rec = fr_recorder_records(d->rec);
+	uint64_t now = fr_now_ns(CLOCK_MONOTONIC), rec = fr_recorder_records(d->rec);
 
 	if (d->rate_last_mono && now > d->rate_last_mono)
 		d->records_per_s = (double)(rec - d->rate_last_records) * 1e9 /
@@ -236,7 +225,7 @@ static int on_keyframe(sd_event_source *s, uint64_t usec, void *userdata)
 static int on_metrics(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
-	uint64_t now = now_mono();
+	uint64_t now = fr_now_ns(CLOCK_MONOTONIC);
 	bool top = d->conf.metrics_top && now - d->last_top_mono >= d->conf.metrics_top_interval_ns;
 	struct json_object *o = fr_metrics_sample(d->metrics, top, d->disk_latency ? fr_disk_latency_sample : NULL,
 						  d->disk_latency);
@@ -248,7 +237,7 @@ static int on_metrics(sd_event_source *s, uint64_t usec, void *userdata)
 	if (o) {
 		const char *json = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 		/* system-wide: no process, like a gap */
-		struct fr_record rec = { .type = FR_REC_METRICS, .ts = now_boot() };
+		struct fr_record rec = { .type = FR_REC_METRICS, .ts = fr_now_ns(CLOCK_BOOTTIME) };
 		rec.metrics.json = json;
 		rec.metrics.json_len = (uint32_t)strlen(json);
 		fr_recorder_add_user(d->rec, &rec);
@@ -278,7 +267,7 @@ static struct json_object *status_json(struct daemon *d)
 	json_object_object_add(o, "running", json_object_new_boolean(1));
 	json_object_object_add(o, "pid", json_object_new_int64(getpid()));
 	json_object_object_add(o, "uptime_s",
-			       json_object_new_double((double)(now_mono() - d->start_mono) / 1e9));
+			       json_object_new_double((double)(fr_now_ns(CLOCK_MONOTONIC) - d->start_mono) / 1e9));
 	json_object_object_add(o, "records_per_s", json_object_new_double(d->records_per_s));
 	json_object_object_add(o, "records", json_object_new_uint64(fr_recorder_records(d->rec)));
 	for (unsigned i = 0; i < fr_rings_ncpu(d->rings); i++) {
@@ -529,7 +518,7 @@ static int run(struct daemon *d)
 	sigset_t mask;
 	int k, ncpu;
 
-	d->start_mono = now_mono();
+	d->start_mono = fr_now_ns(CLOCK_MONOTONIC);
 	k = sd_event_default(&d->event);
 	if (k < 0)
 		return log_error_errno(k, "Failed to create event loop: %m");
@@ -619,7 +608,7 @@ static int run(struct daemon *d)
 		/* first sample now: rates need a previous one */
 		json_object_put(fr_metrics_sample(d->metrics, true, d->disk_latency ? fr_disk_latency_sample : NULL,
 						  d->disk_latency));
-		d->last_top_mono = now_mono();
+		d->last_top_mono = fr_now_ns(CLOCK_MONOTONIC);
 		k = add_timer(d, &d->metrics_timer, d->conf.metrics_interval_ns, on_metrics);
 		if (k < 0)
 			return log_error_errno(k, "Failed to set up the metrics timer: %m");

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/clock.h"
 #include "../lib/macro.h"
 #include "../lib/pid-map.h"
 #include "metrics.h"
@@ -43,12 +44,6 @@ struct fr_metrics {
 	long ticks_per_s;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 int fr_metrics_new(unsigned top_count, struct fr_metrics **ret)
 {
@@ -411,7 +406,7 @@ struct json_object *fr_metrics_sample(struct fr_metrics *m, int with_top, fr_met
 				      void *userdata)
 {
 	struct json_object *o = json_object_new_object();
-	uint64_t now = mono_ns();
+	uint64_t now = fr_now_ns(CLOCK_MONOTONIC);
 
 	if (!o)
 		return NULL;

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/clock.h"
 #include "../lib/macro.h"
 #include "pmu-counters.h"
 
@@ -23,12 +24,6 @@ struct fr_pmu_counters {
 	uint64_t last_ns;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static int open_counter(unsigned cpu, uint64_t config)
 {
@@ -77,7 +72,7 @@ int fr_pmu_counters_open(unsigned ncpu, struct fr_pmu_counters **ret)
 		p->fds[i] = open_counter(i / NCOUNTERS, configs[i % NCOUNTERS]);
 	for (unsigned c = 0; c < NCOUNTERS; c++)
 		p->last[c] = total(p, c);
-	p->last_ns = mono_ns();
+	p->last_ns = fr_now_ns(CLOCK_MONOTONIC);
 	*ret = p;
 	return 0;
 }
@@ -96,7 +91,7 @@ struct fr_pmu_counters *fr_pmu_counters_free(struct fr_pmu_counters *p)
 void fr_pmu_counters_sample(struct fr_pmu_counters *p, struct json_object *o)
 {
 	struct json_object *j = json_object_new_object();
-	uint64_t now = mono_ns(), d[NCOUNTERS];
+	uint64_t now = fr_now_ns(CLOCK_MONOTONIC), d[NCOUNTERS];
 	double secs = (double)(now - p->last_ns) / 1e9;
 
 	for (unsigned c = 0; c < NCOUNTERS; c++) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "../lib/clock.h"
 #include "../lib/chunk.h"
 #include "../lib/macro.h"
 #include "cgroup-names.h"
@@ -46,12 +47,6 @@ struct fr_recorder {
 	uint64_t written_at_failure;
 };
 
-static uint64_t now_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 int fr_recorder_new(const struct fr_conf *c, unsigned ncpu, struct fr_recorder **ret)
 {
@@ -223,7 +218,7 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, uint64_t *l
 	if (fr_chunk_builder_raw_size(b) + need > r->conf->chunk_size)
 		close_builder(r, b, lost);
 	if (fr_chunk_builder_count(b) == 0)
-		fr_chunk_builder_set_opened(b, now_ns(CLOCK_MONOTONIC));
+		fr_chunk_builder_set_opened(b, fr_now_ns(CLOCK_MONOTONIC));
 	if (path && !fr_chunk_builder_has_cgroup(b, rec->cgroup_id))
 		(void)fr_chunk_builder_add(b, &meta);
 	add_code(b, frames, nframes);
@@ -286,7 +281,7 @@ void fr_recorder_add_user(struct fr_recorder *r, const struct fr_record *rec)
 
 void fr_recorder_mark(struct fr_recorder *r, uint32_t pid, const char *text, size_t len)
 {
-	struct fr_record rec = { .type = FR_REC_MARK, .ts = now_ns(CLOCK_BOOTTIME) };
+	struct fr_record rec = { .type = FR_REC_MARK, .ts = fr_now_ns(CLOCK_BOOTTIME) };
 
 	if (pid)
 		fr_keyframe_attribute(fr_cgroup_names_mount_fd(r->cg), pid, &rec);
@@ -297,7 +292,7 @@ void fr_recorder_mark(struct fr_recorder *r, uint32_t pid, const char *text, siz
 
 int fr_recorder_keyframe(struct fr_recorder *r)
 {
-	int n = fr_keyframe_scan(fr_cgroup_names_mount_fd(r->cg), now_ns(CLOCK_BOOTTIME), on_process, r);
+	int n = fr_keyframe_scan(fr_cgroup_names_mount_fd(r->cg), fr_now_ns(CLOCK_BOOTTIME), on_process, r);
 
 	/* a keyframe is its own chunks, written at once */
 	close_builder(r, r->meta, NULL);
@@ -515,7 +510,7 @@ static void check_write_resumed(struct fr_recorder *r)
 
 static void emit_gap(struct fr_recorder *r, unsigned cpu, uint64_t lost)
 {
-	struct fr_record gap = { .type = FR_REC_GAP, .ts = now_ns(CLOCK_BOOTTIME) };
+	struct fr_record gap = { .type = FR_REC_GAP, .ts = fr_now_ns(CLOCK_BOOTTIME) };
 
 	gap.gap.lost = lost;
 	add_record(r, cpu, &gap);
@@ -569,7 +564,7 @@ void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono)
 
 void fr_recorder_flush(struct fr_recorder *r)
 {
-	fr_recorder_tick(r, now_ns(CLOCK_MONOTONIC));
+	fr_recorder_tick(r, fr_now_ns(CLOCK_MONOTONIC));
 	for (unsigned i = 0; i < r->ncpu; i++)
 		close_chunk(r, i);
 }

@@ -15,10 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/clock.h"
 #include "../lib/ksyms.h"
 #include "../lib/macro.h"
 #include "../lib/pid-map.h"
 #include "../lib/range-find.h"
+#include "../lib/record-fields.h"
 #include "symbolizer.h"
 
 /* Cache bounds: processes with their mappings, and the symbol tables of
@@ -93,12 +95,6 @@ struct fr_symbolizer {
 	struct fr_symbolizer_stats st;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 int fr_symbolizer_new(struct fr_ksyms *ksyms, struct fr_symbolizer **ret)
 {
@@ -312,17 +308,15 @@ static int read_symbols(struct elf_file *f, Elf *elf, bool symtab_only)
 /* A stripped binary's symbols from its separate debug file, if installed. */
 static int read_debug_file(struct elf_file *f)
 {
-	char path[256];
-	size_t l;
+	char path[256], dir[3], rest[2 * FR_BUILD_ID_MAX + 1];
 	Elf *elf;
 	int fd, r;
 
 	if (f->build_id_len < 2)
 		return -ENOENT;
-	l = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", f->build_id[0]);
-	for (uint32_t i = 1; i < f->build_id_len && l + 3 < sizeof(path); i++)
-		l += (size_t)snprintf(path + l, sizeof(path) - l, "%02x", f->build_id[i]);
-	snprintf(path + l, sizeof(path) - l, ".debug");
+	/* /usr/lib/debug/.build-id/ab/cdef....debug */
+	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%s/%s.debug", fr_format_hex(f->build_id, 1, dir, sizeof(dir)),
+		 fr_format_hex(f->build_id + 1, f->build_id_len - 1, rest, sizeof(rest)));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
@@ -432,7 +426,7 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 
 	if (!r)
 		return -ENOMEM;
-	p->read_at = mono_ns(); /* tried: a process that is gone is not retried at once */
+	p->read_at = fr_now_ns(CLOCK_MONOTONIC); /* tried: a process that is gone is not retried at once */
 	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -555,14 +549,14 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 		return;
 	}
 	p->used = ++s->clock;
-	if (exe_ino && p->exe_ino != exe_ino && mono_ns() - p->read_at >= REREAD_NS)
+	if (exe_ino && p->exe_ino != exe_ino && fr_now_ns(CLOCK_MONOTONIC) - p->read_at >= REREAD_NS)
 		(void)read_maps(s, p); /* an exec we have not seen yet? */
 	if (exe_ino && p->exe_ino != exe_ino) {
 		s->st.frames_unknown++; /* sampled before the image now running */
 		return;
 	}
 	m = find_mapping(p, a);
-	if (!m && mono_ns() - p->read_at >= REREAD_NS) {
+	if (!m && fr_now_ns(CLOCK_MONOTONIC) - p->read_at >= REREAD_NS) {
 		(void)read_maps(s, p); /* a library loaded since */
 		m = find_mapping(p, a);
 	}

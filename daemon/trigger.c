@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/clock.h"
 #include "../lib/incident.h"
 #include "../lib/macro.h"
 #include "../lib/parse.h"
@@ -69,12 +70,6 @@ struct fr_triggers {
 	sd_event_source *sync_soon;
 };
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void rule_states_free(struct rule_state *s, size_t n)
 {
@@ -265,7 +260,7 @@ static struct json_object *record_json(struct fr_triggers *t, const struct fr_re
 {
 	struct fr_record_context ctx = {
 		/* the record's boottime stamp, on today's wall clock */
-		.wall_ns = rec->ts + (clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME)),
+		.wall_ns = rec->ts + (fr_now_ns(CLOCK_REALTIME) - fr_now_ns(CLOCK_BOOTTIME)),
 		.boot_id = t->boot_id,
 		.cgroup = cgroup,
 		.cgroup_len = cgroup ? (uint32_t)strlen(cgroup) : 0,
@@ -276,7 +271,7 @@ static struct json_object *record_json(struct fr_triggers *t, const struct fr_re
 /* Windows are wall-clock ranges: that is how readers select chunks. */
 static uint64_t rec_wall(const struct fr_record *rec)
 {
-	return rec->ts + (clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME));
+	return rec->ts + (fr_now_ns(CLOCK_REALTIME) - fr_now_ns(CLOCK_BOOTTIME));
 }
 
 static int on_window_done(sd_event_source *s, uint64_t usec, void *userdata);
@@ -292,7 +287,7 @@ static int on_sync_soon(sd_event_source *s, void *userdata)
 
 static int arm(struct pending *p)
 {
-	uint64_t now = clock_ns(CLOCK_REALTIME);
+	uint64_t now = fr_now_ns(CLOCK_REALTIME);
 	/* the window's end, plus a little for its last records to arrive */
 	uint64_t wait = p->end_wall > now ? p->end_wall - now : 0;
 
@@ -308,7 +303,7 @@ static int arm(struct pending *p)
 static void write_trigger_record(struct fr_triggers *t, const struct fr_rule *r, const struct pending *p,
 				 const struct fr_record *cause)
 {
-	struct fr_record rec = { .type = FR_REC_TRIGGER, .ts = clock_ns(CLOCK_BOOTTIME) };
+	struct fr_record rec = { .type = FR_REC_TRIGGER, .ts = fr_now_ns(CLOCK_BOOTTIME) };
 
 	rec.pid = cause->pid;
 	rec.tid = cause->tid;
@@ -330,7 +325,7 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 {
 	const struct fr_rule *r = &t->rules.v[ri];
 	struct rule_state *st = &t->state[ri];
-	uint64_t wall = rec_wall(rec), mono = clock_ns(CLOCK_MONOTONIC);
+	uint64_t wall = rec_wall(rec), mono = fr_now_ns(CLOCK_MONOTONIC);
 	struct pending *p;
 
 	/* inside an open incident's window: join it, and extend it */
@@ -569,7 +564,7 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	struct utsname u;
 	size_t nrefs = 0;
 	int64_t bytes = -1;
-	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = fr_now_ns(CLOCK_MONOTONIC);
 	int k;
 
 	/* everything up to now (past the window's end) onto the disk first */
@@ -611,7 +606,7 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 		t->written++;
 		log_notice("Incident %s captured: %s, %zu triggers, %" PRId64 " bytes, durable %.1f ms after its window.",
 			   p->id, path, json_object_array_length(p->triggers), bytes,
-			   (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+			   (double)(fr_now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
 		/* the entry operators alert on */
 		sd_journal_send("MESSAGE=flightrec incident %s captured (rules %s): %s", p->id, rules, path,
 				"MESSAGE_ID=" FR_INCIDENT_MESSAGE_ID, "PRIORITY=4", "INCIDENT=%s", p->id,
@@ -659,7 +654,7 @@ struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason
 	static const struct fr_rule builtin = { .name = (char *)"manual", .condition = FR_COND_MANUAL, .pid = -1,
 						.before_ns = 60 * NSEC_PER_SEC, .after_ns = 10 * NSEC_PER_SEC,
 						.max_per_hour = 60 };
-	struct fr_record rec = { .type = FR_REC_MARK, .ts = clock_ns(CLOCK_BOOTTIME), .pid = pid, .tid = pid };
+	struct fr_record rec = { .type = FR_REC_MARK, .ts = fr_now_ns(CLOCK_BOOTTIME), .pid = pid, .tid = pid };
 	struct json_object *o = json_object_new_object();
 	struct pending *p;
 	char buf[64], path[PATH_MAX];

@@ -7,6 +7,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "clock.h"
 #include "chunk.h"
 #include "macro.h"
 
@@ -168,13 +169,6 @@ bool fr_chunk_builder_has_cgroup(struct fr_chunk_builder *b, uint64_t cgroup_id)
 	return false;
 }
 
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, uint64_t seqnum,
 			   const uint8_t boot_id[16], void **ret_buf, size_t *ret_len)
@@ -196,9 +190,9 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 
 	/* Sample the clocks back to back; the offsets turn BPF's boottime
 	 * stamps into wall and monotonic time for this chunk. */
-	boot = clock_ns(CLOCK_BOOTTIME);
-	int64_t real = clock_ns(CLOCK_REALTIME);
-	int64_t mono = clock_ns(CLOCK_MONOTONIC);
+	boot = (int64_t)fr_now_ns(CLOCK_BOOTTIME);
+	int64_t real = (int64_t)fr_now_ns(CLOCK_REALTIME);
+	int64_t mono = (int64_t)fr_now_ns(CLOCK_MONOTONIC);
 
 	memcpy(h.magic, FR_CHUNK_MAGIC, FR_MAGIC_LEN);
 	h.header_size = htole32(sizeof(h));

@@ -68,19 +68,35 @@ char *fr_format_dev(uint32_t dev, char *buf, size_t len)
 	return buf;
 }
 
-char *fr_format_boot_id(const uint8_t id[16], char *buf, size_t len)
+char *fr_format_hex(const uint8_t *p, size_t n, char *buf, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 
-	if (len < 33) {
+	if (len < 2 * n + 1) {
 		if (len)
 			buf[0] = 0;
 		return buf;
 	}
-	for (int i = 0; i < 16; i++) {
-		buf[2 * i] = hex[id[i] >> 4];
-		buf[2 * i + 1] = hex[id[i] & 15];
+	for (size_t i = 0; i < n; i++) {
+		buf[2 * i] = hex[p[i] >> 4];
+		buf[2 * i + 1] = hex[p[i] & 15];
 	}
-	buf[32] = 0;
+	buf[2 * n] = 0;
 	return buf;
+}
+
+char *fr_format_boot_id(const uint8_t id[16], char *buf, size_t len)
+{
+	return fr_format_hex(id, 16, buf, len);
+}
+
+uint64_t fr_record_duration_ns(const struct fr_record *r)
+{
+	switch (r->type) {
+	case FR_REC_SYSCALL: return r->syscall.duration_ns;
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ: return r->sched.duration_ns;
+	case FR_REC_BLOCK: return r->block.duration_ns;
+	default: return 0;
+	}
 }

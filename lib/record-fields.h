@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record.h"
+
 /* "SIGSEGV" for 11, "SIGRTMIN+n", "SIGn"; NULL for 0. */
 const char *fr_signal_name(int sig, char *buf, size_t len);
 const char *fr_block_op_name(uint32_t op);
@@ -16,5 +18,10 @@ char *fr_format_addr(uint16_t family, const uint8_t *addr, char *buf, size_t len
 char *fr_format_dev(uint32_t dev, char *buf, size_t len);
 /* 32 lower-case hex digits, as journalctl prints boot ids */
 char *fr_format_boot_id(const uint8_t id[16], char *buf, size_t len);
+/* @n bytes as lowercase hex; "" when @len is too small. */
+/* How long an interval record (syscall, offcpu, runq, block) lasted from
+ * its time stamp, its start; 0 for records of a moment. */
+uint64_t fr_record_duration_ns(const struct fr_record *r);
+char *fr_format_hex(const uint8_t *p, size_t n, char *buf, size_t len);
 
 #endif

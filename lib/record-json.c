@@ -170,9 +170,8 @@ struct json_object *fr_record_to_json(const struct fr_record *r, const struct fr
 			}
 			/* what offline symbolization of an unnamed frame needs */
 			if (fr && !fr->sym && fr->build_id_len) {
-				for (uint32_t k = 0; k < fr->build_id_len; k++)
-					snprintf(hex + 2 * k, 3, "%02x", fr->build_id[k]);
-				json_object_object_add(f, "build_id", json_object_new_string(hex));
+				json_object_object_add(f, "build_id",
+						       json_object_new_string(fr_format_hex(fr->build_id, fr->build_id_len, hex, sizeof(hex))));
 			}
 			json_object_array_add(stack, f);
 		}
