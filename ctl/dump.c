@@ -220,6 +220,7 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	}
 	if (o.output && open_output(o.output, &tmp, &out) < 0)
 		goto out;
+	unsigned text_flags = fr_text_colour(out) ? FR_TEXT_COLOUR : 0;
 	if (o.format == FMT_FOLDED && !(folded = fr_folded_new()))
 		goto out;
 	if (o.format == FMT_PERFETTO && !(perfetto = fr_perfetto_begin(out, fr_window_ncpu(src.w))))
@@ -235,19 +236,19 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 				goto out;
 			}
 		} else if (o.format == FMT_PERFETTO)
-			(void)fr_perfetto_add(perfetto, src.w, e);
+			fr_perfetto_add(perfetto, src.w, e);
 		else if (o.format == FMT_JSON) {
 			struct json_object *j = fr_window_entry_to_json(src.w, e);
 			fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), out);
 			fputc('\n', out);
 			json_object_put(j);
 		} else
-			fr_record_print_text(out, src.w, e);
+			fr_record_print_text(out, src.w, e, text_flags);
 	}
 	if (folded)
 		(void)fr_folded_print(folded, out);
 	if (perfetto) {
-		(void)fr_perfetto_end(perfetto, src.w->nchunks ? src.w->chunks[src.w->nchunks - 1].boot_id : NULL);
+		fr_perfetto_end(perfetto, src.w->nchunks ? src.w->chunks[src.w->nchunks - 1].boot_id : NULL);
 		perfetto = NULL;
 	}
 	if (fflush(out) != 0 || ferror(out)) {
@@ -271,7 +272,7 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	ret = EXIT_OK;
 out:
 	if (perfetto)
-		(void)fr_perfetto_end(perfetto, NULL);
+		fr_perfetto_end(perfetto, NULL);
 	if (out != stdout)
 		fclose(out);
 	if (tmp)

@@ -76,7 +76,14 @@ int verb_incidents(struct frctl *f, int argc, char **argv);
 /* Output formats of dump. */
 struct json_object;
 struct json_object *fr_window_entry_to_json(struct fr_window *w, const struct fr_window_entry *e);
-void fr_record_print_text(FILE *out, struct fr_window *w, const struct fr_window_entry *e);
+/* Text: one line per record.  Colour only where fr_text_colour() says:
+ * on a terminal, and not with NO_COLOR set or TERM=dumb. */
+enum {
+	FR_TEXT_COLOUR = 1 << 0,
+	FR_TEXT_NO_DATE = 1 << 1, /* the time of day only */
+};
+void fr_record_print_text(FILE *out, struct fr_window *w, const struct fr_window_entry *e, unsigned flags);
+bool fr_text_colour(FILE *out);
 /* --format folded: collapsed stacks ("comm;root;...;leaf count") of the
  * samples added, for flame graph tools. */
 struct fr_folded;
@@ -89,8 +96,8 @@ struct fr_folded *fr_folded_free(struct fr_folded *f);
 /* --format perfetto: Trace Event Format JSON, streamed to @out. */
 struct fr_perfetto;
 struct fr_perfetto *fr_perfetto_begin(FILE *out, unsigned ncpu);
-int fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr_window_entry *e);
+void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr_window_entry *e);
 /* Writes the names and the trailer and frees @p. */
-int fr_perfetto_end(struct fr_perfetto *p, const uint8_t *boot_id);
+void fr_perfetto_end(struct fr_perfetto *p, const uint8_t *boot_id);
 
 #endif

@@ -297,7 +297,7 @@ static struct json_object *stack_args(struct fr_window *w, const struct fr_windo
 	return a;
 }
 
-int fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr_window_entry *e)
+void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr_window_entry *e)
 {
 	const struct fr_record *r = &e->r;
 	struct json_object *a;
@@ -396,7 +396,6 @@ int fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr_
 	default:
 		break;
 	}
-	return 0;
 }
 
 static void free_names(struct fr_pid_map *m)
@@ -411,13 +410,12 @@ static void free_names(struct fr_pid_map *m)
 	fr_pid_map_done(m);
 }
 
-int fr_perfetto_end(struct fr_perfetto *p, const uint8_t *boot_id)
+void fr_perfetto_end(struct fr_perfetto *p, const uint8_t *boot_id)
 {
 	struct name *n;
 	uint32_t id;
 	size_t i = 0;
 	char buf[64];
-	int k = 0;
 
 	for (unsigned c = 0; c < p->ncpu; c++)
 		close_running(p, c, p->last_ns);
@@ -467,5 +465,4 @@ int fr_perfetto_end(struct fr_perfetto *p, const uint8_t *boot_id)
 	free_names(&p->threads);
 	free(p->cpu);
 	free(p);
-	return k;
 }

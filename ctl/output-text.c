@@ -13,14 +13,14 @@
 #include "../lib/syscall-names.h"
 #include "frctl.h"
 
-static void print_local_time(FILE *out, uint64_t wall_ns)
+static void print_local_time(FILE *out, uint64_t wall_ns, bool date)
 {
 	time_t t = (time_t)(wall_ns / NSEC_PER_SEC);
 	struct tm tm;
 	char buf[32];
 
 	localtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+	strftime(buf, sizeof(buf), date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
 	fprintf(out, "%s.%03u", buf, (unsigned)(wall_ns % NSEC_PER_SEC / NSEC_PER_MSEC));
 }
 
@@ -36,8 +36,7 @@ static void print_safe(FILE *out, const char *p, size_t n)
 	}
 }
 
-/* Colours only on a terminal, and not with NO_COLOR set or TERM=dumb. */
-static bool use_colour(FILE *out)
+bool fr_text_colour(FILE *out)
 {
 	int fd = fileno(out);
 	const char *term = getenv("TERM");
@@ -67,19 +66,13 @@ static const char *type_colour(uint16_t type)
 	}
 }
 
-void fr_record_print_text(FILE *out, struct fr_window *w, const struct fr_window_entry *e)
+void fr_record_print_text(FILE *out, struct fr_window *w, const struct fr_window_entry *e, unsigned flags)
 {
-	static FILE *decided;
-	static bool colour;
 	const struct fr_record *r = &e->r;
 	char buf[64];
 
-	if (decided != out) {
-		colour = use_colour(out);
-		decided = out;
-	}
-	print_local_time(out, e->wall_ns);
-	if (colour)
+	print_local_time(out, e->wall_ns, !(flags & FR_TEXT_NO_DATE));
+	if (flags & FR_TEXT_COLOUR)
 		fprintf(out, " cpu%-2u %s%-8s\033[0m ", r->cpu, type_colour(r->type), fr_record_type_name(r->type));
 	else
 		fprintf(out, " cpu%-2u %-8s ", r->cpu, fr_record_type_name(r->type));

@@ -161,25 +161,12 @@ struct report {
 	uint64_t first, last;
 };
 
-static void print_time(uint64_t wall, char *buf, size_t len)
-{
-	fr_format_rfc3339(wall, buf, len);
-}
 
 /* One entry on one line: the text format without the date. */
 static void print_entry(struct fr_window *w, const struct fr_window_entry *e, const char *indent)
 {
-	char *line = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&line, &len);
-
-	if (!m)
-		return;
-	fr_record_print_text(m, w, e);
-	fclose(m);
-	/* "YYYY-MM-DD HH:MM:SS.mmm cpuN ..." -> "HH:MM:SS.mmm ..." */
-	printf("%s%s", indent, len > 11 ? line + 11 : line);
-	free(line);
+	fputs(indent, stdout);
+	fr_record_print_text(stdout, w, e, FR_TEXT_NO_DATE);
 }
 
 static void metrics(struct report *rp, const struct fr_window_entry *e)
@@ -211,9 +198,9 @@ static void metrics(struct report *rp, const struct fr_window_entry *e)
 
 static void sample(struct report *rp, struct fr_window *w, const struct fr_window_entry *e)
 {
-	struct fr_frame f[FR_SAMPLE_FRAMES_MAX];
+	struct fr_frame f[1];
 	char name[512];
-	int n = fr_window_frames(w, e, f, FR_SAMPLE_FRAMES_MAX);
+	int n = fr_window_frames(w, e, f, 1); /* the innermost is all it needs */
 
 	rp->samples++;
 	snprintf(name, sizeof(name), "%s", e->r.comm);
@@ -332,8 +319,8 @@ static void print_header(const struct frctl_source *s, const struct report *rp)
 			putchar('\n');
 	}
 	if (rp->records) {
-		print_time(rp->first, a, sizeof(a));
-		print_time(rp->last, b, sizeof(b));
+		fr_format_rfc3339(rp->first, a, sizeof(a));
+		fr_format_rfc3339(rp->last, b, sizeof(b));
 		printf("Window: %s to %s (%s), %" PRIu64 " records\n", a, b,
 		       fr_format_duration(rp->last - rp->first, d, sizeof(d)), rp->records);
 	} else
@@ -389,7 +376,7 @@ static void print_extreme(const char *what, const struct extreme *x, int decimal
 
 	if (!x->seen)
 		return;
-	print_time(x->wall, t, sizeof(t));
+	fr_format_rfc3339(x->wall, t, sizeof(t));
 	printf("  %-28s %8.*f %-4s at %s\n", what, decimals, x->v * scale, unit, t);
 }
 

@@ -237,7 +237,7 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, uint64_t *l
 /* A sample goes in with the names of its frames, found now while the
  * process and its binaries exist.  Frame 0 is the interrupted instruction;
  * the others are return addresses. */
-static void add_sample(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec)
+static void add_sample(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec, uint64_t exe_ino)
 {
 	struct fr_frame_desc d[2 * FR_STACK_DEPTH];
 	unsigned nk = rec->sample.kernel_frames, nu = rec->sample.user_frames, n = 0;
@@ -246,7 +246,7 @@ static void add_sample(struct fr_recorder *r, unsigned cpu, const struct fr_reco
 		for (unsigned i = 0; i < nk && n < ELEMENTSOF(d); i++)
 			fr_symbolizer_kernel(r->sym, rec->sample.kframes[i], i == 0, &d[n++]);
 		for (unsigned i = 0; i < nu && n < ELEMENTSOF(d); i++)
-			fr_symbolizer_user(r->sym, rec->pid, rec->sample.exe_ino, rec->sample.uframes[i],
+			fr_symbolizer_user(r->sym, rec->pid, exe_ino, rec->sample.uframes[i],
 					   nk == 0 && i == 0, &d[n++]);
 		for (unsigned i = 0; i < n; i++)
 			d[i].mapping.ts = d[i].symbol.ts = rec->ts;
@@ -388,7 +388,6 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		/* __u64 is unsigned long long, uint64_t unsigned long: same bits */
 		rec.sample.kframes = (const uint64_t *)e->kstack;
 		rec.sample.uframes = (const uint64_t *)e->ustack;
-		rec.sample.exe_ino = e->exe_ino;
 		/* a frame-pointer chain may end in a null return address */
 		while (rec.sample.user_frames && !rec.sample.uframes[rec.sample.user_frames - 1])
 			rec.sample.user_frames--;
@@ -464,7 +463,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		return 0;
 	}
 	if (rec.type == FR_REC_SAMPLE)
-		add_sample(r, cpu, &rec);
+		add_sample(r, cpu, &rec, ((const struct fr_event_sample *)data)->exe_ino);
 	else
 		add_record(r, cpu, &rec);
 	/* after it is stored: a trigger record follows its cause */

@@ -57,7 +57,7 @@ struct elf_file {
 	size_t nsyms;
 	char *names;
 	size_t bytes;
-	bool loaded, failed;
+	bool loaded; /* tried: a file that does not parse is not tried again */
 	unsigned refs;
 	uint64_t used;
 };
@@ -120,7 +120,7 @@ static void file_unload(struct fr_symbolizer *s, struct elf_file *f)
 	f->names = NULL;
 	f->nsyms = 0;
 	f->bytes = 0;
-	f->loaded = f->failed = false;
+	f->loaded = false;
 }
 
 static void maps_free(struct mapping *maps, size_t n)
@@ -171,7 +171,6 @@ struct fr_symbolizer *fr_symbolizer_free(struct fr_symbolizer *s)
 		struct elf_file *f = s->files;
 		s->files = f->next;
 		file_unload(s, f);
-		free(f->path);
 		free(f);
 	}
 	fr_ksyms_free(s->ksyms);
@@ -379,18 +378,16 @@ static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, 
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	if (fd < 0) {
-		f->failed = true;
 		return negative_errno();
 	}
 	r = file_load_fd(f, fd);
 	close(fd);
 	if (r < 0 && !f->nload)
-		f->failed = true;
 	s->st.cache_bytes += f->bytes;
 	return r;
 }
 
-static struct elf_file *file_get(struct fr_symbolizer *s, dev_t dev, uint64_t ino, const char *path)
+static struct elf_file *file_get(struct fr_symbolizer *s, dev_t dev, uint64_t ino)
 {
 	struct elf_file *f;
 
@@ -400,11 +397,6 @@ static struct elf_file *file_get(struct fr_symbolizer *s, dev_t dev, uint64_t in
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	f->path = strdup(path);
-	if (!f->path) {
-		free(f);
-		return NULL;
-	}
 	f->dev = dev;
 	f->ino = ino;
 	f->next = s->files;
@@ -460,7 +452,7 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 		if (!m->path)
 			break;
 		if (ino && *name == '/')
-			m->file = file_get(s, makedev(maj, min), ino, name);
+			m->file = file_get(s, makedev(maj, min), ino);
 		if (m->file)
 			m->file->refs++;
 		n++;
@@ -492,7 +484,6 @@ static struct proc *proc_get(struct fr_symbolizer *s, uint32_t pid)
 		return NULL;
 	}
 	p->pid = pid;
-	s->st.processes++;
 	/* a process already gone keeps an empty entry: no retry for every
 	 * frame of its samples */
 	(void)read_maps(s, p);
@@ -600,10 +591,7 @@ void fr_symbolizer_forget(struct fr_symbolizer *s, uint32_t pid)
 {
 	struct proc *p = fr_pid_map_remove(&s->procs, pid);
 
-	if (p) {
-		s->st.processes--;
-		proc_free(p);
-	}
+	proc_free(p);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -617,27 +605,26 @@ void fr_symbolizer_trim(struct fr_symbolizer *s)
 	free_retired(s);
 	/* processes: down to three quarters of the bound, least recently
 	 * used first */
-	if (s->st.processes > PROCS_MAX) {
-		uint64_t *used = malloc(s->st.processes * sizeof(*used)), cut;
-		size_t i = 0, n = 0;
+	if (s->procs.n > PROCS_MAX) {
+		uint64_t *used = malloc(s->procs.n * sizeof(*used)), cut;
+		uint32_t *victims = malloc(s->procs.n * sizeof(*victims));
+		size_t i = 0, n = 0, nv = 0;
 		struct proc *p;
 		uint32_t pid;
 
-		if (!used)
-			return;
-		while ((p = fr_pid_map_next(&s->procs, &i, NULL)) && n < s->st.processes)
-			used[n++] = p->used;
-		qsort(used, n, sizeof(*used), cmp_u64);
-		cut = used[n - PROCS_MAX * 3 / 4];
-		free(used);
-		for (;;) {
-			i = 0;
-			while ((p = fr_pid_map_next(&s->procs, &i, &pid)) && p->used >= cut)
-				;
-			if (!p)
-				break;
-			fr_symbolizer_forget(s, pid);
+		if (used && victims) {
+			while ((p = fr_pid_map_next(&s->procs, &i, NULL)))
+				used[n++] = p->used;
+			qsort(used, n, sizeof(*used), cmp_u64);
+			cut = used[n - PROCS_MAX * 3 / 4];
+			for (i = 0; (p = fr_pid_map_next(&s->procs, &i, &pid));)
+				if (p->used < cut)
+					victims[nv++] = pid;
+			for (i = 0; i < nv; i++)
+				fr_symbolizer_forget(s, victims[i]);
 		}
+		free(used);
+		free(victims);
 	}
 	/* symbol tables: unused files go first, then the least recently used */
 	while (s->st.cache_bytes > CACHE_BYTES_MAX) {
@@ -658,8 +645,7 @@ void fr_symbolizer_trim(struct fr_symbolizer *s)
 		if (f->refs == 0 && f->bytes == 0) {
 			*pp = f->next;
 			file_unload(s, f);
-			free(f->path);
-			free(f);
+				free(f);
 			s->st.files--;
 		} else
 			pp = &f->next;
@@ -669,4 +655,5 @@ void fr_symbolizer_trim(struct fr_symbolizer *s)
 void fr_symbolizer_get_stats(const struct fr_symbolizer *s, struct fr_symbolizer_stats *ret)
 {
 	*ret = s->st;
+	ret->processes = s->procs.n;
 }

@@ -79,7 +79,6 @@ struct fr_record {
 		struct {
 			uint16_t kernel_frames, user_frames;
 			const uint64_t *kframes, *uframes; /* encoding input */
-			uint64_t exe_ino; /* daemon only, not stored: the image sampled */
 			const uint8_t *enc; /* decoded: see fr_sample_frames() */
 			uint32_t enc_len;
 		} sample;

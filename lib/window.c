@@ -258,7 +258,7 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 	struct { struct fr_chunk_ref *refs; size_t n; } c = {};
 	struct fr_window *w;
 	uint64_t order = 0;
-	size_t bufcap = 0, chcap = 0;
+	size_t records = 0;
 	int k;
 
 	w = calloc(1, sizeof(*w));
@@ -270,6 +270,17 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 	k = fr_window_select(r, q, &c.refs, &c.n);
 	if (k < 0)
 		goto fail;
+	/* per loaded chunk: its buffer, header and code; all sized once, as
+	 * are the entries (from the headers' record counts) */
+	for (size_t i = 0; i < c.n; i++) /* a record takes 7 bytes at least */
+		records += MIN(c.refs[i].info.nrecords, c.refs[i].info.raw_size / 7);
+	w->bufs = calloc(c.n ? c.n : 1, sizeof(*w->bufs));
+	w->chunks = calloc(c.n ? c.n : 1, sizeof(*w->chunks));
+	w->symtabs = calloc(c.n ? c.n : 1, sizeof(*w->symtabs));
+	if (!w->bufs || !w->chunks || !w->symtabs || grow((void **)&w->v, &w->cap, records, sizeof(*w->v)) < 0) {
+		k = -ENOMEM;
+		goto fail;
+	}
 	for (size_t i = 0; i < c.n; i++) {
 		uint8_t *raw = NULL;
 
@@ -280,16 +291,7 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		}
 		if (k < 0)
 			goto fail;
-		size_t symcap = chcap;
-		if (grow((void **)&w->bufs, &bufcap, w->nbufs + 1, sizeof(*w->bufs)) < 0 ||
-		    grow((void **)&w->symtabs, &symcap, w->nchunks + 1, sizeof(*w->symtabs)) < 0 ||
-		    grow((void **)&w->chunks, &chcap, w->nchunks + 1, sizeof(*w->chunks)) < 0) {
-			free(raw);
-			k = -ENOMEM;
-			goto fail;
-		}
-		w->bufs[w->nbufs++] = raw;
-		w->symtabs[w->nchunks] = (struct fr_symtab){};
+		w->bufs[w->nchunks] = raw;
 		w->chunks[w->nchunks++] = c.refs[i].info;
 		k = decode_chunk(w, &c.refs[i], raw, since_ns, until_ns, &order);
 		if (k < 0)
@@ -317,7 +319,7 @@ struct fr_window *fr_window_free(struct fr_window *w)
 {
 	if (!w)
 		return NULL;
-	for (size_t i = 0; i < w->nbufs; i++)
+	for (size_t i = 0; i < w->nchunks; i++)
 		free(w->bufs[i]);
 	free(w->bufs);
 	free(w->chunks);

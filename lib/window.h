@@ -33,8 +33,7 @@ struct fr_window {
 	size_t n, cap;
 	struct fr_chunk_info *chunks;
 	size_t nchunks;
-	uint8_t **bufs;
-	size_t nbufs;
+	uint8_t **bufs;          /* per chunk: its decoded payload */
 	uint64_t chunks_damaged; /* chunks in range whose payload failed to verify */
 	uint64_t records_bad;    /* records that failed to decode (rest of chunk skipped) */
 	void *exe_refs;          /* storage behind the entries' exe */
