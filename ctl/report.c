@@ -18,6 +18,7 @@
 #include "../lib/symtab.h"
 #include "../lib/syscall-names.h"
 #include "frctl.h"
+#include "string-counts.h"
 #include "window-args.h"
 
 #define TOP 5
@@ -46,72 +47,14 @@ static void top_add(struct top *t, const struct fr_window_entry *e, uint64_t v)
 	t->e[i] = e;
 }
 
-/* Counts by name (functions, processes): a small open table. */
-struct tally {
-	struct { char *key; uint64_t n; } *v;
-	size_t cap, used;
-};
-
-static void tally_add(struct tally *t, const char *key)
+/* Prints the @max most counted of @c (and ends it) as shares of @total. */
+static void print_counts(struct fr_counts *c, uint64_t total, unsigned max, const char *indent)
 {
-	size_t h = 5381;
+	size_t k = fr_counts_sort(c, true);
 
-	if (t->used * 2 >= t->cap) {
-		struct tally bigger = { .cap = t->cap ? t->cap * 2 : 256 };
-		bigger.v = calloc(bigger.cap, sizeof(*bigger.v));
-		if (!bigger.v)
-			return;
-		for (size_t i = 0; i < t->cap; i++)
-			if (t->v[i].key) {
-				size_t g = 5381;
-				for (const char *c = t->v[i].key; *c; c++)
-					g = g * 33 + (unsigned char)*c;
-				for (g &= bigger.cap - 1; bigger.v[g].key; g = (g + 1) & (bigger.cap - 1))
-					;
-				bigger.v[g] = t->v[i];
-			}
-		bigger.used = t->used;
-		free(t->v);
-		*t = bigger;
-	}
-	for (const char *c = key; *c; c++)
-		h = h * 33 + (unsigned char)*c;
-	for (h &= t->cap - 1; t->v[h].key; h = (h + 1) & (t->cap - 1))
-		if (strcmp(t->v[h].key, key) == 0) {
-			t->v[h].n++;
-			return;
-		}
-	t->v[h].key = strdup(key);
-	if (t->v[h].key) {
-		t->v[h].n = 1;
-		t->used++;
-	}
-}
-
-static int cmp_count(const void *a, const void *b)
-{
-	const typeof(((struct tally *)0)->v[0]) *x = a, *y = b;
-
-	if (x->n != y->n)
-		return x->n > y->n ? -1 : 1;
-	return strcmp(x->key, y->key);
-}
-
-/* Sorts (ending the table as a table) and prints the first @max. */
-static void tally_print(struct tally *t, uint64_t total, unsigned max, const char *indent)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->v[i].key)
-			t->v[k++] = t->v[i];
-	qsort(t->v, k, sizeof(*t->v), cmp_count);
 	for (size_t i = 0; i < k && i < max; i++)
-		printf("%s%5.1f%%  %s\n", indent, total ? 100.0 * (double)t->v[i].n / (double)total : 0.0, t->v[i].key);
-	for (size_t i = 0; i < k; i++)
-		free(t->v[i].key);
-	free(t->v);
-	*t = (struct tally){};
+		printf("%s%5.1f%%  %s\n", indent, total ? 100.0 * (double)c->v[i].n / (double)total : 0.0, c->v[i].key);
+	fr_counts_done(c);
 }
 
 struct extreme {
@@ -154,7 +97,7 @@ static int list_add(struct list *l, const struct fr_window_entry *e)
 struct report {
 	struct top syscall, offcpu, runq, block;
 	uint64_t samples, execs, exits, exits_failed, forks, records, gaps_lost, gap_records;
-	struct tally self, procs, started;
+	struct fr_counts self, procs, started;
 	struct list killed, triggers, ooms, marks;
 	const struct fr_window_entry *causes[LIST_MAX]; /* of the triggers */
 	struct extreme load, mem, busy, psi_cpu, psi_mem, psi_io;
@@ -204,12 +147,12 @@ static void sample(struct report *rp, struct fr_window *w, const struct fr_windo
 
 	rp->samples++;
 	snprintf(name, sizeof(name), "%s", e->r.comm);
-	tally_add(&rp->procs, name);
+	(void)fr_counts_add(&rp->procs, name);
 	/* where the CPU was: the innermost frame, named */
 	if (n > 0)
-		tally_add(&rp->self, fr_frame_name(&f[0], false, name, sizeof(name)));
+		(void)fr_counts_add(&rp->self, fr_frame_name(&f[0], false, name, sizeof(name)));
 	else
-		tally_add(&rp->self, "[no stack]");
+		(void)fr_counts_add(&rp->self, "[no stack]");
 }
 
 static uint64_t end_of(const struct fr_window_entry *e)
@@ -255,7 +198,7 @@ static void add(struct report *rp, struct fr_window *w, const struct fr_window_e
 	case FR_REC_FORK: rp->forks++; break;
 	case FR_REC_EXEC:
 		rp->execs++;
-		tally_add(&rp->started, r->comm);
+		(void)fr_counts_add(&rp->started, r->comm);
 		break;
 	case FR_REC_EXIT:
 		rp->exits++;
@@ -364,7 +307,7 @@ static void print_processes(struct fr_window *w, struct report *rp)
 	       rp->execs, rp->forks, rp->exits, rp->exits_failed);
 	if (rp->execs) {
 		printf("  most started:\n");
-		tally_print(&rp->started, rp->execs, 3, "    ");
+		print_counts(&rp->started, rp->execs, 3, "    ");
 	}
 	print_list(w, "  killed by a signal", &rp->killed, TOP, "    ");
 	print_list(w, "  OOM kills", &rp->ooms, TOP, "    ");
@@ -463,9 +406,9 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	print_top(s.w, "Slowest block I/O", &rp.block);
 	if (rp.samples) {
 		printf("CPU (%" PRIu64 " samples): by process\n", rp.samples);
-		tally_print(&rp.procs, rp.samples, TOP, "  ");
+		print_counts(&rp.procs, rp.samples, TOP, "  ");
 		printf("  by function (where the CPU was):\n");
-		tally_print(&rp.self, rp.samples, TOP + 3, "    ");
+		print_counts(&rp.self, rp.samples, TOP + 3, "    ");
 	}
 	print_processes(s.w, &rp);
 	print_metrics(&rp);
@@ -474,9 +417,9 @@ int verb_report(struct frctl *f, int argc, char **argv)
 		       rp.gaps_lost, rp.gap_records);
 	else
 		printf("Gaps: none, no record was lost\n");
-	tally_print(&rp.procs, 0, 0, "");
-	tally_print(&rp.self, 0, 0, "");
-	tally_print(&rp.started, 0, 0, "");
+	fr_counts_done(&rp.procs);
+	fr_counts_done(&rp.self);
+	fr_counts_done(&rp.started);
 	fflush(stdout);
 	k = frctl_source_check(&s);
 	frctl_source_done(&s);
