@@ -174,9 +174,9 @@ static size_t code_need(struct fr_chunk_builder *b, const struct fr_frame_desc *
 	size_t need = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		if (d[i].mapping.type && !fr_chunk_builder_has_code(b, &d[i].mapping))
+		if (d[i].mapping.type && !fr_chunk_builder_described(b, &d[i].mapping))
 			need += fr_record_max_encoded_size(&d[i].mapping);
-		if (d[i].symbol.type && !fr_chunk_builder_has_code(b, &d[i].symbol))
+		if (d[i].symbol.type && !fr_chunk_builder_described(b, &d[i].symbol))
 			need += fr_record_max_encoded_size(&d[i].symbol);
 	}
 	return need;
@@ -185,9 +185,9 @@ static size_t code_need(struct fr_chunk_builder *b, const struct fr_frame_desc *
 static void add_code(struct fr_chunk_builder *b, const struct fr_frame_desc *d, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		if (d[i].mapping.type && !fr_chunk_builder_has_code(b, &d[i].mapping))
+		if (d[i].mapping.type && !fr_chunk_builder_described(b, &d[i].mapping))
 			(void)fr_chunk_builder_add(b, &d[i].mapping);
-		if (d[i].symbol.type && !fr_chunk_builder_has_code(b, &d[i].symbol))
+		if (d[i].symbol.type && !fr_chunk_builder_described(b, &d[i].symbol))
 			(void)fr_chunk_builder_add(b, &d[i].symbol);
 	}
 }
@@ -199,16 +199,13 @@ static void add_code(struct fr_chunk_builder *b, const struct fr_frame_desc *d, 
 static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, uint64_t *lost,
 		  const struct fr_record *rec, const struct fr_frame_desc *frames, unsigned nframes)
 {
-	struct fr_record meta = {};
+	struct fr_record meta = { .type = FR_REC_CGROUP, .ts = rec->ts, .cgroup_id = rec->cgroup_id };
 	const char *path = NULL;
 	size_t need = fr_record_max_encoded_size(rec);
 
-	if (rec->cgroup_id && !fr_chunk_builder_has_cgroup(b, rec->cgroup_id)) {
+	if (rec->cgroup_id && !fr_chunk_builder_described(b, &meta)) {
 		path = fr_cgroup_names_lookup(r->cg, rec->cgroup_id);
 		if (path) {
-			meta.type = FR_REC_CGROUP;
-			meta.ts = rec->ts;
-			meta.cgroup_id = rec->cgroup_id;
 			meta.cgroup.path = path;
 			meta.cgroup.path_len = (uint32_t)strnlen(path, 4096);
 			need += fr_record_max_encoded_size(&meta);
@@ -219,7 +216,7 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, uint64_t *l
 		close_builder(r, b, lost);
 	if (fr_chunk_builder_count(b) == 0)
 		fr_chunk_builder_set_opened(b, fr_now_ns(CLOCK_MONOTONIC));
-	if (path && !fr_chunk_builder_has_cgroup(b, rec->cgroup_id))
+	if (path && !fr_chunk_builder_described(b, &meta))
 		(void)fr_chunk_builder_add(b, &meta);
 	add_code(b, frames, nframes);
 	if (fr_chunk_builder_add(b, rec) < 0) {

@@ -11,16 +11,14 @@
 #include "chunk.h"
 #include "macro.h"
 
-/* Distinct cgroups described per chunk; beyond this a chunk simply repeats
- * descriptions (correct, slightly larger). */
-#define CGROUP_SEEN_MAX 64
-/* Code descriptions (mappings, symbols) per chunk: an open-addressing set
- * cleared by generation; when it is three quarters full, further ones are
- * repeated rather than remembered. */
-#define CODE_SLOTS 1024
+/* What the open chunk has described (cgroups, mappings, symbols): an
+ * open-addressing set cleared by generation; when it is three quarters
+ * full, further descriptions are repeated rather than remembered (correct,
+ * slightly larger). */
+#define DESCRIBED_SLOTS 1024
 
-struct code_key {
-	uint64_t start;
+struct described_key {
+	uint64_t id; /* cgroup id, or the start of a mapping or symbol */
 	uint32_t pid;
 	uint16_t type;
 	uint32_t gen;
@@ -35,11 +33,9 @@ struct fr_chunk_builder {
 	uint64_t first_ts, last_ts, opened;
 	size_t last_raw;
 	struct fr_codec_state codec;
-	uint64_t cgroup_seen[CGROUP_SEEN_MAX];
-	unsigned ncgroup_seen;
-	struct code_key code[CODE_SLOTS];
-	uint32_t code_gen; /* slots of other generations are free */
-	unsigned ncode;
+	struct described_key described[DESCRIBED_SLOTS];
+	uint32_t described_gen; /* slots of other generations are free */
+	unsigned ndescribed;
 };
 
 uint32_t fr_crc32(const void *p, size_t n)
@@ -71,7 +67,7 @@ int fr_chunk_builder_new(uint32_t cpu, size_t raw_max, struct fr_chunk_builder *
 		return -ENOMEM;
 	b->cpu = cpu;
 	b->raw_max = raw_max;
-	b->code_gen = 1;
+	b->described_gen = 1;
 	*ret = TAKE_PTR(b);
 	return 0;
 }
@@ -85,27 +81,36 @@ struct fr_chunk_builder *fr_chunk_builder_free(struct fr_chunk_builder *b)
 	return NULL;
 }
 
-static uint64_t code_start(const struct fr_record *r)
+static bool is_description(const struct fr_record *r)
 {
-	return r->type == FR_REC_MAPPING ? r->mapping.start : r->symbol.start;
+	return r->type == FR_REC_CGROUP || r->type == FR_REC_MAPPING || r->type == FR_REC_SYMBOL;
+}
+
+static uint64_t described_id(const struct fr_record *r)
+{
+	switch (r->type) {
+	case FR_REC_CGROUP: return r->cgroup_id;
+	case FR_REC_MAPPING: return r->mapping.start;
+	default: return r->symbol.start;
+	}
 }
 
 /* The slot of @r's key: where it is, or the free one where it would go. */
-static struct code_key *code_slot(struct fr_chunk_builder *b, const struct fr_record *r)
+static struct described_key *described_slot(struct fr_chunk_builder *b, const struct fr_record *r)
 {
-	uint64_t start = code_start(r);
-	uint64_t h = (start ^ ((uint64_t)r->pid << 32) ^ r->type) * 0x9e3779b97f4a7c15ULL;
+	uint64_t id = described_id(r);
+	uint64_t h = (id ^ ((uint64_t)r->pid << 32) ^ r->type) * 0x9e3779b97f4a7c15ULL;
 
-	for (unsigned i = (unsigned)(h >> 54);; i = (i + 1) % CODE_SLOTS) {
-		struct code_key *k = &b->code[i];
-		if (k->gen != b->code_gen || (k->start == start && k->pid == r->pid && k->type == r->type))
+	for (unsigned i = (unsigned)((h >> 32) % DESCRIBED_SLOTS);; i = (i + 1) % DESCRIBED_SLOTS) {
+		struct described_key *k = &b->described[i];
+		if (k->gen != b->described_gen || (k->id == id && k->pid == r->pid && k->type == r->type))
 			return k;
 	}
 }
 
-bool fr_chunk_builder_has_code(struct fr_chunk_builder *b, const struct fr_record *r)
+bool fr_chunk_builder_described(struct fr_chunk_builder *b, const struct fr_record *r)
 {
-	return code_slot(b, r)->gen == b->code_gen;
+	return described_slot(b, r)->gen == b->described_gen;
 }
 
 int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
@@ -124,13 +129,11 @@ int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
 		b->gap_lost += r->gap.lost;
 	else if (!fr_record_is_meta(r))
 		b->nevents++;
-	if (r->type == FR_REC_CGROUP && b->ncgroup_seen < CGROUP_SEEN_MAX)
-		b->cgroup_seen[b->ncgroup_seen++] = r->cgroup_id;
-	if ((r->type == FR_REC_MAPPING || r->type == FR_REC_SYMBOL) && b->ncode < CODE_SLOTS * 3 / 4) {
-		struct code_key *k = code_slot(b, r);
-		if (k->gen != b->code_gen) {
-			*k = (struct code_key){ code_start(r), r->pid, r->type, b->code_gen };
-			b->ncode++;
+	if (is_description(r) && b->ndescribed < DESCRIBED_SLOTS * 3 / 4) {
+		struct described_key *k = described_slot(b, r);
+		if (k->gen != b->described_gen) {
+			*k = (struct described_key){ described_id(r), r->pid, r->type, b->described_gen };
+			b->ndescribed++;
 		}
 	}
 	return 0;
@@ -160,15 +163,6 @@ void fr_chunk_builder_set_opened(struct fr_chunk_builder *b, uint64_t mono_ns)
 {
 	b->opened = mono_ns;
 }
-
-bool fr_chunk_builder_has_cgroup(struct fr_chunk_builder *b, uint64_t cgroup_id)
-{
-	for (unsigned i = 0; i < b->ncgroup_seen; i++)
-		if (b->cgroup_seen[i] == cgroup_id)
-			return true;
-	return false;
-}
-
 
 int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, uint64_t seqnum,
 			   const uint8_t boot_id[16], void **ret_buf, size_t *ret_len)
@@ -220,11 +214,10 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	b->nevents = 0;
 	b->gap_lost = 0;
 	b->opened = 0;
-	b->ncgroup_seen = 0;
-	b->ncode = 0;
-	if (++b->code_gen == 0) {
-		memset(b->code, 0, sizeof(b->code));
-		b->code_gen = 1;
+	b->ndescribed = 0;
+	if (++b->described_gen == 0) {
+		memset(b->described, 0, sizeof(b->described));
+		b->described_gen = 1;
 	}
 	b->codec.prev_ts = 0;
 	*ret_buf = TAKE_PTR(buf);

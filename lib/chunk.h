@@ -45,12 +45,10 @@ uint32_t fr_chunk_builder_count(const struct fr_chunk_builder *b);
 uint64_t fr_chunk_builder_opened(const struct fr_chunk_builder *b);
 void fr_chunk_builder_set_opened(struct fr_chunk_builder *b, uint64_t mono_ns);
 
-/* Per-chunk metadata bookkeeping: true once @cgroup_id has been described
- * in the open chunk (then the caller need not add an FR_REC_CGROUP). */
-bool fr_chunk_builder_has_cgroup(struct fr_chunk_builder *b, uint64_t cgroup_id);
-/* Likewise for FR_REC_MAPPING and FR_REC_SYMBOL records (by type, pid and
- * start address). */
-bool fr_chunk_builder_has_code(struct fr_chunk_builder *b, const struct fr_record *r);
+/* Per-chunk metadata bookkeeping: true once the open chunk has an
+ * FR_REC_CGROUP, FR_REC_MAPPING or FR_REC_SYMBOL record like @r (same
+ * type, pid and cgroup id or start address): then it need not be added. */
+bool fr_chunk_builder_described(struct fr_chunk_builder *b, const struct fr_record *r);
 
 /* Compresses the open chunk with @cctx into a newly allocated buffer holding
  * header + payload + padding (*ret_len, multiple of 8) and empties the

@@ -55,7 +55,7 @@ int fr_ksyms_parse(char *text, size_t len, struct fr_ksyms **ret)
 		char type;
 
 		if (!nl)
-			nl = end; /* last line without newline: text[len] may not exist */
+			nl = end; /* last line without newline: text[len] is ours (ksyms.h) */
 		*nl = 0;
 		addr = strtoull(p, &q, 16);
 		if (q == p || q + 3 > nl || q[0] != ' ' || q[2] != ' ')

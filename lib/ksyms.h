@@ -23,7 +23,8 @@ struct fr_ksym {
 	const char *module; /* "" for the kernel proper */
 };
 
-/* Parses kallsyms text (takes ownership of @text, malloc'ed, @len bytes),
+/* Parses kallsyms text (takes ownership of @text, malloc'ed with room for
+ * @len + 1 bytes: the parser writes a NUL at text[len]),
  * keeping function symbols (types t, T, w, W).  -ENODATA when every address
  * is zero (kptr_restrict hides them). */
 int fr_ksyms_parse(char *text, size_t len, struct fr_ksyms **ret);
