@@ -7,6 +7,7 @@
  * mismatches non-fatal so mutated inputs reach the decoders.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,24 +21,33 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char dir[64];
+static char dir[PATH_MAX];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fr_store_reader *r;
 	struct fr_window *w;
-	char path[128];
+	char path[PATH_MAX + 32];
 	int fd;
 
 	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/dev/shm/fr-fuzz-%d", getpid());
-		if (fr_store_create_dirs(dir) < 0)
+		/* run-fuzzer.sh gives each run its own scratch directory
+		 * and removes it; one per process under it (-jobs forks) */
+		const char *base = getenv("FR_FUZZ_SCRATCH");
+
+		snprintf(dir, sizeof(dir), "%s/fr-fuzz-%d", base ? base : "/dev/shm", getpid());
+		if (fr_store_create_dirs(dir) < 0) {
+			fprintf(stderr, "fuzz-segment: cannot create scratch store %s\n", dir);
 			abort();
+		}
 	}
 	snprintf(path, sizeof(path), "%s/segments/0000.frs", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
+		/* not a finding in the reader: the harness lost its scratch */
+		fprintf(stderr, "fuzz-segment: cannot write %s: %m\n", path);
 		abort();
+	}
 	close(fd);
 
 	if (fr_store_reader_open(dir, &r) < 0)

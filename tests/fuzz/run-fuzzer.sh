@@ -6,11 +6,24 @@
 set -euo pipefail
 fuzzer=$(readlink -f "$1")
 work=$(mktemp -d /tmp/fr-fuzz-XXXXXX)
-trap 'rm -rf "$work" /dev/shm/fr-fuzz-* 2>/dev/null || true' EXIT
+# The target's scratch store: this run's own, so that two fuzzers run in
+# parallel by meson never remove each other's files
+FR_FUZZ_SCRATCH=$(mktemp -d /dev/shm/fr-fuzz-run-XXXXXX)
+export FR_FUZZ_SCRATCH
+trap 'rm -rf "$work" "$work.log" "$FR_FUZZ_SCRATCH"' EXIT
 cp -r "$2/." "$work/"
 cd "$work"
-"$fuzzer" -max_total_time="$3" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$work" 2>&1 |
-	grep -E 'stat::number_of_executed_units|stat::new_units_added|ERROR|SUMMARY|Done' || true
-# libFuzzer exits non-zero on a finding; the pipeline hides it, so re-check
-"$fuzzer" -runs=0 "$work" >/dev/null 2>&1
-[ -z "$(ls crash-* leak-* timeout-* oom-* 2>/dev/null)" ] || { echo "findings: $(ls crash-* leak-* timeout-* oom-* 2>/dev/null)"; exit 1; }
+rc=0
+"$fuzzer" -max_total_time="$3" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$work" >"$work.log" 2>&1 || rc=$?
+grep -E 'stat::number_of_executed_units|stat::new_units_added|Done' "$work.log" || true
+findings=$(ls crash-* leak-* timeout-* oom-* 2>/dev/null || true)
+[ "$rc" -ne 0 ] || [ -n "$findings" ] || exit 0
+# The work directory goes with the trap: print the report and each input
+# (base64), so that a CI log is enough to reproduce it with "FUZZER FILE"
+echo "fuzzer exit status $rc; its report:"
+sed -n '/ERROR\|WARNING\|==[0-9]*==/,$p' "$work.log" | head -60
+for f in $findings; do
+	echo "finding $f ($(stat -c %s "$f") bytes), base64:"
+	base64 -w 76 "$f"
+done
+exit 1
