@@ -226,9 +226,9 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	if (o.format == FMT_PERFETTO && !(perfetto = fr_perfetto_begin(out, fr_window_ncpu(src.w))))
 		goto out;
 	for (size_t i = 0; i < src.w->n; i++) {
-		const struct fr_window_entry *e = &src.w->v[i];
+		struct fr_window_entry entry, *e = &entry;
 
-		if (!frctl_window_match(&o.win, e))
+		if (src.w->items[i].hidden || fr_window_get(src.w, i, e) < 0 || !frctl_window_match(&o.win, e))
 			continue;
 		if (o.format == FMT_FOLDED) {
 			if (e->r.type == FR_REC_SAMPLE && fr_folded_add(folded, src.w, e) == -ENOMEM) {

@@ -25,7 +25,7 @@
 
 /* The slowest entries of one kind, longest first. */
 struct top {
-	const struct fr_window_entry *e[TOP];
+	struct fr_window_entry e[TOP]; /* copies: the window decodes on demand */
 	uint64_t v[TOP];
 	unsigned n;
 	uint64_t count;
@@ -44,7 +44,7 @@ static void top_add(struct top *t, const struct fr_window_entry *e, uint64_t v)
 		t->e[i] = t->e[i - 1];
 	}
 	t->v[i] = v;
-	t->e[i] = e;
+	t->e[i] = *e;
 }
 
 /* Prints the @max most counted of @c (and ends it) as shares of @total. */
@@ -78,7 +78,7 @@ static void extreme_min(struct extreme *x, double v, uint64_t wall)
 /* The first entries of a kind, and how many more there were. */
 #define LIST_MAX (TOP * 2)
 struct list {
-	const struct fr_window_entry *v[LIST_MAX];
+	struct fr_window_entry v[LIST_MAX];
 	unsigned n;
 	uint64_t more;
 };
@@ -90,7 +90,7 @@ static int list_add(struct list *l, const struct fr_window_entry *e)
 		l->more++;
 		return -1;
 	}
-	l->v[l->n] = e;
+	l->v[l->n] = *e;
 	return (int)l->n++;
 }
 
@@ -99,7 +99,8 @@ struct report {
 	uint64_t samples, execs, exits, exits_failed, forks, records, gaps_lost, gap_records;
 	struct fr_counts self, procs, started;
 	struct list killed, triggers, ooms, marks;
-	const struct fr_window_entry *causes[LIST_MAX]; /* of the triggers */
+	struct fr_window_entry causes[LIST_MAX]; /* of the triggers */
+	bool has_cause[LIST_MAX];
 	struct extreme load, mem, busy, psi_cpu, psi_mem, psi_io;
 	uint64_t first, last;
 };
@@ -164,23 +165,30 @@ static uint64_t end_of(const struct fr_window_entry *e)
  * stamped when the rule fired, just after that record completed; of the
  * thread's records before it, the one that completed last (a slow call is
  * stamped at its start, its waits inside it later). */
-static const struct fr_window_entry *find_cause(const struct fr_window *w, const struct fr_window_entry *trig)
+static bool find_cause(const struct fr_window *w, size_t itrig, const struct fr_window_entry *trig,
+		       struct fr_window_entry *best)
 {
-	const struct fr_window_entry *best = NULL;
+	bool found = false;
 
-	for (const struct fr_window_entry *e = trig; e-- > w->v;) {
-		if (trig->wall_ns - e->wall_ns > 3600 * NSEC_PER_SEC)
+	for (size_t i = itrig; i-- > 0;) {
+		const struct fr_window_item *it = &w->items[i];
+		struct fr_window_entry e;
+
+		if (trig->wall_ns - it->wall_ns > 3600 * NSEC_PER_SEC)
 			break;
-		if (e->r.tid != trig->r.tid || e->r.pid != trig->r.pid || e->r.type == FR_REC_TRIGGER ||
-		    fr_record_is_meta(&e->r) || end_of(e) > trig->wall_ns)
+		if (it->pid != trig->r.pid || it->type == FR_REC_TRIGGER ||
+		    fr_record_is_meta(&(struct fr_record){ .type = it->type }) || fr_window_get(w, i, &e) < 0 ||
+		    e.r.tid != trig->r.tid || end_of(&e) > trig->wall_ns)
 			continue;
-		if (!best || end_of(e) > end_of(best))
-			best = e;
+		if (!found || end_of(&e) > end_of(best)) {
+			*best = e;
+			found = true;
+		}
 	}
-	return best;
+	return found;
 }
 
-static void add(struct report *rp, struct fr_window *w, const struct fr_window_entry *e)
+static void add(struct report *rp, struct fr_window *w, size_t i, const struct fr_window_entry *e)
 {
 	const struct fr_record *r = &e->r;
 
@@ -212,9 +220,9 @@ static void add(struct report *rp, struct fr_window *w, const struct fr_window_e
 		(void)list_add(&rp->ooms, e);
 		break;
 	case FR_REC_TRIGGER: {
-		int i = list_add(&rp->triggers, e);
-		if (i >= 0)
-			rp->causes[i] = find_cause(w, e);
+		int k = list_add(&rp->triggers, e);
+		if (k >= 0)
+			rp->has_cause[k] = find_cause(w, i, e, &rp->causes[k]);
 		break;
 	}
 	case FR_REC_MARK:
@@ -238,7 +246,7 @@ static void print_top(struct fr_window *w, const char *title, const struct top *
 	printf("%s (%" PRIu64 " recorded, over their thresholds):\n", title, t->count);
 	for (unsigned i = 0; i < t->n; i++) {
 		printf("  %9s  ", fr_format_duration(t->v[i], d, sizeof(d)));
-		print_entry(w, t->e[i], "");
+		print_entry(w, &t->e[i], "");
 	}
 }
 
@@ -277,7 +285,7 @@ static void print_list(struct fr_window *w, const char *title, const struct list
 		return;
 	printf("%s (%" PRIu64 "):\n", title, l->n + l->more);
 	for (unsigned i = 0; i < l->n && i < max; i++)
-		print_entry(w, l->v[i], indent);
+		print_entry(w, &l->v[i], indent);
 }
 
 static void print_fired(struct fr_window *w, const struct frctl_source *s, const struct report *rp)
@@ -295,9 +303,9 @@ static void print_fired(struct fr_window *w, const struct frctl_source *s, const
 		return;
 	printf("Triggers in the window (%u%s):\n", rp->triggers.n, rp->triggers.more ? " and more" : "");
 	for (unsigned i = 0; i < rp->triggers.n; i++) {
-		print_entry(w, rp->triggers.v[i], "  ");
-		if (rp->causes[i])
-			print_entry(w, rp->causes[i], "    fired on: ");
+		print_entry(w, &rp->triggers.v[i], "  ");
+		if (rp->has_cause[i])
+			print_entry(w, &rp->causes[i], "    fired on: ");
 	}
 }
 
@@ -392,10 +400,10 @@ int verb_report(struct frctl *f, int argc, char **argv)
 		return k;
 	}
 	for (size_t i = 0; i < s.w->n; i++) {
-		const struct fr_window_entry *e = &s.w->v[i];
-		if (!frctl_window_match(&a, e))
+		struct fr_window_entry e;
+		if (s.w->items[i].hidden || fr_window_get(s.w, i, &e) < 0 || !frctl_window_match(&a, &e))
 			continue;
-		add(&rp, s.w, e);
+		add(&rp, s.w, i, &e);
 	}
 
 	print_header(&s, &rp);

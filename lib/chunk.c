@@ -260,9 +260,8 @@ int fr_chunk_header_parse(const struct fr_chunk_header *h, struct fr_chunk_info 
 }
 
 int fr_chunk_payload_decode(struct ZSTD_DCtx_s *dctx, const struct fr_chunk_info *ci,
-			    const void *payload, uint8_t **ret_raw)
+			    const void *payload, uint8_t *raw)
 {
-	_cleanup_free_ uint8_t *raw = NULL;
 	unsigned long long content;
 	size_t n;
 
@@ -271,12 +270,8 @@ int fr_chunk_payload_decode(struct ZSTD_DCtx_s *dctx, const struct fr_chunk_info
 	content = ZSTD_getFrameContentSize(payload, ci->payload_size);
 	if (content != ci->raw_size)
 		return -EBADMSG;
-	raw = malloc(ci->raw_size ? ci->raw_size : 1);
-	if (!raw)
-		return -ENOMEM;
 	n = ZSTD_decompressDCtx(dctx, raw, ci->raw_size, payload, ci->payload_size);
 	if (ZSTD_isError(n) || n != ci->raw_size)
 		return -EBADMSG;
-	*ret_raw = TAKE_PTR(raw);
 	return 0;
 }

@@ -68,11 +68,11 @@ static inline uint64_t fr_chunk_disk_size(const struct fr_chunk_info *ci)
 	return ((uint64_t)sizeof(struct fr_chunk_header) + ci->payload_size + 7) & ~(uint64_t)7;
 }
 
-/* Checks the payload crc and decompresses it into a newly allocated buffer
- * of ci->raw_size bytes.  -EBADMSG on any damage. */
+/* Checks the payload crc and decompresses it into @raw, ci->raw_size
+ * bytes.  -EBADMSG on any damage. */
 struct ZSTD_DCtx_s;
 int fr_chunk_payload_decode(struct ZSTD_DCtx_s *dctx, const struct fr_chunk_info *ci,
-			    const void *payload, uint8_t **ret_raw);
+			    const void *payload, uint8_t *raw);
 
 uint32_t fr_crc32(const void *p, size_t n);
 

@@ -287,7 +287,7 @@ static uint8_t get_u8(struct reader *r)
 	return r->buf[r->pos++];
 }
 
-static uint64_t get_varint(struct reader *r)
+static uint64_t get_varint_long(struct reader *r)
 {
 	uint64_t v = 0;
 
@@ -301,6 +301,14 @@ static uint64_t get_varint(struct reader *r)
 	}
 	r->bad = 1; /* more than 10 bytes */
 	return 0;
+}
+
+/* Most values (deltas, small numbers, lengths) take one byte. */
+static inline uint64_t get_varint(struct reader *r)
+{
+	if (r->pos < r->len && r->buf[r->pos] < 0x80)
+		return r->buf[r->pos++];
+	return get_varint_long(r);
 }
 
 static int64_t get_svarint(struct reader *r)

@@ -201,8 +201,7 @@ int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *use
 	return 0;
 }
 
-int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *ref,
-			 uint8_t **ret_raw)
+int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *ref, uint8_t *raw)
 {
 	_cleanup_free_ uint8_t *p = NULL;
 	ssize_t n;
@@ -222,7 +221,7 @@ int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *r
 		r->st.chunks_damaged++;
 		return -EBADMSG;
 	}
-	k = fr_chunk_payload_decode(r->dctx, &ref->info, p, ret_raw);
+	k = fr_chunk_payload_decode(r->dctx, &ref->info, p, raw);
 	if (k == -EBADMSG)
 		r->st.chunks_damaged++;
 	return k;

@@ -46,9 +46,9 @@ int fr_store_reader_open_incident(const char *path, struct fr_store_reader **ret
 int fr_store_reader_read_chunk(struct fr_store_reader *r, const struct fr_chunk_ref *ref, uint8_t **ret,
 			       size_t *ret_len);
 
-/* Reads, verifies and decompresses a chunk's payload. -EBADMSG: damaged. */
-int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *ref,
-			 uint8_t **ret_raw);
+/* Reads, verifies and decompresses a chunk's payload into @raw, which
+ * holds ref->info.raw_size bytes.  -EBADMSG: damaged. */
+int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *ref, uint8_t *raw);
 
 /* The store directory (for its kernel symbol snapshots); -EBADF when
  * reading an incident file. */

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 
+#include "big-alloc.h"
 #include "ksyms.h"
 #include "macro.h"
 #include "record-fields.h"
@@ -101,45 +102,92 @@ static int collect_cb(const struct fr_chunk_ref *ref, void *userdata)
 	return 0;
 }
 
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct fr_window_entry *x = a, *y = b;
+struct cgroup_desc {
+	uint64_t id;
+	const char *path;
+	uint32_t len;
+	uint32_t seq; /* order in the chunk: the newest description wins */
+};
 
-	if (x->wall_ns != y->wall_ns)
-		return x->wall_ns < y->wall_ns ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+struct fr_window_chunk {
+	uint8_t *buf;            /* the decoded payload */
+	struct fr_symtab symtab; /* the code it describes */
+	struct cgroup_desc *cg;  /* the cgroups it describes, by id */
+	size_t ncg, cgcap;
+};
+
+struct fr_window_exe {
+	const char *p;
+	uint32_t len;
+	bool kernel_thread;
+};
+
+static int cmp_cgroup(const void *a, const void *b)
+{
+	const struct cgroup_desc *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Cgroup descriptions are per chunk: at most this many are remembered. */
-#define CGROUPS_PER_CHUNK 256
-
-static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, const uint8_t *raw,
-			uint64_t since, uint64_t until, uint64_t *order)
+/* Sorted by id, one per id: the last description of it. */
+static void cgroups_finish(struct fr_window_chunk *c)
 {
-	struct { uint64_t id; const char *path; uint32_t len; } cg[CGROUPS_PER_CHUNK];
-	struct fr_codec_state st = {};
-	unsigned ncg = 0;
-	size_t pos = 0;
+	size_t k = 0;
+
+	if (c->ncg > 1)
+		qsort(c->cg, c->ncg, sizeof(*c->cg), cmp_cgroup);
+	for (size_t i = 0; i < c->ncg; i++) {
+		if (k && c->cg[k - 1].id == c->cg[i].id)
+			k--;
+		c->cg[k++] = c->cg[i];
+	}
+	c->ncg = k;
+}
+
+static const struct cgroup_desc *cgroup_find(const struct fr_window_chunk *c, uint64_t id)
+{
+	size_t lo = 0, hi = c->ncg;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->cg[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ncg && c->cg[lo].id == id ? &c->cg[lo] : NULL;
+}
+
+/* The first pass over a loaded chunk: names go into its tables, and each
+ * record of the window (or context for it) becomes an item. */
+static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, uint64_t since, uint64_t until)
+{
 	uint32_t idx = (uint32_t)w->nchunks - 1;
+	struct fr_window_chunk *c = &w->cd[idx];
+	struct fr_codec_state st = {};
+	size_t pos = 0;
 
 	for (uint32_t i = 0; i < ref->info.nrecords; i++) {
-		struct fr_window_entry *e;
+		size_t start = pos;
 		struct fr_record rec;
 
-		if (fr_record_decode(&st, raw, ref->info.raw_size, &pos, &rec) < 0) {
+		if (fr_record_decode(&st, c->buf, ref->info.raw_size, &pos, &rec) < 0) {
 			w->records_bad += ref->info.nrecords - i;
 			break;
 		}
-		rec.cpu = ref->info.cpu;
 		if (rec.type == FR_REC_MAPPING || rec.type == FR_REC_SYMBOL) {
-			if (fr_symtab_add(&w->symtabs[idx], &rec) < 0)
+			if (fr_symtab_add(&c->symtab, &rec) < 0)
 				return -ENOMEM;
 			continue;
 		}
 		if (rec.type == FR_REC_CGROUP) {
-			/* a ring: the writer repeats descriptions in chunks with
-			 * many cgroups, and the newest is what later records use */
-			cg[ncg++ % CGROUPS_PER_CHUNK] = (typeof(cg[0])){ rec.cgroup_id, rec.cgroup.path, rec.cgroup.path_len };
+			if (grow((void **)&c->cg, &c->cgcap, c->ncg + 1, sizeof(*c->cg)) < 0)
+				return -ENOMEM;
+			c->cg[c->ncg] = (struct cgroup_desc){ rec.cgroup_id, rec.cgroup.path, rec.cgroup.path_len,
+							      (uint32_t)c->ncg };
+			c->ncg++;
 			continue;
 		}
 		uint64_t wall = rec.ts + (uint64_t)ref->info.realtime_offset;
@@ -155,67 +203,135 @@ static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, con
 				continue;
 			hidden = true;
 		}
-		if (grow((void **)&w->v, &w->cap, w->n + 1, sizeof(*w->v)) < 0)
-			return -ENOMEM;
-		e = &w->v[w->n++];
-		*e = (struct fr_window_entry){ .r = rec, .wall_ns = wall, .chunk = idx,
-					       .order = (*order)++, .hidden = hidden };
-		for (unsigned k = 0; k < MIN(ncg, CGROUPS_PER_CHUNK); k++)
-			if (cg[k].id == rec.cgroup_id) {
-				e->cgroup = cg[k].path;
-				e->cgroup_len = cg[k].len;
-				break;
-			}
+		if (w->n == w->cap) /* cannot be: cap counts the chunks' records */
+			return -EBADMSG;
+		w->items[w->n++] = (struct fr_window_item){ .wall_ns = wall, .chunk = idx, .pos = (uint32_t)start,
+							    .pid = rec.pid, .type = rec.type, .hidden = hidden };
 	}
-	fr_symtab_finish(&w->symtabs[idx]);
+	cgroups_finish(c);
+	fr_symtab_finish(&c->symtab);
 	return 0;
 }
 
-struct exe_ref {
-	const char *p;
-	uint32_t len;
-	bool kernel_thread;
-};
+/* Stable LSD radix sort of the items by wall time, RADIX_BITS at a time
+ * over the bits the window's span needs: a few linear passes instead of
+ * a comparison sort (the window is per-CPU runs, interleaved). */
+#define RADIX_BITS 11
+static int sort_items(struct fr_window *w)
+{
+	struct fr_window_item *a = w->items, *b;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	unsigned passes;
+	bool sorted = true;
+
+	for (size_t i = 0; i < w->n; i++) {
+		lo = MIN(lo, a[i].wall_ns);
+		hi = MAX(hi, a[i].wall_ns);
+		if (i && a[i].wall_ns < a[i - 1].wall_ns)
+			sorted = false;
+	}
+	if (sorted)
+		return 0;
+	passes = (64 - (unsigned)__builtin_clzll(hi - lo) + RADIX_BITS - 1) / RADIX_BITS;
+	b = fr_big_alloc(w->cap * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	for (unsigned p = 0; p < passes; p++) {
+		size_t count[1u << RADIX_BITS] = {};
+		unsigned shift = p * RADIX_BITS;
+		size_t sum = 0;
+
+		for (size_t i = 0; i < w->n; i++)
+			count[((a[i].wall_ns - lo) >> shift) & ((1u << RADIX_BITS) - 1)]++;
+		for (size_t d = 0; d < ELEMENTSOF(count); d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < w->n; i++)
+			b[count[((a[i].wall_ns - lo) >> shift) & ((1u << RADIX_BITS) - 1)]++] = a[i];
+		struct fr_window_item *t = a;
+		a = b;
+		b = t;
+	}
+	fr_big_free(b, w->cap * sizeof(*b)); /* after an odd number of passes, the first array */
+	w->items = a;
+	return 0;
+}
+
+/* Decodes item @it (the same bytes decoded when the window loaded). */
+static int item_decode(const struct fr_window *w, const struct fr_window_item *it, struct fr_record *r)
+{
+	const struct fr_chunk_info *ci = &w->chunks[it->chunk];
+	struct fr_codec_state st = {};
+	size_t pos = it->pos;
+	int k = fr_record_decode(&st, w->cd[it->chunk].buf, ci->raw_size, &pos, r);
+
+	/* the time is delta-coded: it comes from the item */
+	r->ts = it->wall_ns - (uint64_t)ci->realtime_offset;
+	r->cpu = ci->cpu;
+	return k;
+}
 
 /* In time order: keyframes and execs say what a pid runs, forks pass it to
- * the child; every entry gets its pid's exe as of its time. */
+ * the child; every item gets its pid's exe as of its time. */
 static int resolve_exe(struct fr_window *w)
 {
-	struct exe_ref *refs = calloc(w->n ? w->n : 1, sizeof(*refs));
 	struct fr_pid_map map = {};
+	size_t cap = 0;
 	int k = 0;
 
-	if (!refs)
-		return -ENOMEM;
 	for (size_t i = 0; i < w->n && k == 0; i++) {
-		struct fr_window_entry *e = &w->v[i];
-		const struct fr_record *r = &e->r;
-		struct exe_ref *cur = fr_pid_map_get(&map, r->pid);
+		struct fr_window_item *it = &w->items[i];
+		struct fr_record r;
 
-		if (r->type == FR_REC_PROCESS) {
-			/* an empty exe in a keyframe is a kernel thread */
-			refs[i] = (struct exe_ref){ r->process.exe, r->process.exe_len, r->process.exe_len == 0 };
-			k = fr_pid_map_put(&map, r->pid, &refs[i], NULL);
-		} else if (r->type == FR_REC_EXEC) {
-			refs[i] = (struct exe_ref){ r->exec.filename, r->exec.filename_len };
-			k = fr_pid_map_put(&map, r->pid, &refs[i], NULL);
-		} else if (r->type == FR_REC_FORK && cur)
-			k = fr_pid_map_put(&map, r->fork.child_pid, cur, NULL);
-		cur = fr_pid_map_get(&map, r->pid);
-		if (cur && r->pid) {
-			e->kernel_thread = cur->kernel_thread;
-			if (!cur->kernel_thread) {
-				e->exe = cur->p;
-				e->exe_len = cur->len;
+		if (it->type == FR_REC_PROCESS || it->type == FR_REC_EXEC || it->type == FR_REC_FORK) {
+			if (item_decode(w, it, &r) < 0)
+				continue;
+			if (it->type == FR_REC_FORK) {
+				void *cur = fr_pid_map_get(&map, r.pid);
+				if (cur)
+					k = fr_pid_map_put(&map, r.fork.child_pid, cur, NULL);
+			} else if (grow((void **)&w->exes, &cap, w->nexes + 1, sizeof(*w->exes)) < 0) {
+				k = -ENOMEM;
+			} else {
+				/* an empty exe in a keyframe is a kernel thread */
+				w->exes[w->nexes++] = it->type == FR_REC_PROCESS ?
+					(struct fr_window_exe){ r.process.exe, r.process.exe_len, r.process.exe_len == 0 } :
+					(struct fr_window_exe){ r.exec.filename, r.exec.filename_len, false };
+				k = fr_pid_map_put(&map, r.pid, (void *)(uintptr_t)w->nexes, NULL);
 			}
 		}
+		if (it->pid)
+			it->exe = (uint32_t)(uintptr_t)fr_pid_map_get(&map, it->pid);
 	}
 	fr_pid_map_done(&map);
-	if (k == 0) {
-		w->exe_refs = refs;
-		return 0;
+	return k;
+}
+
+int fr_window_get(const struct fr_window *w, size_t i, struct fr_window_entry *e)
+{
+	const struct fr_window_item *it = &w->items[i];
+	const struct cgroup_desc *cg;
+	int k = item_decode(w, it, &e->r);
+
+	e->wall_ns = it->wall_ns;
+	e->chunk = it->chunk;
+	e->hidden = it->hidden;
+	e->exe = NULL;
+	e->exe_len = 0;
+	e->kernel_thread = false;
+	if (it->exe) {
+		const struct fr_window_exe *x = &w->exes[it->exe - 1];
+		e->kernel_thread = x->kernel_thread;
+		if (!x->kernel_thread) {
+			e->exe = x->p;
+			e->exe_len = x->len;
+		}
 	}
-	free(refs);
+	cg = k == 0 ? cgroup_find(&w->cd[it->chunk], e->r.cgroup_id) : NULL;
+	e->cgroup = cg ? cg->path : NULL;
+	e->cgroup_len = cg ? cg->len : 0;
 	return k;
 }
 
@@ -254,11 +370,9 @@ fail:
 int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		   struct fr_window **ret)
 {
-	uint64_t since_ns = q->since_ns, until_ns = q->until_ns;
 	struct { struct fr_chunk_ref *refs; size_t n; } c = {};
 	struct fr_window *w;
-	uint64_t order = 0;
-	size_t records = 0;
+	size_t records = 0, raw = 0;
 	int k;
 
 	w = calloc(1, sizeof(*w));
@@ -270,43 +384,49 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 	k = fr_window_select(r, q, &c.refs, &c.n);
 	if (k < 0)
 		goto fail;
-	/* per loaded chunk: its buffer, header and code; all sized once, as
-	 * are the entries (from the headers' record counts) */
-	for (size_t i = 0; i < c.n; i++) /* a record takes 7 bytes at least */
+	/* per loaded chunk: its header, payload and names; all sized once
+	 * from the headers, as are the items (one per record at most) */
+	for (size_t i = 0; i < c.n; i++) { /* a record takes 7 bytes at least */
 		records += MIN(c.refs[i].info.nrecords, c.refs[i].info.raw_size / 7);
-	w->bufs = calloc(c.n ? c.n : 1, sizeof(*w->bufs));
+		raw += c.refs[i].info.raw_size;
+	}
 	w->chunks = calloc(c.n ? c.n : 1, sizeof(*w->chunks));
-	w->symtabs = calloc(c.n ? c.n : 1, sizeof(*w->symtabs));
-	if (!w->bufs || !w->chunks || !w->symtabs || grow((void **)&w->v, &w->cap, records, sizeof(*w->v)) < 0) {
+	w->cd = calloc(c.n ? c.n : 1, sizeof(*w->cd));
+	w->cap = records;
+	w->items = fr_big_alloc(w->cap * sizeof(*w->items));
+	w->payload_size = raw;
+	w->payloads = fr_big_alloc(raw);
+	if (!w->chunks || !w->cd || !w->items || !w->payloads) {
 		k = -ENOMEM;
 		goto fail;
 	}
+	raw = 0;
 	for (size_t i = 0; i < c.n; i++) {
-		uint8_t *raw = NULL;
+		uint8_t *buf = w->payloads + raw;
 
-		k = fr_store_reader_load(r, &c.refs[i], &raw);
+		k = fr_store_reader_load(r, &c.refs[i], buf);
 		if (k == -EBADMSG) {
 			w->chunks_damaged++;
 			continue;
 		}
 		if (k < 0)
 			goto fail;
-		w->bufs[w->nchunks] = raw;
+		raw += c.refs[i].info.raw_size;
+		w->cd[w->nchunks].buf = buf;
 		w->chunks[w->nchunks++] = c.refs[i].info;
-		k = decode_chunk(w, &c.refs[i], raw, since_ns, until_ns, &order);
+		k = decode_chunk(w, &c.refs[i], q->since_ns, q->until_ns);
 		if (k < 0)
 			goto fail;
 		if (q->progress)
 			q->progress(i + 1, c.n, q->userdata);
 	}
 	free(c.refs);
-	if (w->n > 1)
-		qsort(w->v, w->n, sizeof(*w->v), cmp_entry);
-	k = resolve_exe(w);
-	if (k < 0) {
-		fr_window_free(w);
-		return k;
-	}
+	c.refs = NULL;
+	k = sort_items(w);
+	if (k == 0)
+		k = resolve_exe(w);
+	if (k < 0)
+		goto fail;
 	*ret = w;
 	return 0;
 fail:
@@ -319,19 +439,19 @@ struct fr_window *fr_window_free(struct fr_window *w)
 {
 	if (!w)
 		return NULL;
-	for (size_t i = 0; i < w->nchunks; i++)
-		free(w->bufs[i]);
-	free(w->bufs);
+	for (size_t i = 0; i < w->nchunks; i++) {
+		free(w->cd[i].cg);
+		fr_symtab_done(&w->cd[i].symtab);
+	}
+	free(w->cd);
 	free(w->chunks);
-	free(w->exe_refs);
-	for (size_t i = 0; i < w->nchunks; i++)
-		fr_symtab_done(&w->symtabs[i]);
-	free(w->symtabs);
+	free(w->exes);
 	for (size_t i = 0; i < w->nksyms; i++)
 		fr_ksyms_free(w->ksyms[i].k);
 	free(w->ksyms);
 	closep(&w->store_fd);
-	free(w->v);
+	fr_big_free(w->items, w->cap * sizeof(*w->items));
+	fr_big_free(w->payloads, w->payload_size);
 	free(w);
 	return NULL;
 }
@@ -362,7 +482,7 @@ int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struc
 		     size_t max)
 {
 	uint64_t addr[FR_SAMPLE_FRAMES_MAX];
-	const struct fr_symtab *t = e->chunk < w->nchunks ? &w->symtabs[e->chunk] : NULL;
+	const struct fr_symtab *t = e->chunk < w->nchunks ? &w->cd[e->chunk].symtab : NULL;
 	const struct fr_ksyms *ks = NULL;
 	int n = fr_sample_frames(&e->r, addr, FR_SAMPLE_FRAMES_MAX);
 

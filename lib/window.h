@@ -14,6 +14,7 @@
 #include "store-reader.h"
 #include "symtab.h"
 
+/* One record of the window, decoded by fr_window_get(). */
 struct fr_window_entry {
 	struct fr_record r;
 	uint64_t wall_ns;    /* ts turned into CLOCK_REALTIME by its chunk's offset */
@@ -23,21 +24,39 @@ struct fr_window_entry {
 	const char *exe;     /* executable of pid at this time, NULL if unknown */
 	uint32_t exe_len;
 	bool kernel_thread;  /* pid is a kernel thread (it has no executable) */
-	uint64_t order;      /* position in the store, to keep ties stable */
 	bool hidden;         /* context, not part of the window: metadata, or an
 				exec/fork before since_ns that names a process */
 };
 
+/* What the window keeps per record: where to decode it from, and what
+ * sorting and cheap filtering need.  32 bytes, so that a window of
+ * millions of records costs little memory and sorts fast; the record is
+ * decoded again, from its chunk, when it is looked at. */
+struct fr_window_item {
+	uint64_t wall_ns;
+	uint32_t chunk;  /* index into fr_window.chunks */
+	uint32_t pos;    /* offset of the record in its chunk's payload */
+	uint32_t pid;
+	uint32_t exe;    /* 1 + index into the window's executables; 0: unknown */
+	uint16_t type;
+	bool hidden;
+	uint8_t unused[5];
+};
+
+struct fr_window_chunk; /* per loaded chunk: payload, names (window.c) */
+
 struct fr_window {
-	struct fr_window_entry *v;
+	struct fr_window_item *items; /* in time order; ties in store order */
 	size_t n, cap;
 	struct fr_chunk_info *chunks;
+	struct fr_window_chunk *cd;   /* beside chunks[] */
 	size_t nchunks;
-	uint8_t **bufs;          /* per chunk: its decoded payload */
+	uint8_t *payloads;       /* the chunks' decoded payloads, one after another */
+	size_t payload_size;
 	uint64_t chunks_damaged; /* chunks in range whose payload failed to verify */
 	uint64_t records_bad;    /* records that failed to decode (rest of chunk skipped) */
-	void *exe_refs;          /* storage behind the entries' exe */
-	struct fr_symtab *symtabs; /* per chunk: the code it describes */
+	struct fr_window_exe *exes; /* executables named by keyframes and execs */
+	size_t nexes;
 	struct fr_window_ksyms *ksyms; /* kernel symbol snapshots, by boot, loaded on use */
 	size_t nksyms;
 	int store_fd;            /* for the snapshots; -EBADF for incidents */
@@ -59,6 +78,11 @@ struct fr_window_query {
 
 int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		   struct fr_window **ret);
+
+/* Decodes record @i (< w->n) into @e; its strings point into the window
+ * and live as long as it.  -EBADMSG cannot happen for a window that
+ * loaded (the record decoded then), but is checked. */
+int fr_window_get(const struct fr_window *w, size_t i, struct fr_window_entry *e);
 
 /* The chunks fr_window_load() would read for @q (the window, the keyframe
  * before it and the context between), in store order.  Caller frees. */

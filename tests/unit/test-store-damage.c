@@ -81,21 +81,22 @@ struct seen {
 static int seen_cb(const struct fr_chunk_ref *ref, void *userdata)
 {
 	struct seen *s = userdata;
-	uint8_t *raw = NULL;
+	uint8_t *raw = malloc(ref->info.raw_size ? ref->info.raw_size : 1);
 
+	CHECK(raw != NULL);
 	if (s->n < MAXCH)
 		s->seq[s->n++] = ref->info.seqnum;
-	if (fr_store_reader_load(s->r, ref, &raw) == 0) {
+	if (fr_store_reader_load(s->r, ref, raw) == 0) {
 		/* decode every record: a chunk that verifies must decode */
 		struct fr_codec_state st = {};
 		struct fr_record rec;
 		size_t pos = 0;
 		for (uint32_t i = 0; i < ref->info.nrecords; i++)
 			CHECK_EQ(fr_record_decode(&st, raw, ref->info.raw_size, &pos, &rec), 0);
-		free(raw);
 		if (s->loaded < MAXCH)
 			s->loaded_seq[s->loaded++] = ref->info.seqnum;
 	}
+	free(raw);
 	return 0;
 }
 

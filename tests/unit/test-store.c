@@ -130,9 +130,12 @@ static size_t check_contents(const char *dir, uint64_t *ret_first)
 	/* the two CPUs interleave; sorted by time, ids must be increasing */
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t id = w->v[i].r.pid;
+		struct fr_window_entry e;
+		CHECK_EQ(fr_window_get(w, i, &e), 0);
+		uint64_t id = e.r.pid;
+		CHECK_EQ(e.wall_ns, w->items[i].wall_ns);
 		if (i)
-			CHECK(w->v[i].wall_ns >= w->v[i - 1].wall_ns);
+			CHECK(w->items[i].wall_ns >= w->items[i - 1].wall_ns);
 		lo = id < lo ? id : lo;
 		hi = id > hi ? id : hi;
 	}
