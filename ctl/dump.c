@@ -2,6 +2,7 @@
 /* frctl dump: the records of a window, filtered, in time order. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <getopt.h>
 #include <json-c/json.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "../lib/macro.h"
+#include "../lib/out-buf.h"
 #include "../lib/parse.h"
 #include "../lib/boots.h"
 #include "../lib/record-json.h"
@@ -115,6 +117,7 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 	}
 	if (o->format < 0)
 		o->format = o->output ? FMT_BUNDLE : FMT_TEXT;
+	o->win.need_exe = o->format == FMT_JSON || o->format == FMT_PERFETTO;
 	if (o->format == FMT_BUNDLE && !o->output) {
 		frctl_error("a bundle is a file: give it with -o FILE");
 		return -EINVAL;
@@ -166,6 +169,83 @@ struct json_object *fr_window_entry_to_json(struct fr_window *w, const struct fr
 		ctx.frames = ctx.nframes >= 0 ? frames : NULL;
 	}
 	return fr_record_to_json(&e->r, &ctx);
+}
+
+/* Text and JSON lines depend each on its record alone: blocks of records
+ * are formatted on every CPU at once, in memory, and written in order. */
+#define LINES_BLOCK 32768
+
+struct lines_job {
+	struct fr_window *w;
+	const struct dump_opts *o;
+	size_t from, to;
+	struct fr_text *text;
+	struct fr_out out; /* in memory */
+};
+
+static void *format_lines(void *userdata)
+{
+	struct lines_job *j = userdata;
+
+	for (size_t i = j->from; i < j->to; i++) {
+		struct fr_window_entry e;
+
+		if (j->w->items[i].hidden || fr_window_get(j->w, i, &e) < 0 || !frctl_window_match(&j->o->win, &e))
+			continue;
+		if (j->o->format == FMT_JSON) {
+			struct json_object *obj = fr_window_entry_to_json(j->w, &e);
+			size_t len;
+			const char *s = json_object_to_json_string_length(
+				obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+			fr_out_write(&j->out, s, len);
+			fr_out_putc(&j->out, '\n');
+			json_object_put(obj);
+		} else
+			fr_text_print(j->text, &j->out, j->w, &e);
+	}
+	return NULL;
+}
+
+/* Returns 0 or -errno (out of memory, or a write error). */
+static int print_lines(FILE *out, struct fr_window *w, const struct dump_opts *o)
+{
+	unsigned n = fr_window_threads(), flags = fr_text_colour(out) ? FR_TEXT_COLOUR : 0;
+	struct lines_job jobs[8] = {};
+	pthread_t threads[8];
+	int k = 0;
+
+	for (unsigned t = 0; t < n && k == 0; t++) {
+		jobs[t] = (struct lines_job){ .w = w, .o = o, .text = fr_text_new(flags) };
+		if (!jobs[t].text || fr_out_init(&jobs[t].out, NULL) < 0)
+			k = -ENOMEM;
+	}
+	for (size_t start = 0; start < w->n && k == 0; start += (size_t)n * LINES_BLOCK) {
+		bool started[8] = {};
+
+		for (unsigned t = 0; t < n; t++) {
+			jobs[t].from = MIN(start + (size_t)t * LINES_BLOCK, w->n);
+			jobs[t].to = MIN(jobs[t].from + LINES_BLOCK, w->n);
+			if (t && jobs[t].from < jobs[t].to)
+				started[t] = pthread_create(&threads[t], NULL, format_lines, &jobs[t]) == 0;
+		}
+		for (unsigned t = 0; t < n; t++)
+			if (!started[t])
+				format_lines(&jobs[t]);
+		for (unsigned t = 0; t < n; t++) {
+			if (started[t])
+				pthread_join(threads[t], NULL);
+			if (jobs[t].out.err && !k)
+				k = -jobs[t].out.err;
+			if (!k && jobs[t].out.len && fwrite(jobs[t].out.p, 1, jobs[t].out.len, out) != jobs[t].out.len)
+				k = -(errno ? errno : EIO);
+			jobs[t].out.len = 0;
+		}
+	}
+	for (unsigned t = 0; t < n; t++) {
+		fr_text_free(jobs[t].text);
+		free(jobs[t].out.p);
+	}
+	return k;
 }
 
 /* --stats: what finding and decoding the window cost, from the reader's
@@ -220,30 +300,28 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	}
 	if (o.output && open_output(o.output, &tmp, &out) < 0)
 		goto out;
-	unsigned text_flags = fr_text_colour(out) ? FR_TEXT_COLOUR : 0;
+	if (o.format == FMT_TEXT || o.format == FMT_JSON) {
+		k = print_lines(out, src.w, &o);
+		if (k < 0) {
+			frctl_error("%s: %s", k == -ENOMEM ? "out of memory" : "write error", strerror(-k));
+			goto out;
+		}
+	}
 	if (o.format == FMT_FOLDED && !(folded = fr_folded_new()))
 		goto out;
 	if (o.format == FMT_PERFETTO && !(perfetto = fr_perfetto_begin(out, fr_window_ncpu(src.w))))
 		goto out;
-	for (size_t i = 0; i < src.w->n; i++) {
-		struct fr_window_entry entry, *e = &entry;
+	for (size_t i = 0; (folded || perfetto) && i < src.w->n; i++) {
+		struct fr_window_entry e;
 
-		if (src.w->items[i].hidden || fr_window_get(src.w, i, e) < 0 || !frctl_window_match(&o.win, e))
+		if (src.w->items[i].hidden || fr_window_get(src.w, i, &e) < 0 || !frctl_window_match(&o.win, &e))
 			continue;
-		if (o.format == FMT_FOLDED) {
-			if (e->r.type == FR_REC_SAMPLE && fr_folded_add(folded, src.w, e) == -ENOMEM) {
-				frctl_error("out of memory");
-				goto out;
-			}
-		} else if (o.format == FMT_PERFETTO)
-			fr_perfetto_add(perfetto, src.w, e);
-		else if (o.format == FMT_JSON) {
-			struct json_object *j = fr_window_entry_to_json(src.w, e);
-			fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), out);
-			fputc('\n', out);
-			json_object_put(j);
-		} else
-			fr_record_print_text(out, src.w, e, text_flags);
+		if (perfetto)
+			fr_perfetto_add(perfetto, src.w, &e);
+		else if (e.r.type == FR_REC_SAMPLE && fr_folded_add(folded, src.w, &e) == -ENOMEM) {
+			frctl_error("out of memory");
+			goto out;
+		}
 	}
 	if (folded)
 		(void)fr_folded_print(folded, out);

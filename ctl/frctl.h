@@ -82,7 +82,11 @@ enum {
 	FR_TEXT_COLOUR = 1 << 0,
 	FR_TEXT_NO_DATE = 1 << 1, /* the time of day only */
 };
-void fr_record_print_text(FILE *out, struct fr_window *w, const struct fr_window_entry *e, unsigned flags);
+struct fr_text; /* the flags, and the last second formatted */
+struct fr_out;
+struct fr_text *fr_text_new(unsigned flags);
+void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, const struct fr_window_entry *e);
+struct fr_text *fr_text_free(struct fr_text *t);
 bool fr_text_colour(FILE *out);
 /* --format folded: collapsed stacks ("comm;root;...;leaf count") of the
  * samples added, for flame graph tools. */

@@ -9,31 +9,54 @@
 #include <unistd.h>
 
 #include "../lib/macro.h"
+#include "../lib/out-buf.h"
 #include "../lib/parse.h"
 #include "../lib/syscall-names.h"
 #include "frctl.h"
 
-static void print_local_time(FILE *out, uint64_t wall_ns, bool date)
-{
-	time_t t = (time_t)(wall_ns / NSEC_PER_SEC);
-	struct tm tm;
-	char buf[32];
+struct fr_text {
+	unsigned flags;
+	/* the local date and time of the last second printed */
+	uint64_t sec;
+	char stamp[32];
+	size_t stamp_len;
+};
 
-	localtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
-	fprintf(out, "%s.%03u", buf, (unsigned)(wall_ns % NSEC_PER_SEC / NSEC_PER_MSEC));
+struct fr_text *fr_text_new(unsigned flags)
+{
+	struct fr_text *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->flags = flags;
+	t->sec = UINT64_MAX;
+	return t;
 }
 
-/* Prints bytes, escaping what a terminal would interpret. */
-static void print_safe(FILE *out, const char *p, size_t n)
+struct fr_text *fr_text_free(struct fr_text *t)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)p[i];
-		if (ch < 0x20 || ch == 0x7f || ch == '\\')
-			fprintf(out, "\\x%02x", ch);
-		else
-			fputc(ch, out);
+	free(t);
+	return NULL;
+}
+
+/* Local time with milliseconds; the seconds are formatted once each. */
+static void print_local_time(struct fr_text *t, struct fr_out *o, uint64_t wall_ns)
+{
+	uint64_t sec = wall_ns / NSEC_PER_SEC;
+	unsigned ms = (unsigned)(wall_ns % NSEC_PER_SEC / NSEC_PER_MSEC);
+	char frac[4] = { '.', (char)('0' + ms / 100), (char)('0' + ms / 10 % 10), (char)('0' + ms % 10) };
+
+	if (sec != t->sec) {
+		time_t tt = (time_t)sec;
+		struct tm tm;
+
+		localtime_r(&tt, &tm);
+		t->stamp_len = strftime(t->stamp, sizeof(t->stamp),
+					t->flags & FR_TEXT_NO_DATE ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm);
+		t->sec = sec;
 	}
+	fr_out_write(o, t->stamp, t->stamp_len);
+	fr_out_write(o, frac, sizeof(frac));
 }
 
 bool fr_text_colour(FILE *out)
@@ -66,140 +89,173 @@ static const char *type_colour(uint16_t type)
 	}
 }
 
-void fr_record_print_text(FILE *out, struct fr_window *w, const struct fr_window_entry *e, unsigned flags)
+static void print_duration(struct fr_out *o, uint64_t ns)
+{
+	char buf[32];
+
+	fr_out_puts(o, fr_format_duration(ns, buf, sizeof(buf)));
+}
+
+static void print_frames(struct fr_out *o, struct fr_window *w, const struct fr_window_entry *e)
+{
+	struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
+	int n = fr_window_frames(w, e, frames, FR_SAMPLE_FRAMES_MAX);
+	char name[512];
+
+	/* leaf first, as a debugger prints a backtrace */
+	for (int i = 0; i < n; i++) {
+		uint32_t ml;
+		const char *m = fr_frame_module_base(&frames[i], &ml);
+		if (i)
+			fr_out_write(o, " <- ", 4);
+		fr_frame_name(&frames[i], true, name, sizeof(name));
+		fr_out_safe(o, name, strlen(name));
+		if (frames[i].sym && m) {
+			fr_out_puts(o, frames[i].module_brackets ? " ([" : " (");
+			fr_out_safe(o, m, ml);
+			fr_out_puts(o, frames[i].module_brackets ? "])" : ")");
+		}
+	}
+	if (n <= 0)
+		fr_out_puts(o, "no frames");
+}
+
+void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, const struct fr_window_entry *e)
 {
 	const struct fr_record *r = &e->r;
 	char buf[64];
 
-	print_local_time(out, e->wall_ns, !(flags & FR_TEXT_NO_DATE));
-	if (flags & FR_TEXT_COLOUR)
-		fprintf(out, " cpu%-2u %s%-8s\033[0m ", r->cpu, type_colour(r->type), fr_record_type_name(r->type));
-	else
-		fprintf(out, " cpu%-2u %-8s ", r->cpu, fr_record_type_name(r->type));
+	print_local_time(t, o, e->wall_ns);
+	fr_out_write(o, " cpu", 4);
+	fr_out_u64_pad(o, r->cpu, 2);
+	fr_out_putc(o, ' ');
+	if (t->flags & FR_TEXT_COLOUR) {
+		fr_out_puts(o, type_colour(r->type));
+		fr_out_pad(o, fr_record_type_name(r->type), 8);
+		fr_out_write(o, "\033[0m ", 5);
+	} else {
+		fr_out_pad(o, fr_record_type_name(r->type), 8);
+		fr_out_putc(o, ' ');
+	}
 	if (r->type != FR_REC_GAP) {
-		print_safe(out, r->comm, r->comm_len);
-		fprintf(out, "[%u", r->pid);
-		if (r->tid != r->pid)
-			fprintf(out, "/%u", r->tid);
-		fputs("] ", out);
+		fr_out_safe(o, r->comm, r->comm_len);
+		fr_out_putc(o, '[');
+		fr_out_u64(o, r->pid);
+		if (r->tid != r->pid) {
+			fr_out_putc(o, '/');
+			fr_out_u64(o, r->tid);
+		}
+		fr_out_write(o, "] ", 2);
 	}
 	switch (r->type) {
 	case FR_REC_EXEC: {
-		fputs("filename=", out);
-		print_safe(out, r->exec.filename, r->exec.filename_len);
-		fputs(" argv=[", out);
-		for (size_t i = 0; i < r->exec.args_len;) {
-			size_t l = strnlen(r->exec.args + i, r->exec.args_len - i);
-			if (i)
-				fputc(' ', out);
-			print_safe(out, r->exec.args + i, l);
-			i += l + 1;
-		}
-		fprintf(out, "%s] ppid=%u", r->flags & FR_REC_F_ARGS_CUT ? " …" : "", r->exec.ppid);
+		fr_out_puts(o, "filename=");
+		fr_out_safe(o, r->exec.filename, r->exec.filename_len);
+		fr_out_puts(o, " argv=[");
+		fr_out_safe_list(o, r->exec.args, r->exec.args_len, ' ');
+		fr_out_puts(o, r->flags & FR_REC_F_ARGS_CUT ? " …] ppid=" : "] ppid=");
+		fr_out_u64(o, r->exec.ppid);
 		break;
 	}
 	case FR_REC_EXIT: {
 		int sig = r->exit.status & 0x7f;
-		if (sig)
-			fprintf(out, "killed by %s%s", fr_signal_name(sig, buf, sizeof(buf)),
-				r->exit.status & 0x80 ? " (core dumped)" : "");
-		else
-			fprintf(out, "exit_code=%u", (r->exit.status >> 8) & 0xff);
+		if (sig) {
+			fr_out_puts(o, "killed by ");
+			fr_out_puts(o, fr_signal_name(sig, buf, sizeof(buf)));
+			if (r->exit.status & 0x80)
+				fr_out_puts(o, " (core dumped)");
+		} else {
+			fr_out_puts(o, "exit_code=");
+			fr_out_u64(o, (r->exit.status >> 8) & 0xff);
+		}
 		break;
 	}
 	case FR_REC_FORK:
-		fprintf(out, "child_pid=%u", r->fork.child_pid);
+		fr_out_puts(o, "child_pid=");
+		fr_out_u64(o, r->fork.child_pid);
 		break;
 	case FR_REC_SYSCALL: {
 		const char *name = fr_syscall_name(r->syscall.nr);
 		if (name)
-			fprintf(out, "%s", name);
-		else
-			fprintf(out, "syscall_%u", r->syscall.nr);
-		fprintf(out, " took %s ret=%" PRId64, fr_format_duration(r->syscall.duration_ns, buf, sizeof(buf)),
-			r->syscall.ret);
+			fr_out_puts(o, name);
+		else {
+			fr_out_puts(o, "syscall_");
+			fr_out_u64(o, r->syscall.nr);
+		}
+		fr_out_puts(o, " took ");
+		print_duration(o, r->syscall.duration_ns);
+		fr_out_puts(o, " ret=");
+		fr_out_i64(o, r->syscall.ret);
 		break;
 	}
 	case FR_REC_OFFCPU:
 	case FR_REC_RUNQ:
-		fprintf(out, "%s %s", r->type == FR_REC_OFFCPU ? "blocked for" : "waited for a CPU for",
-			fr_format_duration(r->sched.duration_ns, buf, sizeof(buf)));
+		fr_out_puts(o, r->type == FR_REC_OFFCPU ? "blocked for " : "waited for a CPU for ");
+		print_duration(o, r->sched.duration_ns);
 		break;
-	case FR_REC_SAMPLE: {
-		struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
-		int n = fr_window_frames(w, e, frames, FR_SAMPLE_FRAMES_MAX);
-		char name[512];
-		/* leaf first, as a debugger prints a backtrace */
-		for (int i = 0; i < n; i++) {
-			uint32_t ml;
-			const char *m = fr_frame_module_base(&frames[i], &ml);
-			if (i)
-				fputs(" <- ", out);
-			fr_frame_name(&frames[i], true, name, sizeof(name));
-			print_safe(out, name, strlen(name));
-			if (frames[i].sym && m) {
-				fputs(frames[i].module_brackets ? " ([" : " (", out);
-				print_safe(out, m, ml);
-				fputs(frames[i].module_brackets ? "])" : ")", out);
-			}
-		}
-		if (n <= 0)
-			fputs("no frames", out);
+	case FR_REC_SAMPLE:
+		print_frames(o, w, e);
 		break;
-	}
 	case FR_REC_SWITCH:
-		fprintf(out, "%s -> ", r->sw.prev_state ? "blocks" : "preempted");
-		print_safe(out, r->sw.next_comm, r->sw.next_comm_len);
-		fprintf(out, "[%u/%u]", r->sw.next_pid, r->sw.next_tid);
+		fr_out_puts(o, r->sw.prev_state ? "blocks -> " : "preempted -> ");
+		fr_out_safe(o, r->sw.next_comm, r->sw.next_comm_len);
+		fr_out_putc(o, '[');
+		fr_out_u64(o, r->sw.next_pid);
+		fr_out_putc(o, '/');
+		fr_out_u64(o, r->sw.next_tid);
+		fr_out_putc(o, ']');
 		break;
 	case FR_REC_BLOCK: {
 		char dev[32];
-		fprintf(out, "%s %s sector=%" PRIu64 " bytes=%u took %s%s", fr_format_dev(r->block.dev, dev, sizeof(dev)),
-			fr_block_op_name(r->block.op), r->block.sector, r->block.bytes,
-			fr_format_duration(r->block.duration_ns, buf, sizeof(buf)), r->block.error ? " ERROR" : "");
+		fr_out_printf(o, "%s %s sector=%" PRIu64 " bytes=%u took ", fr_format_dev(r->block.dev, dev, sizeof(dev)),
+			      fr_block_op_name(r->block.op), r->block.sector, r->block.bytes);
+		print_duration(o, r->block.duration_ns);
+		if (r->block.error)
+			fr_out_puts(o, " ERROR");
 		break;
 	}
 	case FR_REC_OOM:
-		fputs("OOM-killed, memcg=", out);
-		print_safe(out, r->oom.memcg_len ? r->oom.memcg : "?", r->oom.memcg_len ? r->oom.memcg_len : 1);
-		fprintf(out, " rss=%" PRIu64 "kB", r->oom.rss_kb);
+		fr_out_puts(o, "OOM-killed, memcg=");
+		fr_out_safe(o, r->oom.memcg_len ? r->oom.memcg : "?", r->oom.memcg_len ? r->oom.memcg_len : 1);
+		fr_out_printf(o, " rss=%" PRIu64 "kB", r->oom.rss_kb);
 		break;
 	case FR_REC_SIGNAL:
-		fprintf(out, "%s from ", fr_signal_name((int)r->signal.sig, buf, sizeof(buf)));
-		print_safe(out, r->signal.sender_comm, r->signal.sender_comm_len);
-		fprintf(out, "[%u]", r->signal.sender_pid);
+		fr_out_puts(o, fr_signal_name((int)r->signal.sig, buf, sizeof(buf)));
+		fr_out_puts(o, " from ");
+		fr_out_safe(o, r->signal.sender_comm, r->signal.sender_comm_len);
+		fr_out_printf(o, "[%u]", r->signal.sender_pid);
 		break;
 	case FR_REC_TCP: {
 		char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-		fprintf(out, "%s %s:%u -> %s:%u %s", fr_tcp_event_name(r->tcp.event),
-			fr_format_addr(r->tcp.family, r->tcp.saddr, a, sizeof(a)), r->tcp.sport,
-			fr_format_addr(r->tcp.family, r->tcp.daddr, b, sizeof(b)), r->tcp.dport,
-			fr_tcp_state_name(r->tcp.state));
+		fr_out_printf(o, "%s %s:%u -> %s:%u %s", fr_tcp_event_name(r->tcp.event),
+			      fr_format_addr(r->tcp.family, r->tcp.saddr, a, sizeof(a)), r->tcp.sport,
+			      fr_format_addr(r->tcp.family, r->tcp.daddr, b, sizeof(b)), r->tcp.dport,
+			      fr_tcp_state_name(r->tcp.state));
 		break;
 	}
 	case FR_REC_MARK:
-		fputs("\"", out);
-		print_safe(out, r->mark.text, r->mark.text_len);
-		fputs("\"", out);
+		fr_out_putc(o, '"');
+		fr_out_safe(o, r->mark.text, r->mark.text_len);
+		fr_out_putc(o, '"');
 		break;
 	case FR_REC_METRICS:
-		print_safe(out, r->metrics.json, MIN(r->metrics.json_len, 200u));
+		fr_out_safe(o, r->metrics.json, MIN(r->metrics.json_len, 200u));
 		if (r->metrics.json_len > 200)
-			fputs("…", out);
+			fr_out_puts(o, "…");
 		break;
 	case FR_REC_TRIGGER:
-		fputs("rule ", out);
-		print_safe(out, r->trigger.rule, r->trigger.rule_len);
-		fputs(" fired -> incident ", out);
-		print_safe(out, r->trigger.incident, r->trigger.incident_len);
+		fr_out_puts(o, "rule ");
+		fr_out_safe(o, r->trigger.rule, r->trigger.rule_len);
+		fr_out_puts(o, " fired -> incident ");
+		fr_out_safe(o, r->trigger.incident, r->trigger.incident_len);
 		break;
 	case FR_REC_GAP:
-		fprintf(out, "*** %" PRIu64 " records lost on this CPU ***", r->gap.lost);
+		fr_out_printf(o, "*** %" PRIu64 " records lost on this CPU ***", r->gap.lost);
 		break;
 	}
 	if (e->cgroup && r->type != FR_REC_GAP) {
-		fputs(" cgroup=", out);
-		print_safe(out, e->cgroup, e->cgroup_len);
+		fr_out_puts(o, " cgroup=");
+		fr_out_safe(o, e->cgroup, e->cgroup_len);
 	}
-	fputc('\n', out);
+	fr_out_putc(o, '\n');
 }

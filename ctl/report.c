@@ -17,6 +17,7 @@
 #include "../lib/record-fields.h"
 #include "../lib/symtab.h"
 #include "../lib/syscall-names.h"
+#include "../lib/out-buf.h"
 #include "frctl.h"
 #include "string-counts.h"
 #include "window-args.h"
@@ -109,8 +110,17 @@ struct report {
 /* One entry on one line: the text format without the date. */
 static void print_entry(struct fr_window *w, const struct fr_window_entry *e, const char *indent)
 {
-	fputs(indent, stdout);
-	fr_record_print_text(stdout, w, e, FR_TEXT_NO_DATE);
+	struct fr_text *t = fr_text_new(FR_TEXT_NO_DATE);
+	struct fr_out o;
+
+	if (!t || fr_out_init(&o, stdout) < 0) {
+		fr_text_free(t);
+		return;
+	}
+	fr_out_puts(&o, indent);
+	fr_text_print(t, &o, w, e);
+	(void)fr_out_end(&o); /* stdout's errors are seen at its end */
+	fr_text_free(t);
 }
 
 static void metrics(struct report *rp, const struct fr_window_entry *e)

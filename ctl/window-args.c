@@ -241,7 +241,7 @@ int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct
 	struct progress prog = { .start_ns = fr_now_ns(CLOCK_MONOTONIC) };
 	int k;
 
-	*s = (struct frctl_source){ .q = { .since_ns = a->since_ns, .until_ns = a->until_ns } };
+	*s = (struct frctl_source){ .q = { .since_ns = a->since_ns, .until_ns = a->until_ns, .skip_exe = !a->need_exe } };
 	if (frctl_load_conf(f) < 0)
 		return EXIT_USAGE;
 	if (a->input || a->incident) {

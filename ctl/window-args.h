@@ -57,6 +57,7 @@ struct frctl_window_args {
 	int type;             /* -1: any */
 	const char *cgroup;   /* a cgroup path: it and below */
 	bool quiet;           /* no progress on stderr */
+	bool need_exe;        /* the verb prints executables (entries' exe) */
 	/* set by finish */
 	uint64_t since_ns, until_ns;
 	bool window_given;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "macro.h"
 #include "parse.h"
 
 /* Parses "<number><unit>" with an optional fraction; units from @units.
@@ -205,14 +206,36 @@ char *fr_format_rfc3339(uint64_t wall_ns, char *buf, size_t len)
 
 char *fr_format_duration(uint64_t ns, char *buf, size_t len)
 {
-	if (ns >= NSEC_PER_SEC)
-		snprintf(buf, len, "%.3fs", (double)ns / NSEC_PER_SEC);
-	else if (ns >= NSEC_PER_MSEC)
-		snprintf(buf, len, "%.3fms", (double)ns / NSEC_PER_MSEC);
-	else if (ns >= NSEC_PER_USEC)
-		snprintf(buf, len, "%.3fus", (double)ns / NSEC_PER_USEC);
-	else
-		snprintf(buf, len, "%" PRIu64 "ns", (uint64_t)ns);
+	static const struct { uint64_t unit; const char *suffix; } units[] = {
+		{ NSEC_PER_SEC, "s" }, { NSEC_PER_MSEC, "ms" }, { NSEC_PER_USEC, "us" },
+	};
+	char tmp[40], *p = tmp + sizeof(tmp);
+	const char *suffix = "ns";
+	uint64_t v = ns;
+	int decimals = 0;
+
+	/* three decimals, rounded half up; integer arithmetic (this is on
+	 * the path of every record dump prints) */
+	for (size_t i = 0; i < ELEMENTSOF(units); i++)
+		if (ns >= units[i].unit) {
+			uint64_t step = units[i].unit / 1000;
+			v = ns / step + (ns % step >= (step + 1) / 2 && step > 1);
+			suffix = units[i].suffix;
+			decimals = 3;
+			break;
+		}
+	for (int d = 0; v || d <= decimals; d++) {
+		if (d == decimals && decimals)
+			*--p = '.';
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	}
+	size_t n = MIN((size_t)(tmp + sizeof(tmp) - p), len - 1);
+	memcpy(buf, p, n);
+	buf[n] = 0;
+	size_t m = MIN(strlen(suffix), len - 1 - n);
+	memcpy(buf + n, suffix, m);
+	buf[n + m] = 0;
 	return buf;
 }
 

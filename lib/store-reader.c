@@ -201,7 +201,7 @@ int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *use
 	return 0;
 }
 
-int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *ref, uint8_t *raw)
+int fr_store_reader_load(struct fr_store_reader *r, ZSTD_DCtx *dctx, const struct fr_chunk_ref *ref, uint8_t *raw)
 {
 	_cleanup_free_ uint8_t *p = NULL;
 	ssize_t n;
@@ -216,14 +216,15 @@ int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *r
 		  (off_t)(ref->offset + sizeof(struct fr_chunk_header)));
 	if (n < 0)
 		return negative_errno();
-	r->st.bytes_read += (uint64_t)n;
+	/* the counters are shared by the threads that load */
+	__atomic_fetch_add(&r->st.bytes_read, (uint64_t)n, __ATOMIC_RELAXED);
 	if ((size_t)n != ref->info.payload_size) {
-		r->st.chunks_damaged++;
+		__atomic_fetch_add(&r->st.chunks_damaged, 1, __ATOMIC_RELAXED);
 		return -EBADMSG;
 	}
-	k = fr_chunk_payload_decode(r->dctx, &ref->info, p, raw);
+	k = fr_chunk_payload_decode(dctx ? dctx : r->dctx, &ref->info, p, raw);
 	if (k == -EBADMSG)
-		r->st.chunks_damaged++;
+		__atomic_fetch_add(&r->st.chunks_damaged, 1, __ATOMIC_RELAXED);
 	return k;
 }
 

@@ -47,8 +47,11 @@ int fr_store_reader_read_chunk(struct fr_store_reader *r, const struct fr_chunk_
 			       size_t *ret_len);
 
 /* Reads, verifies and decompresses a chunk's payload into @raw, which
- * holds ref->info.raw_size bytes.  -EBADMSG: damaged. */
-int fr_store_reader_load(struct fr_store_reader *r, const struct fr_chunk_ref *ref, uint8_t *raw);
+ * holds ref->info.raw_size bytes.  -EBADMSG: damaged.  With its own
+ * @dctx (NULL: the reader's), a thread may load while others do. */
+struct ZSTD_DCtx_s;
+int fr_store_reader_load(struct fr_store_reader *r, struct ZSTD_DCtx_s *dctx, const struct fr_chunk_ref *ref,
+			 uint8_t *raw);
 
 /* The store directory (for its kernel symbol snapshots); -EBADF when
  * reading an incident file. */

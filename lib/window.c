@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <zstd.h>
 
 #include "big-alloc.h"
 #include "ksyms.h"
@@ -160,12 +163,23 @@ static const struct cgroup_desc *cgroup_find(const struct fr_window_chunk *c, ui
 	return lo < c->ncg && c->cg[lo].id == id ? &c->cg[lo] : NULL;
 }
 
-/* The first pass over a loaded chunk: names go into its tables, and each
- * record of the window (or context for it) becomes an item. */
-static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, uint64_t since, uint64_t until)
+/* One chunk's share of the loading, done by whichever thread takes it. */
+struct chunk_job {
+	size_t first, max; /* its slice of the items */
+	size_t raw_off;    /* its place among the payloads */
+	size_t n;          /* items it gave */
+	uint64_t bad;      /* records that did not decode */
+	int k;             /* 0, -EBADMSG (damaged: skipped) or fatal */
+};
+
+/* The first pass over loaded chunk @idx: names go into its tables, and
+ * each record of the window (or context for it) becomes an item in the
+ * chunk's slice of them. */
+static int decode_chunk(struct fr_window *w, uint32_t idx, const struct fr_chunk_ref *ref, struct chunk_job *job,
+			uint64_t since, uint64_t until)
 {
-	uint32_t idx = (uint32_t)w->nchunks - 1;
 	struct fr_window_chunk *c = &w->cd[idx];
+	struct fr_window_item *items = w->items + job->first;
 	struct fr_codec_state st = {};
 	size_t pos = 0;
 
@@ -174,7 +188,7 @@ static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, uin
 		struct fr_record rec;
 
 		if (fr_record_decode(&st, c->buf, ref->info.raw_size, &pos, &rec) < 0) {
-			w->records_bad += ref->info.nrecords - i;
+			job->bad = ref->info.nrecords - i;
 			break;
 		}
 		if (rec.type == FR_REC_MAPPING || rec.type == FR_REC_SYMBOL) {
@@ -203,9 +217,9 @@ static int decode_chunk(struct fr_window *w, const struct fr_chunk_ref *ref, uin
 				continue;
 			hidden = true;
 		}
-		if (w->n == w->cap) /* cannot be: cap counts the chunks' records */
+		if (job->n == job->max) /* cannot be: a record takes 7 bytes at least */
 			return -EBADMSG;
-		w->items[w->n++] = (struct fr_window_item){ .wall_ns = wall, .chunk = idx, .pos = (uint32_t)start,
+		items[job->n++] = (struct fr_window_item){ .wall_ns = wall, .chunk = idx, .pos = (uint32_t)start,
 							    .pid = rec.pid, .type = rec.type, .hidden = hidden };
 	}
 	cgroups_finish(c);
@@ -367,70 +381,159 @@ fail:
 	return k;
 }
 
+struct load {
+	struct fr_window *w;
+	struct fr_store_reader *r;
+	const struct fr_window_query *q;
+	const struct fr_chunk_ref *refs;
+	struct chunk_job *jobs;
+	size_t n;
+	size_t next, done; /* atomic */
+};
+
+/* Takes chunks until none is left: loads, decompresses and decodes each. */
+static int load_chunks(struct load *l, bool report)
+{
+	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+
+	if (!dctx)
+		return -ENOMEM;
+	for (;;) {
+		size_t i = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED), done;
+		struct chunk_job *job = &l->jobs[i];
+
+		if (i >= l->n)
+			break;
+		l->w->cd[i].buf = l->w->payloads + job->raw_off;
+		job->k = fr_store_reader_load(l->r, dctx, &l->refs[i], l->w->cd[i].buf);
+		if (job->k == 0)
+			job->k = decode_chunk(l->w, (uint32_t)i, &l->refs[i], job, l->q->since_ns, l->q->until_ns);
+		done = __atomic_add_fetch(&l->done, 1, __ATOMIC_RELAXED);
+		if (report && l->q->progress)
+			l->q->progress(done, l->n, l->q->userdata);
+	}
+	ZSTD_freeDCtx(dctx);
+	return 0;
+}
+
+static void *load_thread(void *userdata)
+{
+	return (void *)(intptr_t)load_chunks(userdata, false);
+}
+
+/* Threads for loading and printing: one per CPU, at most 8. */
+unsigned fr_window_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+}
+
+/* Drops the damaged chunks, and closes up the chunks' slices of items
+ * into one array in store order (which ties in time keep). */
+static int gather(struct load *l)
+{
+	struct fr_window *w = l->w;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct chunk_job *job = &l->jobs[i];
+		uint32_t idx = (uint32_t)w->nchunks;
+
+		if (job->k == -EBADMSG) {
+			w->chunks_damaged++;
+			continue;
+		}
+		if (job->k < 0)
+			return job->k;
+		w->records_bad += job->bad;
+		w->chunks[idx] = l->refs[i].info;
+		if (idx != i) {
+			w->cd[idx] = w->cd[i];
+			w->cd[i] = (struct fr_window_chunk){};
+		}
+		w->nchunks++;
+		memmove(w->items + w->n, w->items + job->first, job->n * sizeof(*w->items));
+		for (size_t k = w->n; k < w->n + job->n; k++)
+			w->items[k].chunk = idx;
+		w->n += job->n;
+	}
+	return 0;
+}
+
 int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		   struct fr_window **ret)
 {
-	struct { struct fr_chunk_ref *refs; size_t n; } c = {};
-	struct fr_window *w;
+	struct fr_chunk_ref *refs = NULL;
+	struct load l = { .r = r, .q = q };
+	pthread_t threads[8];
+	unsigned nthreads = 0;
 	size_t records = 0, raw = 0;
+	struct fr_window *w;
 	int k;
 
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	l.w = w;
 	w->store_fd = -EBADF;
 	if (fr_store_reader_dir_fd(r) >= 0)
 		w->store_fd = fcntl(fr_store_reader_dir_fd(r), F_DUPFD_CLOEXEC, 3);
-	k = fr_window_select(r, q, &c.refs, &c.n);
+	pthread_mutex_init(&w->ksyms_lock, NULL);
+	k = fr_window_select(r, q, &refs, &l.n);
 	if (k < 0)
 		goto fail;
-	/* per loaded chunk: its header, payload and names; all sized once
-	 * from the headers, as are the items (one per record at most) */
-	for (size_t i = 0; i < c.n; i++) { /* a record takes 7 bytes at least */
-		records += MIN(c.refs[i].info.nrecords, c.refs[i].info.raw_size / 7);
-		raw += c.refs[i].info.raw_size;
+	l.refs = refs;
+	/* per chunk: its header, payload, names and slice of the items, all
+	 * sized once from the headers (an item per record at most) */
+	l.jobs = calloc(l.n ? l.n : 1, sizeof(*l.jobs));
+	w->chunks = calloc(l.n ? l.n : 1, sizeof(*w->chunks));
+	w->cd = calloc(l.n ? l.n : 1, sizeof(*w->cd));
+	w->ncd = l.n;
+	if (!l.jobs || !w->chunks || !w->cd) {
+		k = -ENOMEM;
+		goto fail;
 	}
-	w->chunks = calloc(c.n ? c.n : 1, sizeof(*w->chunks));
-	w->cd = calloc(c.n ? c.n : 1, sizeof(*w->cd));
+	for (size_t i = 0; i < l.n; i++) { /* a record takes 7 bytes at least */
+		l.jobs[i] = (struct chunk_job){ .first = records, .raw_off = raw,
+			.max = MIN(refs[i].info.nrecords, refs[i].info.raw_size / 7) };
+		records += l.jobs[i].max;
+		raw += refs[i].info.raw_size;
+	}
 	w->cap = records;
 	w->items = fr_big_alloc(w->cap * sizeof(*w->items));
 	w->payload_size = raw;
 	w->payloads = fr_big_alloc(raw);
-	if (!w->chunks || !w->cd || !w->items || !w->payloads) {
+	if (!w->items || !w->payloads) {
 		k = -ENOMEM;
 		goto fail;
 	}
-	raw = 0;
-	for (size_t i = 0; i < c.n; i++) {
-		uint8_t *buf = w->payloads + raw;
-
-		k = fr_store_reader_load(r, &c.refs[i], buf);
-		if (k == -EBADMSG) {
-			w->chunks_damaged++;
-			continue;
-		}
-		if (k < 0)
-			goto fail;
-		raw += c.refs[i].info.raw_size;
-		w->cd[w->nchunks].buf = buf;
-		w->chunks[w->nchunks++] = c.refs[i].info;
-		k = decode_chunk(w, &c.refs[i], q->since_ns, q->until_ns);
-		if (k < 0)
-			goto fail;
-		if (q->progress)
-			q->progress(i + 1, c.n, q->userdata);
+	/* chunks are independent: decompressing and decoding them is
+	 * spread over the CPUs; this thread takes its share and reports */
+	while (nthreads + 1 < MIN(fr_window_threads(), l.n) &&
+	       pthread_create(&threads[nthreads], NULL, load_thread, &l) == 0)
+		nthreads++;
+	k = load_chunks(&l, true);
+	for (unsigned i = 0; i < nthreads; i++) {
+		void *tk;
+		pthread_join(threads[i], &tk);
+		if (k == 0)
+			k = (int)(intptr_t)tk;
 	}
-	free(c.refs);
-	c.refs = NULL;
-	k = sort_items(w);
 	if (k == 0)
+		k = gather(&l);
+	if (k == 0)
+		k = sort_items(w);
+	if (k == 0 && !q->skip_exe)
 		k = resolve_exe(w);
 	if (k < 0)
 		goto fail;
+	free(refs);
+	free(l.jobs);
 	*ret = w;
 	return 0;
 fail:
-	free(c.refs);
+	free(refs);
+	free(l.jobs);
 	fr_window_free(w);
 	return k;
 }
@@ -439,7 +542,8 @@ struct fr_window *fr_window_free(struct fr_window *w)
 {
 	if (!w)
 		return NULL;
-	for (size_t i = 0; i < w->nchunks; i++) {
+	/* all, not nchunks: a load that failed leaves tables anywhere */
+	for (size_t i = 0; w->cd && i < w->ncd; i++) {
 		free(w->cd[i].cg);
 		fr_symtab_done(&w->cd[i].symtab);
 	}
@@ -450,32 +554,41 @@ struct fr_window *fr_window_free(struct fr_window *w)
 		fr_ksyms_free(w->ksyms[i].k);
 	free(w->ksyms);
 	closep(&w->store_fd);
+	pthread_mutex_destroy(&w->ksyms_lock);
 	fr_big_free(w->items, w->cap * sizeof(*w->items));
 	fr_big_free(w->payloads, w->payload_size);
 	free(w);
 	return NULL;
 }
 
-/* The store's kernel symbol snapshot of @boot_id, loaded once. */
+/* The store's kernel symbol snapshot of @boot_id, loaded once (under the
+ * lock: threads print in parallel). */
 static const struct fr_ksyms *window_ksyms(struct fr_window *w, const uint8_t boot_id[16])
 {
 	struct fr_window_ksyms *v;
+	const struct fr_ksyms *k = NULL;
 	char id[33];
 
 	if (w->store_fd < 0)
 		return NULL;
+	pthread_mutex_lock(&w->ksyms_lock);
 	for (size_t i = 0; i < w->nksyms; i++)
-		if (memcmp(w->ksyms[i].boot_id, boot_id, 16) == 0)
-			return w->ksyms[i].k;
+		if (memcmp(w->ksyms[i].boot_id, boot_id, 16) == 0) {
+			k = w->ksyms[i].k;
+			goto out;
+		}
 	v = realloc(w->ksyms, (w->nksyms + 1) * sizeof(*v));
 	if (!v)
-		return NULL;
+		goto out;
 	w->ksyms = v;
 	v = &w->ksyms[w->nksyms++];
 	memcpy(v->boot_id, boot_id, 16);
 	v->k = NULL;
 	(void)fr_ksyms_load_snapshot(w->store_fd, fr_format_boot_id(boot_id, id, sizeof(id)), &v->k);
-	return v->k;
+	k = v->k;
+out:
+	pthread_mutex_unlock(&w->ksyms_lock);
+	return k;
 }
 
 int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *out,

@@ -6,6 +6,7 @@
 #ifndef FR_WINDOW_H
 #define FR_WINDOW_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -50,7 +51,7 @@ struct fr_window {
 	size_t n, cap;
 	struct fr_chunk_info *chunks;
 	struct fr_window_chunk *cd;   /* beside chunks[] */
-	size_t nchunks;
+	size_t nchunks, ncd;
 	uint8_t *payloads;       /* the chunks' decoded payloads, one after another */
 	size_t payload_size;
 	uint64_t chunks_damaged; /* chunks in range whose payload failed to verify */
@@ -59,6 +60,7 @@ struct fr_window {
 	size_t nexes;
 	struct fr_window_ksyms *ksyms; /* kernel symbol snapshots, by boot, loaded on use */
 	size_t nksyms;
+	pthread_mutex_t ksyms_lock;
 	int store_fd;            /* for the snapshots; -EBADF for incidents */
 };
 
@@ -70,6 +72,8 @@ struct fr_window {
 struct fr_window_query {
 	uint64_t since_ns, until_ns; /* wall clock, inclusive */
 	bool one_boot;               /* only chunks of boot_id */
+	bool skip_exe;               /* entries' exe not needed: saves a pid
+					lookup per record */
 	uint8_t boot_id[16];
 	/* called after each chunk loaded, if set */
 	void (*progress)(size_t done, size_t total, void *userdata);
@@ -89,6 +93,9 @@ int fr_window_get(const struct fr_window *w, size_t i, struct fr_window_entry *e
 int fr_window_select(struct fr_store_reader *r, const struct fr_window_query *q, struct fr_chunk_ref **ret,
 		     size_t *nret);
 struct fr_window *fr_window_free(struct fr_window *w);
+
+/* How many threads loading and printing use: one per CPU, at most 8. */
+unsigned fr_window_threads(void);
 
 /* One more than the highest CPU whose chunks the window holds. */
 unsigned fr_window_ncpu(const struct fr_window *w);

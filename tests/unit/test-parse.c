@@ -49,6 +49,15 @@ int main(void)
 
 	CHECK_STR(fr_format_rfc3339(now + 5, buf, sizeof(buf)), "2025-11-21T12:00:00.000000005Z");
 	CHECK_STR(fr_format_duration(1502 * NSEC_PER_MSEC, buf, sizeof(buf)), "1.502s");
+	CHECK_STR(fr_format_duration(0, buf, sizeof(buf)), "0ns");
+	CHECK_STR(fr_format_duration(999, buf, sizeof(buf)), "999ns");
+	CHECK_STR(fr_format_duration(1000, buf, sizeof(buf)), "1.000us");
+	CHECK_STR(fr_format_duration(1234567, buf, sizeof(buf)), "1.235ms"); /* rounded half up */
+	CHECK_STR(fr_format_duration(1234499, buf, sizeof(buf)), "1.234ms");
+	CHECK_STR(fr_format_duration(999999999, buf, sizeof(buf)), "1000.000ms");
+	CHECK_STR(fr_format_duration(3600 * NSEC_PER_SEC + 5, buf, sizeof(buf)), "3600.000s");
+	CHECK_STR(fr_format_duration(UINT64_MAX, buf, sizeof(buf)), "18446744073.710s");
+	CHECK_STR(fr_format_duration(1234567, buf, 4), "1.2"); /* cut, terminated */
 	CHECK_STR(fr_format_size(12ULL << 20, buf, sizeof(buf)), "12.0M");
 	return TEST_DONE();
 }

@@ -86,7 +86,7 @@ static int seen_cb(const struct fr_chunk_ref *ref, void *userdata)
 	CHECK(raw != NULL);
 	if (s->n < MAXCH)
 		s->seq[s->n++] = ref->info.seqnum;
-	if (fr_store_reader_load(s->r, ref, raw) == 0) {
+	if (fr_store_reader_load(s->r, NULL, ref, raw) == 0) {
 		/* decode every record: a chunk that verifies must decode */
 		struct fr_codec_state st = {};
 		struct fr_record rec;

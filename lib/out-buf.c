@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "macro.h"
+#include "out-buf.h"
+
+#define OUT_BUF_SIZE (256 * 1024)
+
+int fr_out_init(struct fr_out *o, FILE *f)
+{
+	*o = (struct fr_out){ .f = f, .cap = OUT_BUF_SIZE };
+	o->p = malloc(o->cap);
+	return o->p ? 0 : -ENOMEM;
+}
+
+int fr_out_flush(struct fr_out *o)
+{
+	if (!o->f) {
+		char *p = o->err ? NULL : realloc(o->p, o->cap * 2);
+		if (!p) {
+			o->err = ENOMEM;
+			o->len = 0; /* keeps appending safe; the error sticks */
+		} else {
+			o->p = p;
+			o->cap *= 2;
+		}
+		return -o->err;
+	}
+	if (o->len && !o->err && fwrite(o->p, 1, o->len, o->f) != o->len)
+		o->err = errno ? errno : EIO;
+	o->len = 0;
+	return -o->err;
+}
+
+int fr_out_end(struct fr_out *o)
+{
+	int k = fr_out_flush(o);
+
+	free(o->p);
+	o->p = NULL;
+	o->cap = 0;
+	return k;
+}
+
+void fr_out_write_slow(struct fr_out *o, const void *s, size_t n)
+{
+	while (!o->f && !o->err && o->cap - o->len < n)
+		fr_out_flush(o);
+	if (!o->f) {
+		if (!o->err) {
+			memcpy(o->p + o->len, s, n);
+			o->len += n;
+		}
+		return;
+	}
+	fr_out_flush(o);
+	if (n <= o->cap) {
+		memcpy(o->p, s, n);
+		o->len = n;
+	} else if (!o->err && fwrite(s, 1, n, o->f) != n)
+		o->err = errno ? errno : EIO;
+}
+
+/* Digits of @v at the end of buf[20]; returns where they start. */
+static char *format_u64(uint64_t v, char *end)
+{
+	char *p = end;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return p;
+}
+
+void fr_out_u64(struct fr_out *o, uint64_t v)
+{
+	char buf[20], *p = format_u64(v, buf + sizeof(buf));
+
+	fr_out_write(o, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+void fr_out_i64(struct fr_out *o, int64_t v)
+{
+	if (v < 0) {
+		fr_out_putc(o, '-');
+		fr_out_u64(o, -(uint64_t)v);
+	} else
+		fr_out_u64(o, (uint64_t)v);
+}
+
+void fr_out_pad(struct fr_out *o, const char *s, unsigned width)
+{
+	size_t n = strlen(s);
+
+	fr_out_write(o, s, n);
+	for (; n < width; n++)
+		fr_out_putc(o, ' ');
+}
+
+void fr_out_u64_pad(struct fr_out *o, uint64_t v, unsigned width)
+{
+	char buf[20], *p = format_u64(v, buf + sizeof(buf));
+	size_t n = (size_t)(buf + sizeof(buf) - p);
+
+	fr_out_write(o, p, n);
+	for (; n < width; n++)
+		fr_out_putc(o, ' ');
+}
+
+/* One pass, straight into the buffer: each byte is copied, or becomes
+ * @nul (a NUL, when @nul is not 0) or \xNN (other control characters, DEL,
+ * backslash). */
+static void safe(struct fr_out *o, const char *s, size_t n, char nul)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	while (n) {
+		size_t room = o->cap - o->len, take = MIN(n, room / 4);
+		char *d = o->p + o->len;
+
+		if (!take) {
+			fr_out_flush(o);
+			continue;
+		}
+		for (size_t i = 0; i < take; i++) {
+			unsigned char c = (unsigned char)s[i];
+			if (c >= 0x20 && c != 0x7f && c != '\\')
+				*d++ = (char)c;
+			else if (c == 0 && nul)
+				*d++ = nul;
+			else {
+				*d++ = '\\';
+				*d++ = 'x';
+				*d++ = hex[c >> 4];
+				*d++ = hex[c & 15];
+			}
+		}
+		o->len = (size_t)(d - o->p);
+		s += take;
+		n -= take;
+	}
+}
+
+void fr_out_safe(struct fr_out *o, const char *s, size_t n)
+{
+	safe(o, s, n, 0);
+}
+
+void fr_out_safe_list(struct fr_out *o, const char *s, size_t n, char sep)
+{
+	if (n && !s[n - 1])
+		n--; /* the terminator of the last string */
+	safe(o, s, n, sep);
+}
+
+void fr_out_printf(struct fr_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(o->p + o->len, o->cap - o->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < o->cap - o->len) {
+		o->len += (size_t)n;
+		return;
+	}
+	/* did not fit (rare: the records' fields are short) */
+	char *tmp = NULL;
+	va_start(ap, fmt);
+	n = vasprintf(&tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		o->err = ENOMEM;
+		return;
+	}
+	fr_out_write(o, tmp, (size_t)n);
+	free(tmp);
+}

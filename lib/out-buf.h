@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * An output buffer for printing millions of lines: appends without
+ * format-string parsing or per-character locking, written to its FILE in
+ * large blocks.  Errors stick: fr_out_end() reports the first.
+ */
+#ifndef FR_OUT_BUF_H
+#define FR_OUT_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+struct fr_out {
+	char *p;
+	size_t len, cap;
+	FILE *f;
+	int err; /* first write error, as an errno */
+};
+
+/* @f stays the caller's.  With @f NULL, the output stays in memory (p,
+ * len), the buffer growing as needed. */
+int fr_out_init(struct fr_out *o, FILE *f);
+/* Writes what is buffered (in memory: makes room); returns 0 or -errno
+ * (the first error). */
+int fr_out_flush(struct fr_out *o);
+/* Flushes, frees the buffer; returns as fr_out_flush(). */
+int fr_out_end(struct fr_out *o);
+
+void fr_out_write_slow(struct fr_out *o, const void *s, size_t n);
+
+static inline void fr_out_write(struct fr_out *o, const void *s, size_t n)
+{
+	if (o->cap - o->len < n) {
+		fr_out_write_slow(o, s, n);
+		return;
+	}
+	memcpy(o->p + o->len, s, n);
+	o->len += n;
+}
+
+static inline void fr_out_putc(struct fr_out *o, char c)
+{
+	if (o->len == o->cap)
+		fr_out_flush(o);
+	o->p[o->len++] = c;
+}
+
+static inline void fr_out_puts(struct fr_out *o, const char *s)
+{
+	fr_out_write(o, s, strlen(s));
+}
+
+void fr_out_u64(struct fr_out *o, uint64_t v);
+void fr_out_i64(struct fr_out *o, int64_t v);
+/* Left-aligned, padded with spaces to @width (as "%-*"). */
+void fr_out_u64_pad(struct fr_out *o, uint64_t v, unsigned width);
+void fr_out_pad(struct fr_out *o, const char *s, unsigned width);
+/* Bytes for a terminal: control characters, DEL and backslash as \xNN. */
+void fr_out_safe(struct fr_out *o, const char *s, size_t n);
+/* NUL-separated strings (an argv), safe, each NUL printed as @sep. */
+void fr_out_safe_list(struct fr_out *o, const char *s, size_t n, char sep);
+__attribute__((format(printf, 2, 3))) void fr_out_printf(struct fr_out *o, const char *fmt, ...);
+
+#endif
