@@ -75,6 +75,40 @@ int main(void)
 	bad("recorder = { ring_size = \"3M\"; };\n", "F:1: 'ring_size' must be a power of two (such as \"1M\")");
 	bad("store = { sync_interval = \"1ms\"; };\n",
 	    "F:1: 'sync_interval' = \"1ms\" is out of range [10.000ms, 60.000s]");
+	/* hostile values: huge, zero, negative, the wrong kind (libconfig
+	 * itself truncates an integer literal past 32 bits without 'L') */
+	bad("store = { size = \"99999T\"; };\n",
+	    "F:1: 'size' = \"99999T\" is out of range [1.0M, 4.0T]");
+	bad("store = { size = \"0\"; };\n",
+	    "F:1: 'size' = \"0\" is out of range [1.0M, 4.0T]");
+	bad("store = { size = \"-1G\"; };\n",
+	    "F:1: 'size': invalid size \"-1G\"");
+	bad("store = { segments = 0; };\n",
+	    "F:1: 'segments' = 0 is out of range [2, 1024]");
+	bad("store = { segments = 99999999999L; };\n",
+	    "F:1: 'segments' = 99999999999 is out of range [2, 1024]");
+	bad("store = { keyframe_interval = \"-5s\"; };\n",
+	    "F:1: 'keyframe_interval': invalid duration \"-5s\"");
+	bad("recorder = { chunk_age = \"0s\"; };\n",
+	    "F:1: 'chunk_age' = \"0s\" is out of range [10.000ms, 60.000s]");
+	bad("recorder = { drain_interval = \"100d\"; };\n",
+	    "F:1: 'drain_interval' = \"100d\" is out of range [1.000ms, 10.000s]");
+	bad("recorder = { zstd_level = \"3\"; };\n",
+	    "F:1: 'zstd_level' must be an integer");
+	bad("sources = { sample = { hz = 100000; }; };\n",
+	    "F:1: 'hz' = 100000 is out of range [1, 1000]");
+	bad("metrics = { top = -1; };\n",
+	    "F:1: 'top' = -1 is out of range [0, 100]");
+	bad("sources = { signal = { signals = [ \"SIGNOPE\" ]; }; };\n",
+	    "F:1: 'signals': unknown signal \"SIGNOPE\" (names such as \"SIGSEGV\")");
+	bad("store = { size = \"1M\"; segments = 1024; };\n",
+	    "F:1: store.size / store.segments (1024 bytes) must be at least 4 x recorder.chunk_size + 4K");
+	bad("triggers = { rules = 5; };\n",
+	    "F:1: 'rules' must be a list: ( { ... }, { ... } )");
+	bad("triggers = { incidents = { max = 0; }; };\n",
+	    "F:1: 'max' = 0 is out of range [1, 100000]");
+	bad("control = { socket = 7; };\n",
+	    "F:1: 'socket' must be a string");
 
 	/* trigger rules */
 	CHECK_EQ(load("triggers = { rules = (\n"
