@@ -37,7 +37,7 @@ int fr_bundle_write(const struct frctl_source *s, const char *path)
 		return EXIT_FAILURE_;
 	}
 	for (size_t i = 0; i < s->w->n; i++)
-		records += !s->w->items[i].hidden && !fr_record_is_meta(&(struct fr_record){ .type = s->w->items[i].type });
+		records += !s->w->items[i].hidden && !fr_record_type_is_meta(s->w->items[i].type);
 	(void)gethostname(host, sizeof(host) - 1);
 	(void)uname(&u);
 	meta = json_object_new_object();

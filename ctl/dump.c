@@ -190,7 +190,7 @@ static void *format_lines(void *userdata)
 	for (size_t i = j->from; i < j->to; i++) {
 		struct fr_window_entry e;
 
-		if (j->w->items[i].hidden || fr_window_get(j->w, i, &e) < 0 || !frctl_window_match(&j->o->win, &e))
+		if (!frctl_window_entry(&j->o->win, j->w, i, &e))
 			continue;
 		if (j->o->format == FMT_JSON) {
 			struct json_object *obj = fr_window_entry_to_json(j->w, &e);
@@ -210,8 +210,8 @@ static void *format_lines(void *userdata)
 static int print_lines(FILE *out, struct fr_window *w, const struct dump_opts *o)
 {
 	unsigned n = fr_window_threads(), flags = fr_text_colour(out) ? FR_TEXT_COLOUR : 0;
-	struct lines_job jobs[8] = {};
-	pthread_t threads[8];
+	struct lines_job jobs[FR_WINDOW_THREADS_MAX] = {};
+	pthread_t threads[FR_WINDOW_THREADS_MAX];
 	int k = 0;
 
 	for (unsigned t = 0; t < n && k == 0; t++) {
@@ -220,7 +220,7 @@ static int print_lines(FILE *out, struct fr_window *w, const struct dump_opts *o
 			k = -ENOMEM;
 	}
 	for (size_t start = 0; start < w->n && k == 0; start += (size_t)n * LINES_BLOCK) {
-		bool started[8] = {};
+		bool started[FR_WINDOW_THREADS_MAX] = {};
 
 		for (unsigned t = 0; t < n; t++) {
 			jobs[t].from = MIN(start + (size_t)t * LINES_BLOCK, w->n);
@@ -314,7 +314,7 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	for (size_t i = 0; (folded || perfetto) && i < src.w->n; i++) {
 		struct fr_window_entry e;
 
-		if (src.w->items[i].hidden || fr_window_get(src.w, i, &e) < 0 || !frctl_window_match(&o.win, &e))
+		if (!frctl_window_entry(&o.win, src.w, i, &e))
 			continue;
 		if (perfetto)
 			fr_perfetto_add(perfetto, src.w, &e);

@@ -187,7 +187,7 @@ static bool find_cause(const struct fr_window *w, size_t itrig, const struct fr_
 		if (trig->wall_ns - it->wall_ns > 3600 * NSEC_PER_SEC)
 			break;
 		if (it->pid != trig->r.pid || it->type == FR_REC_TRIGGER ||
-		    fr_record_is_meta(&(struct fr_record){ .type = it->type }) || fr_window_get(w, i, &e) < 0 ||
+		    fr_record_type_is_meta(it->type) || fr_window_get(w, i, &e) < 0 ||
 		    e.r.tid != trig->r.tid || end_of(&e) > trig->wall_ns)
 			continue;
 		if (!found || end_of(&e) > end_of(best)) {
@@ -411,7 +411,7 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	}
 	for (size_t i = 0; i < s.w->n; i++) {
 		struct fr_window_entry e;
-		if (s.w->items[i].hidden || fr_window_get(s.w, i, &e) < 0 || !frctl_window_match(&a, &e))
+		if (!frctl_window_entry(&a, s.w, i, &e))
 			continue;
 		add(&rp, s.w, i, &e);
 	}

@@ -83,7 +83,7 @@ int frctl_window_option(struct frctl_window_args *a, int opt, const char *arg)
 		return 1;
 	case O_WIN_TYPE:
 		a->type = fr_record_type_from_name(arg);
-		if (a->type < 0 || fr_record_is_meta(&(struct fr_record){ .type = (uint16_t)a->type })) {
+		if (a->type < 0 || fr_record_type_is_meta((uint16_t)a->type)) {
 			frctl_error("--type: unknown record type \"%s\" (exec, exit, fork, syscall, offcpu, runq, "
 				    "block, oom, signal, tcp, switch, sample, mark, metrics, trigger, gap)", arg);
 			return -EINVAL;
@@ -147,21 +147,23 @@ static bool cgroup_under(const struct fr_window_entry *e, const char *path)
 	return n == 1 || e->cgroup_len == n || e->cgroup[n] == '/';
 }
 
-bool frctl_window_match(const struct frctl_window_args *a, const struct fr_window_entry *e)
+bool frctl_window_entry(const struct frctl_window_args *a, const struct fr_window *w, size_t i,
+			struct fr_window_entry *e)
 {
-	const struct fr_record *r = &e->r;
+	const struct fr_window_item *it = &w->items[i];
 
-	/* context (keyframes, execs before the window) is not printed */
-	if (e->hidden)
+	/* context (keyframes, execs before the window) is not printed; type
+	 * and pid are known before decoding.  Gaps concern every process: a
+	 * filtered view must still show them */
+	if (it->hidden || (a->type >= 0 && it->type != a->type))
 		return false;
-	/* gaps concern every process: a filtered view must still show them */
-	if (r->type == FR_REC_GAP)
-		return a->type < 0 || a->type == FR_REC_GAP;
-	if (a->pid >= 0 && r->pid != (uint32_t)a->pid)
+	if (it->type == FR_REC_GAP)
+		return fr_window_get(w, i, e) == 0;
+	if (a->pid >= 0 && it->pid != (uint32_t)a->pid)
 		return false;
-	if (a->comm && strcmp(r->comm, a->comm) != 0)
+	if (fr_window_get(w, i, e) < 0)
 		return false;
-	if (a->type >= 0 && r->type != a->type)
+	if (a->comm && strcmp(e->r.comm, a->comm) != 0)
 		return false;
 	if (a->cgroup && !cgroup_under(e, a->cgroup))
 		return false;

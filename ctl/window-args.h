@@ -70,9 +70,10 @@ int frctl_window_option(struct frctl_window_args *a, int opt, const char *arg);
 /* After the loop: parses and checks the window; -EINVAL (line printed). */
 int frctl_window_finish(struct frctl_window_args *a);
 bool frctl_window_filtered(const struct frctl_window_args *a);
-/* Should entry @e be shown?  Context entries never are; gaps are shown
- * under every filter but --type. */
-bool frctl_window_match(const struct frctl_window_args *a, const struct fr_window_entry *e);
+/* Is record @i of @w shown?  If so, decodes it into @e.  Context entries
+ * never are; gaps are shown under every filter but --type. */
+bool frctl_window_entry(const struct frctl_window_args *a, const struct fr_window *w, size_t i,
+			struct fr_window_entry *e);
 
 /* An opened source and its loaded window. */
 struct frctl_source {

@@ -127,7 +127,7 @@ int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
 	b->count++;
 	if (r->type == FR_REC_GAP)
 		b->gap_lost += r->gap.lost;
-	else if (!fr_record_is_meta(r))
+	else if (!fr_record_type_is_meta(r->type))
 		b->nevents++;
 	if (is_description(r) && b->ndescribed < DESCRIBED_SLOTS * 3 / 4) {
 		struct described_key *k = described_slot(b, r);

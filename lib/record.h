@@ -162,10 +162,9 @@ struct fr_record {
 };
 
 /* Is this record metadata that readers consume rather than print? */
-static inline int fr_record_is_meta(const struct fr_record *r)
+static inline int fr_record_type_is_meta(uint16_t type)
 {
-	return r->type == FR_REC_CGROUP || r->type == FR_REC_PROCESS || r->type == FR_REC_MAPPING ||
-	       r->type == FR_REC_SYMBOL;
+	return type == FR_REC_CGROUP || type == FR_REC_PROCESS || type == FR_REC_MAPPING || type == FR_REC_SYMBOL;
 }
 
 const char *fr_record_type_name(uint16_t type);

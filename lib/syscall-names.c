@@ -1,24 +1,28 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <pthread.h>
 #include <seccomp.h>
 #include <stdlib.h>
 
 #include "syscall-names.h"
 
-/* libseccomp allocates each name; cache them, as dumps ask for the same few
- * thousands of times. */
+/* libseccomp allocates each name: the table is resolved once, on first
+ * use, by whichever thread comes first (dump formats on every CPU). */
 #define CACHE_MAX 1024
 static char *cache[CACHE_MAX];
-static unsigned char cached[CACHE_MAX];
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+
+static void cache_fill(void)
+{
+	for (unsigned nr = 0; nr < CACHE_MAX; nr++)
+		cache[nr] = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, (int)nr);
+}
 
 const char *fr_syscall_name(unsigned nr)
 {
 	if (nr >= CACHE_MAX)
 		return NULL;
-	if (!cached[nr]) {
-		cache[nr] = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, (int)nr);
-		cached[nr] = 1;
-	}
+	pthread_once(&cache_once, cache_fill);
 	return cache[nr];
 }
 

@@ -112,6 +112,8 @@ struct cgroup_desc {
 	uint32_t seq; /* order in the chunk: the newest description wins */
 };
 
+_Static_assert(sizeof(struct fr_window_item) == 32, "items are sorted and kept by the million");
+
 struct fr_window_chunk {
 	uint8_t *buf;            /* the decoded payload */
 	struct fr_symtab symtab; /* the code it describes */
@@ -400,10 +402,11 @@ static int load_chunks(struct load *l, bool report)
 		return -ENOMEM;
 	for (;;) {
 		size_t i = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED), done;
-		struct chunk_job *job = &l->jobs[i];
+		struct chunk_job *job;
 
 		if (i >= l->n)
 			break;
+		job = &l->jobs[i];
 		l->w->cd[i].buf = l->w->payloads + job->raw_off;
 		job->k = fr_store_reader_load(l->r, dctx, &l->refs[i], l->w->cd[i].buf);
 		if (job->k == 0)
@@ -421,12 +424,11 @@ static void *load_thread(void *userdata)
 	return (void *)(intptr_t)load_chunks(userdata, false);
 }
 
-/* Threads for loading and printing: one per CPU, at most 8. */
 unsigned fr_window_threads(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+	return n < 1 ? 1 : n > FR_WINDOW_THREADS_MAX ? FR_WINDOW_THREADS_MAX : (unsigned)n;
 }
 
 /* Drops the damaged chunks, and closes up the chunks' slices of items
@@ -441,6 +443,9 @@ static int gather(struct load *l)
 
 		if (job->k == -EBADMSG) {
 			w->chunks_damaged++;
+			free(w->cd[i].cg);
+			fr_symtab_done(&w->cd[i].symtab);
+			w->cd[i] = (struct fr_window_chunk){};
 			continue;
 		}
 		if (job->k < 0)
@@ -465,7 +470,7 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 {
 	struct fr_chunk_ref *refs = NULL;
 	struct load l = { .r = r, .q = q };
-	pthread_t threads[8];
+	pthread_t threads[FR_WINDOW_THREADS_MAX];
 	unsigned nthreads = 0;
 	size_t records = 0, raw = 0;
 	struct fr_window *w;

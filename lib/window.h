@@ -41,7 +41,6 @@ struct fr_window_item {
 	uint32_t exe;    /* 1 + index into the window's executables; 0: unknown */
 	uint16_t type;
 	bool hidden;
-	uint8_t unused[5];
 };
 
 struct fr_window_chunk; /* per loaded chunk: payload, names (window.c) */
@@ -66,9 +65,9 @@ struct fr_window {
 
 /* Loads every record with since_ns <= wall time <= until_ns, plus the
  * metadata to name its processes: the keyframe before since_ns and those
- * inside the window (entries for which fr_record_is_meta() is true; they
- * are not for printing).  Every entry's exe is resolved from keyframes and
- * the exec and fork records before it. */
+ * inside the window (entries for which fr_record_type_is_meta() is true; they
+ * are not for printing).  Unless skip_exe, every entry's exe is resolved
+ * from keyframes and the exec and fork records before it. */
 struct fr_window_query {
 	uint64_t since_ns, until_ns; /* wall clock, inclusive */
 	bool one_boot;               /* only chunks of boot_id */
@@ -94,7 +93,9 @@ int fr_window_select(struct fr_store_reader *r, const struct fr_window_query *q,
 		     size_t *nret);
 struct fr_window *fr_window_free(struct fr_window *w);
 
-/* How many threads loading and printing use: one per CPU, at most 8. */
+/* How many threads loading and printing use: one per CPU, at most
+ * FR_WINDOW_THREADS_MAX. */
+#define FR_WINDOW_THREADS_MAX 8
 unsigned fr_window_threads(void);
 
 /* One more than the highest CPU whose chunks the window holds. */
