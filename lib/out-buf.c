@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "macro.h"
@@ -110,23 +111,52 @@ void fr_out_u64_pad(struct fr_out *o, uint64_t v, unsigned width)
 		fr_out_putc(o, ' ');
 }
 
+#define LANES(b) (0x0101010101010101ull * (uint8_t)(b))
+
+/* Eight bytes at a time (SWAR); exact per-byte masks, 0x80 in each lane
+ * where the byte of @w is zero / below @n (n <= 0x80). */
+static inline uint64_t zero_lanes(uint64_t w)
+{
+	return ~(((w & LANES(0x7f)) + LANES(0x7f)) | w) & LANES(0x80);
+}
+
+static inline uint64_t below_lanes(uint64_t w, uint8_t n)
+{
+	return ~(((w & LANES(0x7f)) + LANES(0x80 - n)) | w) & LANES(0x80);
+}
+
 /* One pass, straight into the buffer: each byte is copied, or becomes
  * @nul (a NUL, when @nul is not 0) or \xNN (other control characters, DEL,
- * backslash). */
+ * backslash).  A word whose only special bytes are NULs to become @nul is
+ * rewritten whole; otherwise its bytes up to the first special one are. */
 static void safe(struct fr_out *o, const char *s, size_t n, char nul)
 {
 	static const char hex[] = "0123456789abcdef";
 
 	while (n) {
-		size_t room = o->cap - o->len, take = MIN(n, room / 4);
+		size_t room = o->cap - o->len, take = MIN(n, room / 4), i = 0;
 		char *d = o->p + o->len;
 
 		if (!take) {
 			fr_out_flush(o);
 			continue;
 		}
-		for (size_t i = 0; i < take; i++) {
-			unsigned char c = (unsigned char)s[i];
+		while (i < take) {
+			uint64_t w;
+			if (take - i >= sizeof(w)) {
+				memcpy(&w, s + i, sizeof(w));
+				uint64_t z = nul ? zero_lanes(w) : 0;
+				uint64_t m = (below_lanes(w, 0x20) & ~z) | zero_lanes(w ^ LANES(0x7f)) |
+					     zero_lanes(w ^ LANES('\\'));
+				w |= (z >> 7) * (uint8_t)nul;
+				memcpy(d, &w, sizeof(w));
+				size_t k = m ? (size_t)__builtin_ctzll(m) / 8 : sizeof(w);
+				d += k;
+				i += k;
+				if (k == sizeof(w))
+					continue;
+			}
+			unsigned char c = (unsigned char)s[i++];
 			if (c >= 0x20 && c != 0x7f && c != '\\')
 				*d++ = (char)c;
 			else if (c == 0 && nul)

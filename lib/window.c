@@ -14,6 +14,7 @@
 #include "record-fields.h"
 #include "pid-map.h"
 #include "store-format.h"
+#include "window-sort.h"
 #include "window.h"
 
 struct fr_window_ksyms {
@@ -226,52 +227,6 @@ static int decode_chunk(struct fr_window *w, uint32_t idx, const struct fr_chunk
 	}
 	cgroups_finish(c);
 	fr_symtab_finish(&c->symtab);
-	return 0;
-}
-
-/* Stable LSD radix sort of the items by wall time, RADIX_BITS at a time
- * over the bits the window's span needs: a few linear passes instead of
- * a comparison sort (the window is per-CPU runs, interleaved). */
-#define RADIX_BITS 11
-static int sort_items(struct fr_window *w)
-{
-	struct fr_window_item *a = w->items, *b;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	unsigned passes;
-	bool sorted = true;
-
-	for (size_t i = 0; i < w->n; i++) {
-		lo = MIN(lo, a[i].wall_ns);
-		hi = MAX(hi, a[i].wall_ns);
-		if (i && a[i].wall_ns < a[i - 1].wall_ns)
-			sorted = false;
-	}
-	if (sorted)
-		return 0;
-	passes = (64 - (unsigned)__builtin_clzll(hi - lo) + RADIX_BITS - 1) / RADIX_BITS;
-	b = fr_big_alloc(w->cap * sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	for (unsigned p = 0; p < passes; p++) {
-		size_t count[1u << RADIX_BITS] = {};
-		unsigned shift = p * RADIX_BITS;
-		size_t sum = 0;
-
-		for (size_t i = 0; i < w->n; i++)
-			count[((a[i].wall_ns - lo) >> shift) & ((1u << RADIX_BITS) - 1)]++;
-		for (size_t d = 0; d < ELEMENTSOF(count); d++) {
-			size_t c = count[d];
-			count[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < w->n; i++)
-			b[count[((a[i].wall_ns - lo) >> shift) & ((1u << RADIX_BITS) - 1)]++] = a[i];
-		struct fr_window_item *t = a;
-		a = b;
-		b = t;
-	}
-	fr_big_free(b, w->cap * sizeof(*b)); /* after an odd number of passes, the first array */
-	w->items = a;
 	return 0;
 }
 
@@ -527,7 +482,7 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 	if (k == 0)
 		k = gather(&l);
 	if (k == 0)
-		k = sort_items(w);
+		k = fr_window_items_sort(&w->items, w->n, w->cap);
 	if (k == 0 && !q->skip_exe)
 		k = resolve_exe(w);
 	if (k < 0)

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* lib/out-buf: the terminal-safe copy (eight bytes at a time) against a
+ * byte-wise reference, for every byte value at every offset of a word, and
+ * growth of the in-memory buffer. */
+#include <stdint.h>
+
+#include "out-buf.h"
+#include "test.h"
+
+/* The rule, one byte at a time. */
+static size_t reference(const unsigned char *s, size_t n, char nul, char *d)
+{
+	char *p = d;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		if (c >= 0x20 && c != 0x7f && c != '\\')
+			*p++ = (char)c;
+		else if (c == 0 && nul)
+			*p++ = nul;
+		else
+			p += sprintf(p, "\\x%02x", c);
+	}
+	return (size_t)(p - d);
+}
+
+static void check_one(const unsigned char *s, size_t n, char nul)
+{
+	char want[4 * 64 + 1];
+	size_t wn = reference(s, n, nul, want);
+	struct fr_out o;
+
+	CHECK_EQ(fr_out_init(&o, NULL), 0);
+	if (nul)
+		fr_out_safe_list(&o, (const char *)s, n, nul);
+	else
+		fr_out_safe(&o, (const char *)s, n);
+	/* safe_list drops the last string's terminator */
+	if (nul && n && !s[n - 1])
+		wn--;
+	CHECK_EQ(o.len, wn);
+	CHECK(o.len == wn && memcmp(o.p, want, wn) == 0);
+	fr_out_end(&o);
+}
+
+int main(void)
+{
+	unsigned char s[40];
+
+	for (unsigned c = 0; c < 256; c++)
+		for (size_t at = 0; at < 24; at++)
+			for (size_t n = at + 1; n <= 24; n += 7) {
+				memset(s, 'a', sizeof(s));
+				s[at] = (unsigned char)c;
+				check_one(s, n, 0);
+				check_one(s, n, ' ');
+			}
+	/* neighbours of the special values in every lane */
+	for (size_t i = 0; i < sizeof(s); i++)
+		s[i] = (unsigned char)(0x1e + i * 3);
+	check_one(s, sizeof(s), 0);
+	for (size_t i = 0; i < sizeof(s); i++)
+		s[i] = (unsigned char)(0x7d + i % 5 + (i % 2) * 0x80);
+	check_one(s, sizeof(s), 0);
+
+	/* many special bytes per word, in random mixes */
+	static const unsigned char pick[] = { 0, 0, 0, 1, 0x1f, 0x20, 0x21, 0x5b, 0x5c, 0x5d,
+					      0x7e, 0x7f, 0x80, 0x9f, 0xa0, 0xdc, 0xff, 'a', 'z' };
+	unsigned seed = 1;
+	for (int round = 0; round < 100000; round++) {
+		size_t n = 1 + (size_t)(rand_r(&seed) % (int)sizeof(s));
+		for (size_t i = 0; i < n; i++)
+			s[i] = pick[rand_r(&seed) % (int)sizeof(pick)];
+		check_one(s, n, 0);
+		check_one(s, n, ' ');
+		check_one(s, n, ',');
+	}
+
+	/* the in-memory buffer grows past its first size */
+	struct fr_out o;
+	static char big[3 << 20];
+	memset(big, 'x', sizeof(big));
+	big[sizeof(big) - 1] = '\n';
+	CHECK_EQ(fr_out_init(&o, NULL), 0);
+	fr_out_safe(&o, big, sizeof(big));
+	CHECK_EQ(o.len, sizeof(big) - 1 + 4);
+	CHECK(memcmp(o.p + sizeof(big) - 1, "\\x0a", 4) == 0);
+	CHECK_EQ(fr_out_end(&o), 0);
+	return test_failures ? 1 : 0;
+}
