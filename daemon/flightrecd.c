@@ -414,57 +414,6 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 	return sd_event_exit(d->event, 0);
 }
 
-/* SIGHUP: parse first; swap only if valid.  Tunables that live in BPF
- * globals apply at once; settings that need re-creating rings, the store
- * or probes are reported as needing a restart. */
-static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
-{
-	struct daemon *d = userdata;
-	struct fr_conf c;
-
-	(void)sd_notify(false, "RELOADING=1");
-	if (load_config(d, &c) < 0) {
-		log_error("Configuration reload failed; keeping the running configuration.");
-		(void)sd_notify(false, "READY=1");
-		return 0;
-	}
-	if (c.store_size != d->conf.store_size || c.store_segments != d->conf.store_segments ||
-	    strcmp(c.store_path, d->conf.store_path) != 0 || c.ring_size != d->conf.ring_size ||
-	    c.chunk_size != d->conf.chunk_size || c.proc_enabled != d->conf.proc_enabled ||
-	    c.syscall_enabled != d->conf.syscall_enabled || c.zstd_level != d->conf.zstd_level ||
-	    strcmp(c.socket_path, d->conf.socket_path) != 0 || c.sched_enabled != d->conf.sched_enabled ||
-	    c.block_enabled != d->conf.block_enabled || c.oom_enabled != d->conf.oom_enabled ||
-	    c.signal_enabled != d->conf.signal_enabled || c.tcp_enabled != d->conf.tcp_enabled ||
-	    c.sample_enabled != d->conf.sample_enabled || c.sample_hz != d->conf.sample_hz ||
-	    c.metrics_enabled != d->conf.metrics_enabled)
-		log_warning("Store, ring, chunk, compression, control socket, source and metrics on/off settings "
-			    "and the sampling frequency take effect at the next restart.");
-	/* what lives in BPF globals or only in the loop applies now */
-	d->conf.syscall_threshold_ns = c.syscall_threshold_ns;
-	memcpy(d->conf.syscall_exclude, c.syscall_exclude, sizeof(c.syscall_exclude));
-	d->conf.offcpu_enabled = c.offcpu_enabled;
-	d->conf.offcpu_threshold_ns = c.offcpu_threshold_ns;
-	d->conf.runq_enabled = c.runq_enabled;
-	d->conf.runq_threshold_ns = c.runq_threshold_ns;
-	d->conf.sched_full = c.sched_full;
-	d->conf.block_threshold_ns = c.block_threshold_ns;
-	d->conf.signal_mask = c.signal_mask;
-	d->conf.metrics_interval_ns = c.metrics_interval_ns;
-	d->conf.metrics_top_interval_ns = c.metrics_top_interval_ns;
-	d->conf.metrics_top = c.metrics_top;
-	d->conf.chunk_age_ns = c.chunk_age_ns;
-	d->conf.drain_interval_ns = c.drain_interval_ns;
-	d->conf.sync_interval_ns = c.sync_interval_ns;
-	d->conf.keyframe_interval_ns = c.keyframe_interval_ns;
-	fr_sources_apply(d->sources, &d->conf);
-	if (fr_triggers_set_rules(d->triggers, &c.rules) < 0)
-		log_warning("Failed to apply the new trigger rules; keeping the old ones.");
-	fr_conf_done(&c);
-	log_info("Configuration reloaded from %s.", d->config_path);
-	(void)sd_notify(false, "READY=1");
-	return 0;
-}
-
 /* sd-event's default accuracy is 250 ms; timers here get 10 % of their
  * interval, except the sync timer, whose interval is a durability promise
  * (see on_sync) and gets 1 ms. */
@@ -506,6 +455,128 @@ static void start_symbolizer(struct daemon *d)
 		return;
 	}
 	fr_recorder_set_symbolizer(d->rec, s);
+}
+
+/* The metrics sampler and its timer; the per-disk latencies come from the
+ * block source's histograms when it runs. */
+static int start_metrics(struct daemon *d)
+{
+	int k = fr_metrics_new(d->conf.metrics_top, &d->metrics);
+
+	if (k < 0)
+		return log_error_errno(k, "Failed to set up metrics: %m");
+	k = fr_pmu_counters_open(fr_rings_ncpu(d->rings), &d->pmu);
+	if (k < 0)
+		log_info_errno(k, "No hardware performance counters (%m): metrics without cycles and instructions.");
+	if (fr_sources_block_hist_fd(d->sources) >= 0 &&
+	    fr_disk_latency_new(fr_sources_block_hist_fd(d->sources), fr_rings_ncpu(d->rings), &d->disk_latency) < 0)
+		return log_oom();
+	/* first sample now: rates need a previous one */
+	json_object_put(fr_metrics_sample(d->metrics, true, d->disk_latency ? fr_disk_latency_sample : NULL,
+					  d->disk_latency));
+	d->last_top_mono = fr_now_ns(CLOCK_MONOTONIC);
+	k = add_timer(d, &d->metrics_timer, d->conf.metrics_interval_ns, on_metrics);
+	if (k < 0)
+		return log_error_errno(k, "Failed to set up the metrics timer: %m");
+	return 0;
+}
+
+static void stop_metrics(struct daemon *d)
+{
+	d->metrics_timer = sd_event_source_disable_unref(d->metrics_timer);
+	d->metrics = fr_metrics_free(d->metrics);
+	d->pmu = fr_pmu_counters_free(d->pmu);
+	d->disk_latency = fr_disk_latency_free(d->disk_latency);
+}
+
+/* Settings a reload cannot change in place: they size or name what was
+ * created at start (store, rings, chunk builders, socket). */
+static void warn_restart_only(const struct fr_conf *o, const struct fr_conf *c)
+{
+	const struct {
+		const char *name;
+		bool changed;
+	} keys[] = {
+		{ "store.path", strcmp(o->store_path, c->store_path) != 0 },
+		{ "store.size", o->store_size != c->store_size },
+		{ "store.segments", o->store_segments != c->store_segments },
+		{ "recorder.ring_size", o->ring_size != c->ring_size },
+		{ "recorder.chunk_size", o->chunk_size != c->chunk_size },
+		{ "control.socket", strcmp(o->socket_path, c->socket_path) != 0 },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+		if (keys[i].changed)
+			log_warning("%s changed: it takes effect at the next restart; the running value is kept.",
+				    keys[i].name);
+}
+
+/* SIGHUP: parse first; swap only if valid.  Thresholds, rules, intervals
+ * and the compression level apply at once; sources start and stop
+ * without touching the ones that did not change; the metrics sampler
+ * starts or stops.  What was recorded stays.  Settings that size the
+ * store, rings or chunks are kept until the next restart (logged). */
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct daemon *d = userdata;
+	struct fr_conf c;
+	unsigned changed;
+
+	(void)sd_notify(false, "RELOADING=1");
+	if (load_config(d, &c) < 0) {
+		log_error("Configuration reload failed; keeping the running configuration.");
+		(void)sd_notify(false, "READY=1");
+		return 0;
+	}
+	warn_restart_only(&d->conf, &c);
+	if (c.zstd_level != d->conf.zstd_level && fr_recorder_set_zstd_level(d->rec, c.zstd_level) == 0)
+		d->conf.zstd_level = c.zstd_level;
+	/* what lives in BPF globals or only in the loop applies now */
+	d->conf.syscall_threshold_ns = c.syscall_threshold_ns;
+	memcpy(d->conf.syscall_exclude, c.syscall_exclude, sizeof(c.syscall_exclude));
+	d->conf.offcpu_enabled = c.offcpu_enabled;
+	d->conf.offcpu_threshold_ns = c.offcpu_threshold_ns;
+	d->conf.runq_enabled = c.runq_enabled;
+	d->conf.runq_threshold_ns = c.runq_threshold_ns;
+	d->conf.sched_full = c.sched_full;
+	d->conf.block_threshold_ns = c.block_threshold_ns;
+	d->conf.signal_mask = c.signal_mask;
+	d->conf.metrics_interval_ns = c.metrics_interval_ns;
+	d->conf.metrics_top_interval_ns = c.metrics_top_interval_ns;
+	d->conf.chunk_age_ns = c.chunk_age_ns;
+	d->conf.drain_interval_ns = c.drain_interval_ns;
+	d->conf.sync_interval_ns = c.sync_interval_ns;
+	d->conf.keyframe_interval_ns = c.keyframe_interval_ns;
+	d->conf.proc_enabled = c.proc_enabled;
+	d->conf.syscall_enabled = c.syscall_enabled;
+	d->conf.sched_enabled = c.sched_enabled;
+	d->conf.block_enabled = c.block_enabled;
+	d->conf.oom_enabled = c.oom_enabled;
+	d->conf.signal_enabled = c.signal_enabled;
+	d->conf.tcp_enabled = c.tcp_enabled;
+	d->conf.sample_enabled = c.sample_enabled;
+	d->conf.sample_hz = c.sample_hz;
+	/* the disk latencies read the block source's map: let go of it first */
+	if (d->disk_latency && !c.block_enabled)
+		d->disk_latency = fr_disk_latency_free(d->disk_latency);
+	changed = fr_sources_update(d->sources, &d->conf);
+	if (changed & (1u << FR_SRC_SAMPLE) && d->conf.sample_enabled)
+		start_symbolizer(d);
+	if (d->metrics && (!c.metrics_enabled || c.metrics_top != d->conf.metrics_top))
+		stop_metrics(d); /* off, or a new top count: started again below */
+	d->conf.metrics_enabled = c.metrics_enabled;
+	d->conf.metrics_top = c.metrics_top;
+	if (d->conf.metrics_enabled && !d->metrics)
+		(void)start_metrics(d); /* logs */
+	else if (d->metrics && !d->disk_latency && fr_sources_block_hist_fd(d->sources) >= 0 &&
+		 fr_disk_latency_new(fr_sources_block_hist_fd(d->sources), fr_rings_ncpu(d->rings), &d->disk_latency) < 0)
+		log_oom();
+	if (fr_triggers_set_rules(d->triggers, &c.rules) < 0)
+		log_warning("Failed to apply the new trigger rules; keeping the old ones.");
+	fr_conf_done(&c);
+	log_info("Configuration reloaded from %s.", d->config_path);
+	(void)sd_notify(false, "READY=1");
+	return 0;
 }
 
 static int run(struct daemon *d)
@@ -595,24 +666,8 @@ static int run(struct daemon *d)
 	    (k = add_timer(d, &d->sync_timer, d->conf.sync_interval_ns, on_sync)) < 0 ||
 	    (k = add_timer(d, &d->keyframe_timer, d->conf.keyframe_interval_ns, on_keyframe)) < 0)
 		return log_error_errno(k, "Failed to set up event sources: %m");
-	if (d->conf.metrics_enabled) {
-		k = fr_metrics_new(d->conf.metrics_top, &d->metrics);
-		if (k < 0)
-			return log_error_errno(k, "Failed to set up metrics: %m");
-		k = fr_pmu_counters_open(fr_rings_ncpu(d->rings), &d->pmu);
-		if (k < 0)
-			log_info_errno(k, "No hardware performance counters (%m): metrics without cycles and instructions.");
-		if (fr_sources_block_hist_fd(d->sources) >= 0 &&
-		    fr_disk_latency_new(fr_sources_block_hist_fd(d->sources), fr_rings_ncpu(d->rings), &d->disk_latency) < 0)
-			return log_oom();
-		/* first sample now: rates need a previous one */
-		json_object_put(fr_metrics_sample(d->metrics, true, d->disk_latency ? fr_disk_latency_sample : NULL,
-						  d->disk_latency));
-		d->last_top_mono = fr_now_ns(CLOCK_MONOTONIC);
-		k = add_timer(d, &d->metrics_timer, d->conf.metrics_interval_ns, on_metrics);
-		if (k < 0)
-			return log_error_errno(k, "Failed to set up the metrics timer: %m");
-	}
+	if (d->conf.metrics_enabled && (k = start_metrics(d)) < 0)
+		return k;
 	if (d->status_interval_ns &&
 	    (k = add_timer(d, &d->status_timer, d->status_interval_ns, on_status)) < 0)
 		return log_error_errno(k, "Failed to set up status timer: %m");

@@ -112,6 +112,11 @@ void fr_recorder_set_writer(struct fr_recorder *r, struct fr_store_writer *w)
 	r->w = w;
 }
 
+int fr_recorder_set_zstd_level(struct fr_recorder *r, int level)
+{
+	return ZSTD_isError(ZSTD_CCtx_setParameter(r->cctx, ZSTD_c_compressionLevel, level)) ? -EINVAL : 0;
+}
+
 void fr_recorder_set_rings(struct fr_recorder *r, struct fr_rings *rings)
 {
 	r->rings = rings;

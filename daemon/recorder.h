@@ -30,6 +30,8 @@ struct fr_recorder *fr_recorder_free(struct fr_recorder *r);
 
 void fr_recorder_set_writer(struct fr_recorder *r, struct fr_store_writer *w);
 void fr_recorder_set_rings(struct fr_recorder *r, struct fr_rings *rings);
+/* Reload: chunks closed from now on are compressed at @level. */
+int fr_recorder_set_zstd_level(struct fr_recorder *r, int level);
 struct fr_triggers;
 void fr_recorder_set_triggers(struct fr_recorder *r, struct fr_triggers *t);
 /* Names for sample frames; the recorder owns @s from now on. */

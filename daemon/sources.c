@@ -27,6 +27,8 @@ struct fr_sources {
 	struct profile_bpf *profile;
 	struct fr_sampler *sampler;
 	bool enabled[FR_SRC__MAX];
+	const struct fr_rings *rings; /* for sources started on reload */
+	pid_t self;
 };
 
 static const char *const names[FR_SRC__MAX] = {
@@ -158,10 +160,32 @@ static int start_sample(struct fr_sources *s, const struct fr_conf *c, const str
 	return 0;
 }
 
-int fr_sources_start(const struct fr_conf *c, const struct fr_rings *r, pid_t self,
-		     struct fr_sources **ret)
+/* Whether configuration @c asks for source @src. */
+static bool wanted(const struct fr_conf *c, unsigned src)
 {
-	struct fr_sources *s = calloc(1, sizeof(*s));
+	switch (src) {
+	case FR_SRC_PROC:
+		return c->proc_enabled;
+	case FR_SRC_SYSCALL:
+		return c->syscall_enabled;
+	case FR_SRC_SCHED: /* nothing to record without one of its modes */
+		return c->sched_enabled && (c->offcpu_enabled || c->runq_enabled || c->sched_full);
+	case FR_SRC_BLOCK:
+		return c->block_enabled;
+	case FR_SRC_OOM:
+		return c->oom_enabled;
+	case FR_SRC_SIGNAL:
+		return c->signal_enabled;
+	case FR_SRC_TCP:
+		return c->tcp_enabled;
+	case FR_SRC_SAMPLE:
+		return c->sample_enabled;
+	}
+	return false;
+}
+
+static int start_source(struct fr_sources *s, unsigned src, const struct fr_conf *c)
+{
 	static int (*const start[FR_SRC__MAX])(struct fr_sources *, const struct fr_conf *,
 					       const struct fr_rings *, pid_t) = {
 		[FR_SRC_PROC] = start_proc,
@@ -173,25 +197,58 @@ int fr_sources_start(const struct fr_conf *c, const struct fr_rings *r, pid_t se
 		[FR_SRC_TCP] = start_tcp,
 		[FR_SRC_SAMPLE] = start_sample,
 	};
+	int k = start[src](s, c, s->rings, s->self);
+
+	if (k < 0)
+		log_error_errno(k, "Failed to start source %s (%s): %m", names[src], what[src]);
+	return k;
+}
+
+/* Detaches and unloads source @src; what it emitted stays in the rings. */
+static void stop_source(struct fr_sources *s, unsigned src)
+{
+	switch (src) {
+	case FR_SRC_PROC:
+		s->proc = (proc_bpf__destroy(s->proc), NULL);
+		break;
+	case FR_SRC_SYSCALL:
+		s->syscall = (syscall_bpf__destroy(s->syscall), NULL);
+		break;
+	case FR_SRC_SCHED:
+		s->sched = (sched_bpf__destroy(s->sched), NULL);
+		break;
+	case FR_SRC_BLOCK:
+		s->block = (block_bpf__destroy(s->block), NULL);
+		break;
+	case FR_SRC_OOM:
+		s->oom = (oom_bpf__destroy(s->oom), NULL);
+		break;
+	case FR_SRC_SIGNAL:
+		s->signal = (signal_bpf__destroy(s->signal), NULL);
+		break;
+	case FR_SRC_TCP:
+		s->tcp = (tcp_bpf__destroy(s->tcp), NULL);
+		break;
+	case FR_SRC_SAMPLE:
+		s->sampler = fr_sampler_free(s->sampler);
+		s->profile = (profile_bpf__destroy(s->profile), NULL);
+		break;
+	}
+}
+
+int fr_sources_start(const struct fr_conf *c, const struct fr_rings *r, pid_t self,
+		     struct fr_sources **ret)
+{
+	struct fr_sources *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return -ENOMEM;
-	s->enabled[FR_SRC_PROC] = c->proc_enabled;
-	s->enabled[FR_SRC_SYSCALL] = c->syscall_enabled;
-	s->enabled[FR_SRC_SCHED] = c->sched_enabled && (c->offcpu_enabled || c->runq_enabled || c->sched_full);
-	s->enabled[FR_SRC_BLOCK] = c->block_enabled;
-	s->enabled[FR_SRC_OOM] = c->oom_enabled;
-	s->enabled[FR_SRC_SIGNAL] = c->signal_enabled;
-	s->enabled[FR_SRC_TCP] = c->tcp_enabled;
-	s->enabled[FR_SRC_SAMPLE] = c->sample_enabled;
-
+	s->rings = r;
+	s->self = self;
 	for (unsigned i = 0; i < FR_SRC__MAX; i++) {
-		int k;
-		if (!s->enabled[i])
-			continue;
-		k = start[i](s, c, r, self);
-		if (k < 0)
-			log_error_errno(k, "Failed to start source %s (%s): %m", names[i], what[i]);
+		s->enabled[i] = wanted(c, i);
+		if (s->enabled[i])
+			(void)start_source(s, i, c);
 	}
 	*ret = s;
 	return 0;
@@ -201,17 +258,53 @@ struct fr_sources *fr_sources_free(struct fr_sources *s)
 {
 	if (!s)
 		return NULL;
-	proc_bpf__destroy(s->proc);
-	syscall_bpf__destroy(s->syscall);
-	sched_bpf__destroy(s->sched);
-	block_bpf__destroy(s->block);
-	oom_bpf__destroy(s->oom);
-	signal_bpf__destroy(s->signal);
-	tcp_bpf__destroy(s->tcp);
-	fr_sampler_free(s->sampler);
-	profile_bpf__destroy(s->profile);
+	for (unsigned i = 0; i < FR_SRC__MAX; i++)
+		stop_source(s, i);
 	free(s);
 	return NULL;
+}
+
+static bool attached(const struct fr_sources *s, unsigned src)
+{
+	const void *o[FR_SRC__MAX] = { s->proc, s->syscall, s->sched, s->block, s->oom, s->signal, s->tcp, s->profile };
+	return src < FR_SRC__MAX && o[src] != NULL;
+}
+
+unsigned fr_sources_update(struct fr_sources *s, const struct fr_conf *c)
+{
+	unsigned changed = 0;
+
+	for (unsigned i = 0; i < FR_SRC__MAX; i++) {
+		bool want = wanted(c, i);
+
+		s->enabled[i] = want;
+		if (!want && attached(s, i)) {
+			stop_source(s, i);
+			log_info("Source %s stopped.", names[i]);
+			changed |= 1u << i;
+		} else if (want && !attached(s, i)) {
+			/* newly enabled, or failed before: (re)try */
+			if (start_source(s, i, c) == 0) {
+				log_info("Source %s started.", names[i]);
+				changed |= 1u << i;
+			}
+		} else if (want && i == FR_SRC_SAMPLE && fr_sampler_hz(s->sampler) != (unsigned)c->sample_hz) {
+			/* the program stays loaded; only its perf events change */
+			struct fr_sampler *n;
+			int k = fr_sampler_attach(s->profile->progs.fr_sample, fr_rings_ncpu(s->rings), c->sample_hz, &n);
+			if (k < 0)
+				log_error_errno(k, "Failed to change the sampling frequency to %d Hz, keeping %u Hz: %m",
+						c->sample_hz, fr_sampler_hz(s->sampler));
+			else {
+				fr_sampler_free(s->sampler);
+				s->sampler = n;
+				log_info("Sampling at %d Hz.", c->sample_hz);
+				changed |= 1u << i;
+			}
+		}
+	}
+	fr_sources_apply(s, c);
+	return changed;
 }
 
 void fr_sources_apply(struct fr_sources *s, const struct fr_conf *c)
@@ -230,12 +323,6 @@ void fr_sources_apply(struct fr_sources *s, const struct fr_conf *c)
 		apply_signal_inputs(s->signal, c);
 	if (s->tcp)
 		apply_tcp_inputs(s->tcp, c);
-}
-
-static bool attached(const struct fr_sources *s, unsigned src)
-{
-	const void *o[FR_SRC__MAX] = { s->proc, s->syscall, s->sched, s->block, s->oom, s->signal, s->tcp, s->profile };
-	return src < FR_SRC__MAX && o[src] != NULL;
 }
 
 void fr_sources_state(const struct fr_sources *s, unsigned src, struct fr_source_state *ret)

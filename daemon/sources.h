@@ -27,6 +27,12 @@ struct fr_sources *fr_sources_free(struct fr_sources *s);
 
 /* Applies tunables that live in BPF globals, without re-attaching. */
 void fr_sources_apply(struct fr_sources *s, const struct fr_conf *c);
+/* Reload: starts the sources @c enables that are not running (also those
+ * that failed before), stops those it disables, moves the sampler to a
+ * new frequency, and applies the tunables of the rest, which stay
+ * attached.  Returns a bit (1 << source) per source started, stopped or
+ * re-attached. */
+unsigned fr_sources_update(struct fr_sources *s, const struct fr_conf *c);
 
 /* State of source @src (enum fr_source). */
 void fr_sources_state(const struct fr_sources *s, unsigned src, struct fr_source_state *ret);
