@@ -1,29 +1,49 @@
 #!/bin/bash
-# Benchmark (not a test): cost the syscall source adds to a quiet syscall
-# (nothing over the threshold), ns per getppid(), flightrecd with the
-# default config vs no tracing, alternating runs; prints medians.
+# Benchmark (not a test): what the syscall source adds to a quiet syscall
+# (nothing over the threshold), ns per getppid() over 5 M calls, next to
+# bpftrace counting raw_syscalls enter and exit (the cheapest thing a
+# person would run instead).  Alternating runs of: nothing, flightrecd with
+# the default config, bpftrace; medians, spreads, and the ratio of the
+# added costs.  Target: flightrecd adds at most half of what bpftrace adds.
 #   tests/bench/syscall-overhead.sh BUILD_DIR [REPS]
-set -euo pipefail
 BUILD=${1:-build}
 REPS=${2:-5}
+. "$(dirname "$0")/lib.sh"
 LOOP="$BUILD/tests/bench/getppid-loop"
-T=$(mktemp -d /tmp/fr-bench-XXXXXX)
-DPID=
-cleanup() { [ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
+need_pkg bpftrace bpftrace
+need_tracefs
+: >"$T/default.conf" # the built-in defaults (the shipped config's values)
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-
-base=() ; traced=()
+declare -A ns
+modes="none flightrecd bpftrace"
 for i in $(seq "$REPS"); do
-	base+=("$("$LOOP" 5000000)")
-	"$BUILD/daemon/flightrecd" --store "$T/store" >"$T/log" 2>&1 &
-	DPID=$!
-	for _ in $(seq 50); do "$BUILD/ctl/frctl" --store "$T/store" status >/dev/null 2>&1 && break; sleep 0.1; done
-	traced+=("$("$LOOP" 5000000)")
-	kill "$DPID"; wait "$DPID" || true; DPID=
+	for m in $modes; do
+		case $m in
+		flightrecd) start_flightrecd "$T/default.conf" ;;
+		bpftrace)
+			bpftrace -e 'tracepoint:raw_syscalls:sys_enter, tracepoint:raw_syscalls:sys_exit { @[probe] = count(); }' \
+				>"$T/bpftrace.out" 2>&1 &
+			TOOL=$!
+			for _ in $(seq 100); do grep -q '^Attaching' "$T/bpftrace.out" && break; sleep 0.1; done
+			sleep 0.5 ;; # attached after the banner
+		esac
+		ns[$m]+="$("$LOOP" 5000000) "
+		stop_tool
+	done
 done
-b=$(printf '%s\n' "${base[@]}" | median)
-t=$(printf '%s\n' "${traced[@]}" | median)
-echo "getppid ns/call, median of $REPS x 5M calls: untraced $b (runs: ${base[*]}), flightrecd default $t (runs: ${traced[*]})"
-awk -v b="$b" -v t="$t" 'BEGIN {printf "added cost: %.1f ns per syscall (%.2fx)\n", t - b, t / b}'
+machine
+echo "getppid(), ns per call, $REPS alternating runs of 5 M calls each"
+b=$(tr ' ' '\n' <<<"${ns[none]}" | grep . | median)
+for m in $modes; do
+	v=$(tr ' ' '\n' <<<"${ns[$m]}" | grep . | median)
+	printf '%-11s median %7.1f  spread %-15s added %6.1f ns\n' "$m" "$v" "$(tr ' ' '\n' <<<"${ns[$m]}" | grep . | spread)" \
+		"$(awk -v v="$v" -v b="$b" 'BEGIN { print v - b }')"
+done
+f=$(tr ' ' '\n' <<<"${ns[flightrecd]}" | grep . | median)
+p=$(tr ' ' '\n' <<<"${ns[bpftrace]}" | grep . | median)
+ratio=$(awk -v f="$f" -v p="$p" -v b="$b" 'BEGIN { printf "%.3f", (f - b) / (p - b) }')
+met=$(awk -v r="$ratio" 'BEGIN { print (r <= 0.5) ? "true" : "false" }')
+echo "flightrecd's added cost is ${ratio}x bpftrace's (target <= 0.5: $met)"
+result "quiet syscall probe cost" "ns added per syscall" "$(awk -v f="$f" -v b="$b" 'BEGIN { print f - b }')" \
+	"$(awk -v p="$p" -v b="$b" 'BEGIN { print p - b }')" "bpftrace raw_syscalls count()" "$ratio" "<= 0.5" "$met" \
+	"{\"baseline_ns\": $b}"
