@@ -1,0 +1,372 @@
+#!/bin/bash
+# flightrecd as a service under a real systemd.  The host's own OS is booted
+# as a throw-away container (systemd-nspawn --volatile=yes, see
+# shared/SYSTEMD-TESTING.md), and the `meson install` tree is bound over its
+# /usr/local, so the installed unit, binaries and man pages are used as they
+# are.  The test checks that:
+#   a. `systemd-analyze verify` passes on the installed unit, with nothing
+#      on stderr;
+#   b. `meson install` provides the unit and the default configuration;
+#   c. `systemctl enable --now` brings the service up: active, and the
+#      journal has "Recording to ..." (logged just before READY=1);
+#   d. in the sandbox every source attaches, `frctl dump --last 10s` has
+#      records, and kernel frames get names;
+#   e. `systemctl reload` applies a new syscall threshold.  At 10s a
+#      0.3 s sleep leaves no record; at 100ms, after a reload, it leaves a
+#      clock_nanosleep record for its pid with its cgroup named;
+#   f. a reload with a bad configuration logs file:line and "keeping the
+#      running configuration"; the service stays up and keeps recording
+#      with the old settings;
+#   g. `systemctl kill -s ABRT` gets a restart (NRestarts=1);
+#   h. `systemctl stop` ends cleanly (Result=success, status 0), and frctl
+#      then reads the store with exit 0 and no damage;
+#   i. `systemd-analyze security` rates the unit; its exposure is printed
+#      and must stay at most 3.0.
+# Everything the test creates goes away at its end: the container, its
+# private mounts (unshare -m), the cgroups nspawn creates under
+# frtest-PID, and the temporary directory.
+BUILD=$1
+set -euo pipefail
+
+T=$(mktemp -d /tmp/fr-systemd-XXXXXX)
+MACHINE=frtest-$$
+NSPAWN=
+LEADER=
+CGDIRS=()
+
+# Runs a command inside the container (all its namespaces), with a clean
+# environment.
+in_ct() {
+	nsenter -t "$LEADER" -a env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+}
+
+teardown() {
+	if [ -n "$NSPAWN" ] && kill -0 "$NSPAWN" 2>/dev/null; then
+		# nspawn halts the container on SIGTERM
+		kill -TERM "$NSPAWN" 2>/dev/null || true
+		for _ in $(seq 300); do
+			kill -0 "$NSPAWN" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$NSPAWN" 2>/dev/null; then
+			echo "container did not halt within 30 s; killing it" >&2
+			kill -KILL "$NSPAWN" 2>/dev/null || true
+			# only what this test started is in its cgroup
+			for d in "${CGDIRS[@]}"; do
+				if [ -f "$d/cgroup.kill" ]; then
+					echo 1 >"$d/cgroup.kill" 2>/dev/null || true
+				fi
+			done
+		fi
+		wait "$NSPAWN" 2>/dev/null || true
+	fi
+	NSPAWN=
+	# the payload/ and supervisor/ trees nspawn leaves behind, then ours
+	for d in "${CGDIRS[@]}"; do
+		[ -d "$d" ] || continue
+		for _ in $(seq 50); do
+			find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
+			[ -d "$d" ] || break
+			sleep 0.1
+		done
+		[ ! -d "$d" ] || echo "warning: could not remove cgroup $d" >&2
+	done
+	rm -rf "$T"
+}
+trap teardown EXIT
+trap 'exit 143' TERM INT
+
+fail() {
+	echo "FAIL: $*" >&2
+	if [ -n "$LEADER" ] && [ -n "$NSPAWN" ] && kill -0 "$NSPAWN" 2>/dev/null; then
+		echo "--- systemctl status flightrecd:" >&2
+		in_ct systemctl status --no-pager -l flightrecd >&2 || true
+		echo "--- journalctl -u flightrecd (tail):" >&2
+		in_ct journalctl -u flightrecd --no-pager -n 30 >&2 || true
+	elif [ -s "$T/console.log" ]; then
+		echo "--- container console (tail):" >&2
+		tail -20 "$T/console.log" >&2
+	fi
+	exit 1
+}
+
+ok() {
+	echo "ok: $*"
+}
+
+# retry SECONDS CMD...: runs CMD every 0.1 s until it succeeds.
+retry() {
+	local tries=$(($1 * 10))
+	shift
+	for _ in $(seq "$tries"); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# journal_count PATTERN: lines of flightrecd's journal that contain PATTERN.
+journal_count() {
+	in_ct journalctl -u flightrecd --no-pager -o cat | grep -c -F -- "$1" || true
+}
+
+# journal_has PATTERN N: at least N such lines.
+journal_has() {
+	[ "$(journal_count "$1")" -ge "$2" ]
+}
+
+prop() {
+	in_ct systemctl show -p "$1" --value flightrecd
+}
+
+# synced: returns once everything recorded so far is in the store.  status
+# drains the rings; each sync after that closes every open chunk.
+syncs() {
+	in_ct frctl status --json | jq -e .store.syncs
+}
+synced() {
+	local s0 s
+	s0=$(syncs) || fail "frctl status failed"
+	for _ in $(seq 100); do
+		s=$(syncs) || fail "frctl status failed"
+		[ "$s" -ge $((s0 + 2)) ] && return 0
+		sleep 0.1
+	done
+	fail "the store did not sync twice within 10 s"
+}
+
+# nap NAME: a 0.3 s sleep in a unit of its own inside the container, named
+# NAME (the comm follows the symlink's name).  Waits for it to end.
+nap() {
+	in_ct ln -sf /usr/bin/sleep "/run/$1"
+	in_ct systemd-run --quiet --wait --collect --unit="$1" "/run/$1" 0.3 >/dev/null ||
+		fail "systemd-run $1 failed"
+}
+
+# nap_records NAME: NAME's records as JSON Lines.
+nap_records() {
+	in_ct frctl dump --comm "$1" --format json
+}
+
+# nap_pid NAME: the pid of NAME's exec record.
+nap_pid() {
+	nap_records "$1" | jq -e -s 'map(select(.type == "exec")) | .[0].pid'
+}
+
+# nap_syscall NAME: NAME's clock_nanosleep record of at least 0.3 s, from
+# its own pid in its own cgroup.
+nap_syscall() {
+	local pid
+	pid=$(nap_pid "$1") || return 1
+	nap_records "$1" | jq -e -s -c --argjson p "$pid" --arg cg "/system.slice/$1.service" \
+		'map(select(.type == "syscall" and .pid == $p and .syscall == "clock_nanosleep"
+			and .duration_ns >= 300000000 and .cgroup == $cg)) | first // empty' >"$T/nap.json"
+}
+
+# --- prerequisites
+for tool in systemd-nspawn unshare nsenter findmnt jq; do
+	command -v "$tool" >/dev/null ||
+		fail "$tool not found (scripts/deps.sh installs systemd-container and util-linux)"
+done
+
+# --- b. install
+meson install -C "$BUILD" --destdir "$T/root" --no-rebuild --quiet >"$T/install.log" 2>&1 ||
+	{ cat "$T/install.log" >&2; fail "meson install failed"; }
+UNIT=$(find "$T/root" -path '*/systemd/system/flightrecd.service' | head -1)
+[ -n "$UNIT" ] || fail "meson install put no flightrecd.service under $T/root"
+EXEC=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$UNIT")
+PREFIX=${EXEC%/sbin/flightrecd}
+case "$PREFIX" in
+/usr | "$EXEC" | "") fail "ExecStart=$EXEC: this test binds the install over its prefix, which must be like /usr/local" ;;
+esac
+[ -x "$T/root$EXEC" ] || fail "the unit starts $EXEC, which meson install did not provide"
+[ "${UNIT#"$T/root"}" = "$PREFIX/lib/systemd/system/flightrecd.service" ] ||
+	fail "the unit is installed at ${UNIT#"$T/root"}, not in $PREFIX/lib/systemd/system"
+[ -f "$T/root/etc/flightrec/flightrec.conf" ] || fail "meson install put no /etc/flightrec/flightrec.conf"
+ok "meson install: $EXEC, ${UNIT#"$T/root"}, /etc/flightrec/flightrec.conf"
+
+# --- boot
+# nspawn --keep-unit makes payload/ and supervisor/ cgroups beside itself:
+# it runs in a cgroup of its own, in every hierarchy that systemd uses.
+CG2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+[ -n "$CG2" ] || fail "no cgroup2 mount"
+CGDIRS+=("$CG2$(sed -n 's/^0:://p' /proc/self/cgroup)/$MACHINE")
+CG1=$(findmnt -n -t cgroup -o TARGET,OPTIONS | awk '$2 ~ /(^|,)name=systemd(,|$)/ { print $1; exit }')
+if [ -n "$CG1" ]; then
+	CGDIRS+=("$CG1$(sed -n 's/^[0-9]*:name=systemd://p' /proc/self/cgroup)/$MACHINE")
+fi
+for d in "${CGDIRS[@]}"; do
+	mkdir "$d" || fail "cannot create cgroup $d"
+done
+# nspawn leaves state under /run/systemd/nspawn: a tmpfs over /run/systemd
+# in a private mount namespace keeps it off the host
+RUNDIR=/run/systemd
+[ -d "$RUNDIR" ] || RUNDIR=/run
+# man (for verify's check of Documentation=) needs its configuration, and the
+# volatile /etc lacks it
+MANCONF=()
+[ -f /etc/manpath.config ] && MANCONF=(--bind-ro=/etc/manpath.config)
+(
+	for d in "${CGDIRS[@]}"; do
+		echo "$BASHPID" >"$d/cgroup.procs"
+	done
+	# open_by_handle_at: the daemon names cgroups with it; nspawn's
+	# default filter refuses it
+	# shellcheck disable=SC2016 # $1 and $@ are the inner shell's
+	exec unshare -m --propagation private sh -c '
+		mount -t tmpfs tmpfs "$1" && shift && exec systemd-nspawn "$@"' sh "$RUNDIR" \
+		-D / --volatile=yes --boot --register=no --keep-unit --console=pipe -M "$MACHINE" \
+		--bind-ro="$T/root$PREFIX:$PREFIX" --bind-ro="$T/root/etc:/opt/fr-etc" \
+		"${MANCONF[@]}" \
+		--capability=all --system-call-filter="bpf perf_event_open open_by_handle_at" \
+		--bind=/sys/kernel/tracing:/sys/kernel/tracing \
+		-- systemd.mask=systemd-firstboot.service
+) </dev/null >"$T/console.log" 2>&1 &
+NSPAWN=$!
+# the container's PID 1 is nspawn's child
+for _ in $(seq 100); do
+	LEADER=$(pgrep -P "$NSPAWN" -x systemd || true)
+	[ -n "$LEADER" ] && break
+	kill -0 "$NSPAWN" 2>/dev/null || fail "systemd-nspawn exited"
+	sleep 0.1
+done
+[ -n "$LEADER" ] || fail "the container's systemd did not start within 10 s"
+# (until its manager listens, systemctl cannot connect and prints nothing)
+booted() {
+	state=$(timeout 60 nsenter -t "$LEADER" -a systemctl is-system-running --wait 2>/dev/null || true)
+	case "$state" in
+	running | degraded) return 0 ;;
+	"") return 1 ;;
+	*) fail "the container did not boot: state '$state'" ;;
+	esac
+}
+retry 30 booted || fail "the container's systemd did not answer within 30 s"
+ok "container $MACHINE booted ($state)"
+
+# --- a. verify: the installed unit, its binary, /bin/kill and man pages
+in_ct systemd-analyze verify "$PREFIX/lib/systemd/system/flightrecd.service" >"$T/verify.out" 2>"$T/verify.err" ||
+	{ cat "$T/verify.out" "$T/verify.err" >&2; fail "systemd-analyze verify failed"; }
+if grep . "$T/verify.err" >/dev/null; then
+	cat "$T/verify.err" >&2
+	fail "systemd-analyze verify printed warnings"
+fi
+ok "systemd-analyze verify: no warnings"
+
+# --- c. enable --now
+in_ct mkdir -p /etc/flightrec
+in_ct cp /opt/fr-etc/flightrec/flightrec.conf /etc/flightrec/flightrec.conf
+in_ct systemctl daemon-reload
+in_ct systemctl enable --now flightrecd >"$T/enable.log" 2>&1 ||
+	{ cat "$T/enable.log" >&2; fail "systemctl enable --now flightrecd failed"; }
+in_ct systemctl is-enabled --quiet flightrecd || fail "flightrecd is not enabled"
+[ "$(in_ct systemctl is-active flightrecd || true)" = active ] || fail "flightrecd is not active after enable --now"
+retry 10 journal_has "Recording to /var/lib/flightrec" 1 || fail "no \"Recording to ...\" in the journal"
+ok "enable --now: active; journal: $(in_ct journalctl -u flightrecd --no-pager -o cat | grep -F 'Recording to' | head -1)"
+
+# --- d. records, sources, symbols, in the sandbox
+in_ct frctl status --json >"$T/status.json" || fail "frctl status failed"
+jq -e '[.sources[] | select(.enabled and (.attached | not))] | length == 0' "$T/status.json" >/dev/null ||
+	fail "sources enabled but not attached: $(jq -c '[.sources | to_entries[] | select(.value.enabled and (.value.attached | not)) | .key]' "$T/status.json")"
+count_last10() {
+	last10=$(in_ct frctl dump --last 10s | wc -l)
+	[ "$last10" -gt 0 ]
+}
+retry 10 count_last10 || fail "frctl dump --last 10s has no records"
+ok "frctl dump --last 10s: $last10 records; sources attached: $(jq -r '[.sources | to_entries[] | select(.value.attached) | .key] | join(" ")' "$T/status.json")"
+kernel_named() {
+	in_ct frctl status --json >"$T/status.json" &&
+		jq -e '.sampler.symbols.kernel_symbols > 10000 and .sampler.symbols.kernel_named > 0' "$T/status.json" >/dev/null
+}
+retry 15 kernel_named || fail "kernel frames are not named in the sandbox: $(jq -c .sampler "$T/status.json")"
+ok "kernel frames named in the sandbox: $(jq -c '.sampler.symbols | {kernel_symbols, kernel_named, kernel_unnamed}' "$T/status.json")"
+
+# --- e. reload applies the syscall threshold.  Neither configuration
+# excludes clock_nanosleep, so only the threshold decides.
+cat >"$T/high.conf" <<'EOF'
+store = { sync_interval = "200ms"; };
+recorder = { chunk_age = "200ms"; };
+sources = { syscall = { threshold = "10s"; exclude = [ "futex" ]; }; };
+EOF
+sed 's/"10s"/"100ms"/' "$T/high.conf" >"$T/low.conf"
+in_ct sh -c 'cat >/etc/flightrec/flightrec.conf' <"$T/high.conf"
+in_ct systemctl reload flightrecd || fail "systemctl reload failed"
+retry 10 journal_has "Configuration reloaded" 1 || fail "no \"Configuration reloaded\" in the journal after the reload"
+nap frt-nap-high
+synced
+retry 5 nap_pid frt-nap-high >/dev/null || fail "no exec record of frt-nap-high"
+if nap_syscall frt-nap-high; then
+	fail "threshold 10s, yet a 0.3 s sleep was recorded: $(cat "$T/nap.json")"
+fi
+ok "threshold 10s: no record of a 0.3 s sleep (pid $(nap_pid frt-nap-high))"
+
+in_ct sh -c 'cat >/etc/flightrec/flightrec.conf' <"$T/low.conf"
+in_ct systemctl reload flightrecd || fail "systemctl reload failed"
+retry 10 journal_has "Configuration reloaded" 2 || fail "no second \"Configuration reloaded\" in the journal"
+nap frt-nap-low
+retry 10 nap_syscall frt-nap-low ||
+	fail "threshold 100ms after the reload, yet the 0.3 s sleep left no clock_nanosleep record; its records: $(nap_records frt-nap-low | jq -s -c 'map([.type, .pid, .syscall, .duration_ns, .cgroup])')"
+ok "reload to threshold 100ms: $(jq -r '"\(.comm)[\(.pid)] \(.syscall) \(.duration_ns / 1e6 | floor) ms in \(.cgroup)"' "$T/nap.json")"
+
+# --- f. a bad configuration is refused, the running one kept
+MAINPID=$(prop MainPID)
+printf 'sources = {\n  syscall = {\n    thresold = "1s";\n  };\n};\n' |
+	in_ct sh -c 'cat >/etc/flightrec/flightrec.conf'
+in_ct systemctl reload flightrecd || fail "systemctl reload (bad configuration) failed"
+retry 10 journal_has "keeping the running configuration" 1 ||
+	fail "no \"keeping the running configuration\" in the journal after a bad reload"
+journal_has "/etc/flightrec/flightrec.conf:3:" 1 ||
+	fail "the journal does not name /etc/flightrec/flightrec.conf:3 for the unknown setting on line 3"
+[ "$(in_ct systemctl is-active flightrecd || true)" = active ] || fail "flightrecd is not active after a bad reload"
+[ "$(prop MainPID)" = "$MAINPID" ] || fail "flightrecd was restarted by a bad reload"
+# frctl reads the configuration too: the good file back, without a reload
+in_ct sh -c 'cat >/etc/flightrec/flightrec.conf' <"$T/low.conf"
+nap frt-nap-kept
+retry 10 nap_syscall frt-nap-kept ||
+	fail "after the bad reload the 0.3 s sleep left no record (the 100ms threshold was not kept)"
+ok "bad configuration refused: $(in_ct journalctl -u flightrecd --no-pager -o cat | grep -F 'flightrec.conf:3:' | tail -1); still active, still recording"
+
+# --- g. SIGABRT: Restart=on-failure
+in_ct systemctl kill -s ABRT flightrecd
+restarted() {
+	local pid
+	pid=$(prop MainPID)
+	[ "$pid" != 0 ] && [ "$pid" != "$MAINPID" ] && [ "$(in_ct systemctl is-active flightrecd || true)" = active ]
+}
+retry 20 restarted || fail "flightrecd was not restarted after SIGABRT"
+[ "$(prop NRestarts)" = 1 ] || fail "NRestarts=$(prop NRestarts) after one SIGABRT, want 1"
+retry 10 journal_has "Recording to /var/lib/flightrec" 2 || fail "the restarted daemon did not log \"Recording to ...\""
+nap frt-nap-again
+retry 10 nap_syscall frt-nap-again || fail "the restarted daemon does not record"
+ok "SIGABRT: restarted as pid $(prop MainPID), NRestarts=1, recording"
+
+# --- h. clean stop, intact store
+in_ct systemctl stop flightrecd || fail "systemctl stop failed"
+res=$(in_ct systemctl show -p Result -p ExecMainCode -p ExecMainStatus flightrecd | sort | tr '\n' ' ')
+[ "$res" = "ExecMainCode=1 ExecMainStatus=0 Result=success " ] ||
+	fail "systemctl stop: $res (want Result=success, exited with status 0)"
+journal_has "flushing and exiting" 1 || fail "no \"flushing and exiting\" in the journal after stop"
+rc=0
+in_ct frctl --store /var/lib/flightrec status --json >"$T/status.json" || rc=$?
+[ "$rc" -eq 3 ] || fail "frctl status after stop: exit $rc, want 3 (not running)"
+jq -e '.running == false and .store.records > 0' "$T/status.json" >/dev/null ||
+	fail "frctl status after stop: $(jq -c . "$T/status.json")"
+rc=0
+in_ct frctl --store /var/lib/flightrec dump --format json >"$T/all.json" 2>"$T/dump.err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$T/dump.err" >&2; fail "frctl dump of the stopped store: exit $rc"; }
+if grep -i -e damaged -e undecodable "$T/dump.err" >&2; then
+	fail "frctl dump reports damage in the store"
+fi
+jq -e -s 'any(.[]; .comm == "frt-nap-again" and .type == "syscall")' "$T/all.json" >/dev/null ||
+	fail "the record made just before the stop is not in the store"
+ok "stop: $res; store read back: $(wc -l <"$T/all.json") records, exit 0, no damage"
+
+# --- i. exposure
+in_ct systemd-analyze security --no-pager flightrecd.service >"$T/security.txt" 2>&1 ||
+	{ cat "$T/security.txt" >&2; fail "systemd-analyze security failed"; }
+line=$(grep -F 'Overall exposure level' "$T/security.txt" || true)
+exposure=$(sed -n 's/.*: \([0-9.]*\) .*/\1/p' <<<"$line")
+[ -n "$exposure" ] || { cat "$T/security.txt" >&2; fail "no exposure level in systemd-analyze security's output"; }
+echo "systemd-analyze security: $line"
+awk -v e="$exposure" 'BEGIN { exit !(e <= 3.0) }' ||
+	{ grep '✗' "$T/security.txt" >&2; fail "exposure $exposure: the unit lost hardening (it was 2.7)"; }
+ok "exposure $exposure"
