@@ -141,8 +141,14 @@ int frctl_load_conf(struct frctl *f)
 		return 0;
 	fr_conf_init_defaults(&f->conf);
 	k = fr_conf_load(&f->conf, f->config_path, f->config_explicit, err, sizeof(err));
-	if (k < 0) {
-		fprintf(stderr, "frctl: %s\n", err);
+	if (k < 0 && f->store_arg && !f->config_explicit) {
+		/* an incident is no time to be locked out of the store by a
+		 * broken configuration: --store names all that is needed */
+		fprintf(stderr, "frctl: warning: %s (ignored: --store given)\n", err);
+		fr_conf_done(&f->conf);
+		fr_conf_init_defaults(&f->conf);
+	} else if (k < 0) {
+		fprintf(stderr, "frctl: %s%s\n", err, f->config_explicit ? "" : " (give --store DIR to read a store anyway)");
 		return k;
 	}
 	loaded = true;

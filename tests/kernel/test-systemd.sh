@@ -318,7 +318,13 @@ journal_has "/etc/flightrec/flightrec.conf:3:" 1 ||
 	fail "the journal does not name /etc/flightrec/flightrec.conf:3 for the unknown setting on line 3"
 [ "$(in_ct systemctl is-active flightrecd || true)" = active ] || fail "flightrecd is not active after a bad reload"
 [ "$(prop MainPID)" = "$MAINPID" ] || fail "flightrecd was restarted by a bad reload"
-# frctl reads the configuration too: the good file back, without a reload
+# frctl is not locked out of the store by the broken file: --store is enough
+out=$(in_ct frctl --store /var/lib/flightrec dump --last 10s 2>&1) ||
+	fail "frctl --store refused to read while the configuration is broken: $(head -3 <<<"$out")"
+grep -q "warning: .*flightrec.conf:3:" <<<"$out" || fail "frctl did not warn about the broken configuration: $(head -3 <<<"$out")"
+[ "$(wc -l <<<"$out")" -gt 1 ] || fail "frctl --store dump printed no records with the configuration broken"
+ok "frctl --store reads the store while the configuration is broken (with a warning)"
+# the good file back, without a reload
 in_ct sh -c 'cat >/etc/flightrec/flightrec.conf' <"$T/low.conf"
 nap frt-nap-kept
 retry 10 nap_syscall frt-nap-kept ||
