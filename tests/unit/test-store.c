@@ -32,14 +32,11 @@ static uint64_t boottime(void)
 }
 
 static uint64_t seq; /* record id, carried in pid */
-static uint64_t rng = 88172645463325252ULL;
+static unsigned long long rng = 88172645463325252ULL;
 
 static uint64_t xorshift(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_xorshift(&rng);
 }
 
 /* Writes @n records across two CPUs' builders. */

@@ -18,14 +18,11 @@ static int cmp_ref(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos; /* pos: the store order */
 }
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static unsigned long long rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_xorshift(&rng);
 }
 
 /* @streams CPUs writing chunks of @chunk records each, ticks of @step ns

@@ -39,6 +39,15 @@ static int test_failures;
 		}                                                                     \
 	} while (0)
 
+/* A reproducible pseudo-random sequence (xorshift64) from *@state. */
+static inline unsigned long long test_xorshift(unsigned long long *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
 #define TEST_DONE() (test_failures ? (fprintf(stderr, "%d checks failed\n", test_failures), 1) : 0)
 
 #endif
