@@ -529,51 +529,36 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 		return 0;
 	}
 	warn_restart_only(&d->conf, &c);
-	if (c.zstd_level != d->conf.zstd_level && fr_recorder_set_zstd_level(d->rec, c.zstd_level) == 0)
-		d->conf.zstd_level = c.zstd_level;
-	/* what lives in BPF globals or only in the loop applies now */
-	d->conf.syscall_threshold_ns = c.syscall_threshold_ns;
-	memcpy(d->conf.syscall_exclude, c.syscall_exclude, sizeof(c.syscall_exclude));
-	d->conf.offcpu_enabled = c.offcpu_enabled;
-	d->conf.offcpu_threshold_ns = c.offcpu_threshold_ns;
-	d->conf.runq_enabled = c.runq_enabled;
-	d->conf.runq_threshold_ns = c.runq_threshold_ns;
-	d->conf.sched_full = c.sched_full;
-	d->conf.block_threshold_ns = c.block_threshold_ns;
-	d->conf.signal_mask = c.signal_mask;
-	d->conf.metrics_interval_ns = c.metrics_interval_ns;
-	d->conf.metrics_top_interval_ns = c.metrics_top_interval_ns;
-	d->conf.chunk_age_ns = c.chunk_age_ns;
-	d->conf.drain_interval_ns = c.drain_interval_ns;
-	d->conf.sync_interval_ns = c.sync_interval_ns;
-	d->conf.keyframe_interval_ns = c.keyframe_interval_ns;
-	d->conf.proc_enabled = c.proc_enabled;
-	d->conf.syscall_enabled = c.syscall_enabled;
-	d->conf.sched_enabled = c.sched_enabled;
-	d->conf.block_enabled = c.block_enabled;
-	d->conf.oom_enabled = c.oom_enabled;
-	d->conf.signal_enabled = c.signal_enabled;
-	d->conf.tcp_enabled = c.tcp_enabled;
-	d->conf.sample_enabled = c.sample_enabled;
-	d->conf.sample_hz = c.sample_hz;
+	/* what sizes or names things made at start keeps its running value
+	 * (the strings are swapped: the same pointers stay in use) */
+	SWAP(c.store_path, d->conf.store_path);
+	SWAP(c.socket_path, d->conf.socket_path);
+	c.store_size = d->conf.store_size;
+	c.store_segments = d->conf.store_segments;
+	c.ring_size = d->conf.ring_size;
+	c.chunk_size = d->conf.chunk_size;
+	if (c.zstd_level != d->conf.zstd_level && fr_recorder_set_zstd_level(d->rec, c.zstd_level) < 0)
+		c.zstd_level = d->conf.zstd_level;
+	/* metrics off, or a new top count: stopped now, started again below */
+	if (d->metrics && (!c.metrics_enabled || c.metrics_top != d->conf.metrics_top))
+		stop_metrics(d);
 	/* the disk latencies read the block source's map: let go of it first */
 	if (d->disk_latency && !c.block_enabled)
 		d->disk_latency = fr_disk_latency_free(d->disk_latency);
+	/* the new configuration becomes the running one: what lives in BPF
+	 * globals or in the loop reads it from here on */
+	SWAP(c, d->conf);
 	changed = fr_sources_update(d->sources, &d->conf);
 	if (changed & (1u << FR_SRC_SAMPLE) && d->conf.sample_enabled)
 		start_symbolizer(d);
-	if (d->metrics && (!c.metrics_enabled || c.metrics_top != d->conf.metrics_top))
-		stop_metrics(d); /* off, or a new top count: started again below */
-	d->conf.metrics_enabled = c.metrics_enabled;
-	d->conf.metrics_top = c.metrics_top;
 	if (d->conf.metrics_enabled && !d->metrics)
 		(void)start_metrics(d); /* logs */
 	else if (d->metrics && !d->disk_latency && fr_sources_block_hist_fd(d->sources) >= 0 &&
 		 fr_disk_latency_new(fr_sources_block_hist_fd(d->sources), fr_rings_ncpu(d->rings), &d->disk_latency) < 0)
 		log_oom();
-	if (fr_triggers_set_rules(d->triggers, &c.rules) < 0)
+	if (fr_triggers_set_rules(d->triggers, &d->conf.rules) < 0)
 		log_warning("Failed to apply the new trigger rules; keeping the old ones.");
-	fr_conf_done(&c);
+	fr_conf_done(&c); /* the old one */
 	log_info("Configuration reloaded from %s.", d->config_path);
 	(void)sd_notify(false, "READY=1");
 	return 0;

@@ -13,6 +13,12 @@
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define SWAP(a, b)                              \
+	do {                                    \
+		__typeof__(a) _swap_tmp = (a);  \
+		(a) = (b);                      \
+		(b) = _swap_tmp;                \
+	} while (0)
 
 /* Take a pointer out of a _cleanup_ variable so it is not freed. */
 #define TAKE_PTR(p)                          \
