@@ -72,6 +72,7 @@ static const struct setting settings[] = {
 	{ "metrics", "top_interval", K_DURATION, NSEC_PER_SEC, 3600 * NSEC_PER_SEC, OFF(metrics_top_interval_ns) },
 	{ "metrics", "top", K_INT, 0, 100, OFF(metrics_top) },
 	{ "control", "socket", K_STRING, 0, 0, OFF(socket_path) },
+	{ "control", "group", K_STRING, 0, 0, OFF(control_group) },
 	{ "triggers", "rules", K_RULES, 0, 0, OFF(rules) },
 	{ "triggers.incidents", "size", K_SIZE, 1ULL << 20, 1ULL << 42, OFF(rules.incidents_size) },
 	{ "triggers.incidents", "max", K_INT, 1, 100000, OFF(rules.incidents_max) },
@@ -119,6 +120,7 @@ void fr_conf_init_defaults(struct fr_conf *c)
 		.metrics_top_interval_ns = 10 * NSEC_PER_SEC,
 		.metrics_top = 5,
 		.socket_path = strdup(FR_SOCKET_DEFAULT_PATH),
+		.control_group = strdup(FR_CONTROL_GROUP_DEFAULT),
 		.rules = { .incidents_size = 1ULL << 30, .incidents_max = 100 },
 	};
 	for (size_t i = 0; i < ELEMENTSOF(default_exclude); i++) {
@@ -132,8 +134,9 @@ void fr_conf_done(struct fr_conf *c)
 {
 	free(c->store_path);
 	free(c->socket_path);
+	free(c->control_group);
 	fr_rules_done(&c->rules);
-	c->store_path = c->socket_path = NULL;
+	c->store_path = c->socket_path = c->control_group = NULL;
 }
 
 

@@ -15,6 +15,7 @@
 #define FR_CONF_DEFAULT_PATH "/etc/flightrec/flightrec.conf"
 #define FR_STORE_DEFAULT_PATH "/var/lib/flightrec"
 #define FR_SOCKET_DEFAULT_PATH "/run/flightrec/control.sock"
+#define FR_CONTROL_GROUP_DEFAULT "flightrec"
 
 /* Must match FR_SYSCALL_MAX in bpf/event.h. */
 #define FR_CONF_SYSCALL_MAX 512
@@ -57,6 +58,7 @@ struct fr_conf {
 	uint32_t metrics_top;
 
 	char *socket_path;
+	char *control_group;   /* may freeze and mark, with root (control.group) */
 
 	struct fr_rules rules;
 };

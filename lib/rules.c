@@ -12,6 +12,15 @@
 #include "rules.h"
 #include "syscall-names.h"
 
+/* Bounds of a rule's durations.  A threshold below the sources' own
+ * minimum (1us) would be 0: "no threshold".  An action must get time to
+ * start at all (exec_timeout = "0s" killed it at once).  One hour holds
+ * any window worth freezing; a day of cooldown is "once a day". */
+#define RULE_THRESHOLD_MIN NSEC_PER_USEC
+#define RULE_EXEC_TIMEOUT_MIN NSEC_PER_SEC
+#define RULE_DURATION_MAX (3600 * NSEC_PER_SEC)
+#define RULE_COOLDOWN_MAX (86400 * NSEC_PER_SEC)
+
 static const char *const cond_names[FR_COND__MAX] = {
 	[FR_COND_SYSCALL] = "syscall_latency",
 	[FR_COND_BLOCK] = "block_latency",
@@ -48,12 +57,23 @@ void fr_rules_done(struct fr_rules *r)
 }
 
 
-static int get_duration(const struct fr_conf_ctx *x, const config_setting_t *s, uint64_t *ret)
+/* A duration in [@min, @max], worded as the setting table words it. */
+static int get_duration(const struct fr_conf_ctx *x, const config_setting_t *s, uint64_t min, uint64_t max,
+			uint64_t *ret)
 {
+	const char *str;
+	char a[32], b[32];
+	uint64_t v;
+
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
 		return fr_conf_fail(x, s, "'%s' must be a duration string such as \"10s\"", config_setting_name(s));
-	if (fr_parse_duration(config_setting_get_string(s), ret) < 0)
-		return fr_conf_fail(x, s, "'%s': invalid duration \"%s\"", config_setting_name(s), config_setting_get_string(s));
+	str = config_setting_get_string(s);
+	if (fr_parse_duration(str, &v) < 0)
+		return fr_conf_fail(x, s, "'%s': invalid duration \"%s\"", config_setting_name(s), str);
+	if (v < min || v > max)
+		return fr_conf_fail(x, s, "'%s' = \"%s\" is out of range [%s, %s]", config_setting_name(s), str,
+				    fr_format_duration(min, a, sizeof(a)), fr_format_duration(max, b, sizeof(b)));
+	*ret = v;
 	return 0;
 }
 
@@ -111,7 +131,7 @@ static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, st
 		else if (!strcmp(n, "threshold")) {
 			if (r->condition > FR_COND_OFFCPU)
 				return fr_conf_fail(x, s, "'threshold' applies to latency conditions only");
-			k = get_duration(x, s, &r->threshold_ns);
+			k = get_duration(x, s, RULE_THRESHOLD_MIN, RULE_DURATION_MAX, &r->threshold_ns);
 		} else if (!strcmp(n, "comm"))
 			k = get_string(x, s, &r->comm);
 		else if (!strcmp(n, "cgroup"))
@@ -151,13 +171,13 @@ static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, st
 			}
 			k = 0;
 		} else if (!strcmp(n, "before"))
-			k = get_duration(x, s, &r->before_ns);
+			k = get_duration(x, s, 0, RULE_DURATION_MAX, &r->before_ns);
 		else if (!strcmp(n, "after"))
-			k = get_duration(x, s, &r->after_ns);
+			k = get_duration(x, s, 0, RULE_DURATION_MAX, &r->after_ns);
 		else if (!strcmp(n, "cooldown"))
-			k = get_duration(x, s, &r->cooldown_ns);
+			k = get_duration(x, s, 0, RULE_COOLDOWN_MAX, &r->cooldown_ns);
 		else if (!strcmp(n, "exec_timeout"))
-			k = get_duration(x, s, &r->exec_timeout_ns);
+			k = get_duration(x, s, RULE_EXEC_TIMEOUT_MIN, RULE_DURATION_MAX, &r->exec_timeout_ns);
 		else if (!strcmp(n, "max_per_hour")) {
 			if (config_setting_type(s) != CONFIG_TYPE_INT || config_setting_get_int(s) < 1 ||
 			    config_setting_get_int(s) > 3600)
@@ -197,8 +217,10 @@ static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, st
 	if (r->condition == FR_COND_SIGNAL && !r->signals)
 		r->signals = (1ULL << SIGSEGV) | (1ULL << SIGBUS) | (1ULL << SIGILL) | (1ULL << SIGFPE) |
 			     (1ULL << SIGABRT) | (1ULL << SIGSYS);
-	if (r->before_ns > 3600 * NSEC_PER_SEC || r->after_ns > 3600 * NSEC_PER_SEC)
-		return fr_conf_fail(x, g, "rule '%s': 'before' and 'after' are at most 1h", r->name);
+	/* frctl freeze falls back to a built-in rule named "manual" */
+	if (!strcmp(r->name, "manual") && r->condition != FR_COND_MANUAL)
+		return fr_conf_fail(x, config_setting_get_member(g, "name"),
+			    "rule name \"manual\" is reserved for the rule of frctl freeze: use it with condition = \"manual\" only");
 	return 0;
 }
 
@@ -210,8 +232,10 @@ int fr_rules_parse(struct fr_rules *rules, const config_setting_t *list, const c
 
 	if (config_setting_type(list) != CONFIG_TYPE_LIST)
 		return fr_conf_fail(&x, list, "'rules' must be a list: ( { ... }, { ... } )");
-	if (n > 256)
-		return fr_conf_fail(&x, list, "at most 256 rules");
+	/* every record is matched against every rule: the bound keeps that
+	 * cheap on the hot path (and a list of thousands is a generator's bug) */
+	if (n > FR_RULES_MAX)
+		return fr_conf_fail(&x, list, "'rules': %d rules, at most %d are allowed", n, FR_RULES_MAX);
 	fr_rules_done(rules);
 	rules->v = calloc((size_t)n + 1, sizeof(*rules->v));
 	if (!rules->v)
@@ -222,10 +246,15 @@ int fr_rules_parse(struct fr_rules *rules, const config_setting_t *list, const c
 		rules->n = (size_t)i + 1;
 		if (k < 0)
 			return k;
-		for (int j = 0; j < i; j++)
+		for (int j = 0; j < i; j++) {
 			if (!strcmp(rules->v[j].name, rules->v[i].name))
 				return fr_conf_fail(&x, g, "a rule named '%s' exists already (line %d)", rules->v[i].name,
 					    rules->v[j].line);
+			/* frctl freeze fires the first; a second would never fire */
+			if (rules->v[i].condition == FR_COND_MANUAL && rules->v[j].condition == FR_COND_MANUAL)
+				return fr_conf_fail(&x, g, "rule '%s': only one rule may have condition \"manual\" ('%s', line %d)",
+					    rules->v[i].name, rules->v[j].name, rules->v[j].line);
+		}
 	}
 	return 0;
 }

@@ -23,6 +23,7 @@ enum fr_rule_condition {
 };
 
 #define FR_RULE_SYSCALL_WORDS 8 /* 512 syscall numbers */
+#define FR_RULES_MAX 256        /* rules in triggers.rules */
 
 struct fr_rule {
 	char *name;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Config validation: each bad file gives one "file:line: message". */
 #include <errno.h>
+#include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -146,6 +148,82 @@ int main(void)
 	    "F:2: 'exec': the program must be an absolute path (no shell, no PATH search)");
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"syscall_latency\"; threshold = \"1s\";\n syscalls = [ \"nosuch\" ]; }\n); };\n",
 	    "F:3: 'syscalls': unknown system call");
+
+	/* hostile rule values: each refused with its line, none taken as is */
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\";\n exec = [ \"/bin/true\" ]; exec_timeout = \"0s\"; }\n); };\n",
+	    "F:3: 'exec_timeout' = \"0s\" is out of range [1.000s, 3600.000s]");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; exec_timeout = \"30d\"; }\n); };\n",
+	    "F:2: 'exec_timeout' = \"30d\" is out of range [1.000s, 3600.000s]");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; exec_timeout = \"-1s\"; }\n); };\n",
+	    "F:2: 'exec_timeout': invalid duration \"-1s\"");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"syscall_latency\";\n threshold = \"0s\"; }\n); };\n",
+	    "F:3: 'threshold' = \"0s\" is out of range [1.000us, 3600.000s]");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"block_latency\"; threshold = \"-5ms\"; }\n); };\n",
+	    "F:2: 'threshold': invalid duration \"-5ms\"");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\";\n before = \"99999h\"; }\n); };\n",
+	    "F:3: 'before' = \"99999h\" is out of range [0ns, 3600.000s]");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; after = \"-10s\"; }\n); };\n",
+	    "F:2: 'after': invalid duration \"-10s\"");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; cooldown = \"400d\"; }\n); };\n",
+	    "F:2: 'cooldown' = \"400d\" is out of range [0ns, 86400.000s]");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; max_per_hour = 0; }\n); };\n",
+	    "F:2: 'max_per_hour' must be an integer from 1 to 3600");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; pid = -1; }\n); };\n",
+	    "F:2: 'pid' must be a positive integer");
+	bad("triggers = { incidents = { size = \"999999T\"; }; };\n",
+	    "F:1: 'size' = \"999999T\" is out of range [1.0M, 4.0T]");
+	/* the built-in manual rule's name is taken; one manual rule at most */
+	bad("triggers = { rules = (\n { name = \"manual\"; condition = \"oom\"; }\n); };\n",
+	    "F:2: rule name \"manual\" is reserved for the rule of frctl freeze: use it with condition = \"manual\" only");
+	bad("triggers = { rules = (\n { name = \"m1\"; condition = \"manual\"; },\n { name = \"m2\"; condition = \"manual\"; }\n); };\n",
+	    "F:3: rule 'm2': only one rule may have condition \"manual\" ('m1', line 2)");
+	CHECK_EQ(load("triggers = { rules = ( { name = \"manual\"; condition = \"manual\"; before = \"0s\"; } ); };\n",
+		      err, sizeof(err), &c), 0);
+	CHECK_EQ(c.rules.n, 1);
+	CHECK_EQ(c.rules.v[0].before_ns, 0);
+	fr_conf_done(&c);
+
+	/* thousands of rules: refused at once with the bound; the bound
+	 * itself loads, and quickly (every rule checked against the others) */
+	{
+		size_t cap = 5000 * 80 + 64, len = 0;
+		char *text = malloc(cap);
+		struct timespec t0, t1;
+
+		CHECK(text != NULL);
+		len += (size_t)snprintf(text + len, cap - len, "triggers = { rules = (\n");
+		for (int i = 0; i < 5000; i++)
+			len += (size_t)snprintf(text + len, cap - len, "%s{ name = \"r%d\"; condition = \"oom\"; }\n",
+						i ? "," : "", i);
+		snprintf(text + len, cap - len, "); };\n");
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		bad(text, "F:1: 'rules': 5000 rules, at most 256 are allowed");
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		CHECK((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 2000000000L);
+
+		len = (size_t)snprintf(text, cap, "triggers = { rules = (\n");
+		for (int i = 0; i < FR_RULES_MAX; i++)
+			len += (size_t)snprintf(text + len, cap - len, "%s{ name = \"r%d\"; condition = \"oom\"; }\n",
+						i ? "," : "", i);
+		snprintf(text + len, cap - len, "); };\n");
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		CHECK_EQ(load(text, err, sizeof(err), &c), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		CHECK_EQ(c.rules.n, FR_RULES_MAX);
+		CHECK((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 2000000000L);
+		fr_conf_done(&c);
+		free(text);
+	}
+
+	/* control.group: a name, not empty; the default is documented */
+	fr_conf_init_defaults(&c);
+	CHECK_STR(c.control_group, "flightrec");
+	fr_conf_done(&c);
+	CHECK_EQ(load("control = { group = \"wheel\"; };\n", err, sizeof(err), &c), 0);
+	CHECK_STR(c.control_group, "wheel");
+	fr_conf_done(&c);
+	bad("control = {\n group = \"\"; };\n", "F:2: 'group' must not be empty");
+	bad("control = { group = 0; };\n", "F:1: 'group' must be a string");
 
 	/* a missing file: error only when asked for explicitly */
 	fr_conf_init_defaults(&c);
