@@ -10,6 +10,10 @@
 #include "control-client.h"
 #include "frctl.h"
 
+/* Not root or in the daemon's control.group (frctl(1), EXIT STATUS).
+ * Belongs with the others in frctl.h. */
+#define EXIT_DENIED 4
+
 /* Replies are a status object: a few KiB per CPU at most. */
 #define REPLY_MAX (1 << 20)
 
@@ -33,9 +37,20 @@ int frctl_request(struct frctl *f, struct json_object *req, const char *what, bo
 		frctl_error("flightrecd is not running (no daemon on %s)", sock);
 		return EXIT_FAILURE_;
 	}
+	if (k == -EACCES || k == -EPERM) {
+		frctl_error("%s: permission denied: cannot connect to %s", what, sock);
+		return EXIT_DENIED;
+	}
 	if (k < 0) {
 		frctl_error("cannot reach flightrecd on %s: %s", sock, strerror(-k));
 		return EXIT_FAILURE_;
+	}
+	if (json_object_object_get_ex(*resp, "denied", &err) && json_object_get_boolean(err)) {
+		json_object_object_get_ex(*resp, "error", &err);
+		frctl_error("%s: %s", what, json_object_get_string(err));
+		json_object_put(*resp);
+		*resp = NULL;
+		return EXIT_DENIED;
 	}
 	if (!down_ok && json_object_object_get_ex(*resp, "error", &err)) {
 		frctl_error("flightrecd refused the %s: %s", what, json_object_get_string(err));

@@ -75,7 +75,8 @@ static void help(void)
 	       "  frctl dump --since '2026-11-21 14:02' --until '2026-11-21 14:05' --format json\n"
 	       "  frctl --store ./var/flightrec status\n"
 	       "\n"
-	       "Exit status: 0 success, 1 failure, 2 bad usage, 3 daemon not running (status).\n"
+	       "Exit status: 0 success, 1 failure, 2 bad usage, 3 daemon not running (status),\n"
+	       "4 permission denied (freeze, mark: root or control.group only).\n"
 	       "See frctl(1).\n",
 	       FR_CONF_DEFAULT_PATH);
 }

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -9,15 +11,69 @@
 
 #include "../lib/macro.h"
 #include "annotate.h"
+#include "control.h"
+#include "log.h"
 #include "unix-socket.h"
 
 struct fr_annotate {
 	int fd;
 	char *path;
 	sd_event_source *src;
+	struct fr_control *ctl;
 	fr_annotate_cb cb;
 	void *userdata;
+	struct fr_annotate_stats st;
 };
+
+/* The supplementary groups of @pid, if it still runs as @uid/@gid (its
+ * real ids, as SCM_CREDENTIALS gives them); -errno otherwise.  A sender
+ * that exited before we look is refused: failing closed. */
+static int sender_groups(pid_t pid, uid_t uid, gid_t gid, gid_t *groups, size_t max, size_t *ret_n)
+{
+	char path[64], line[4096];
+	bool ids_ok = false, uid_ok = false, gid_ok = false;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return negative_errno();
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long v;
+		char *p, *end;
+		if (sscanf(line, "Uid: %lu", &v) == 1)
+			uid_ok = v == uid;
+		else if (sscanf(line, "Gid: %lu", &v) == 1)
+			gid_ok = v == gid;
+		else if (strncmp(line, "Groups:", 7) == 0) {
+			for (p = line + 7; n < max; p = end) {
+				v = strtoul(p, &end, 10);
+				if (end == p)
+					break;
+				groups[n++] = (gid_t)v;
+			}
+			ids_ok = true;
+		}
+	}
+	fclose(f);
+	if (!ids_ok || !uid_ok || !gid_ok)
+		return -ESRCH;
+	*ret_n = n;
+	return 0;
+}
+
+static bool sender_privileged(struct fr_annotate *a, const struct ucred *cred)
+{
+	gid_t groups[256];
+	size_t n = 0;
+
+	if (fr_control_privileged(a->ctl, cred->uid, cred->gid, NULL, 0))
+		return true;
+	if (sender_groups(cred->pid, cred->uid, cred->gid, groups, ELEMENTSOF(groups), &n) < 0)
+		return false;
+	return fr_control_privileged(a->ctl, cred->uid, cred->gid, groups, n);
+}
 
 static int on_datagram(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
@@ -30,7 +86,6 @@ static int on_datagram(sd_event_source *s, int fd, uint32_t revents, void *userd
 	struct iovec iov = { .iov_base = buf, .iov_len = FR_ANNOTATION_MAX };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
 			     .msg_controllen = sizeof(control) };
-	uint32_t pid = 0;
 	ssize_t n;
 
 	/* drain what is queued, a bounded number per wakeup */
@@ -39,29 +94,41 @@ static int on_datagram(sd_event_source *s, int fd, uint32_t revents, void *userd
 		n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (n < 0)
 			break;
+		/* no credentials (cannot happen with SO_PASSCRED): nobody */
+		struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
-				struct ucred cred;
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(cred)))
 				memcpy(&cred, CMSG_DATA(c), sizeof(cred));
-				pid = (uint32_t)cred.pid;
-			}
+		if (!sender_privileged(a, &cred)) {
+			struct fr_control_peer peer = { .pid = cred.pid, .uid = cred.uid, .gid = cred.gid };
+			a->st.denied++;
+			json_object_put(fr_control_deny(a->ctl, &peer, "an annotation"));
+			continue;
+		}
 		size_t len = (size_t)n;
 		if (mh.msg_flags & MSG_TRUNC) {
-			/* cut, and say so */
+			/* cut, and say so: in the text, the count and the log */
 			static const char cut[] = " [cut]";
 			len = FR_ANNOTATION_MAX - sizeof(cut) + 1;
 			memcpy(buf + len, cut, sizeof(cut) - 1);
 			len += sizeof(cut) - 1;
+			a->st.cut++;
+			if (a->st.cut == 1 || a->st.cut % 100 == 0)
+				log_notice("Annotation from pid %d longer than %d bytes: cut; %" PRIu64 " cut so far.",
+					   (int)cred.pid, FR_ANNOTATION_MAX, a->st.cut);
 		}
 		while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 			len--;
-		if (len)
-			a->cb(pid, buf, len, a->userdata);
+		if (len) {
+			a->st.received++;
+			a->cb((uint32_t)cred.pid, buf, len, a->userdata);
+		}
 	}
 	return 0;
 }
 
-int fr_annotate_new(sd_event *e, const char *path, fr_annotate_cb cb, void *userdata,
+int fr_annotate_new(sd_event *e, const char *path, struct fr_control *ctl, fr_annotate_cb cb, void *userdata,
 		    struct fr_annotate **ret)
 {
 	struct fr_annotate *a = calloc(1, sizeof(*a));
@@ -69,10 +136,12 @@ int fr_annotate_new(sd_event *e, const char *path, fr_annotate_cb cb, void *user
 
 	if (!a)
 		return -ENOMEM;
+	a->ctl = ctl;
 	a->cb = cb;
 	a->userdata = userdata;
 	a->path = strdup(path);
-	/* any local process may annotate; every mark names its sender */
+	/* any local process may send; root and control.group are heard,
+	 * and every mark names its sender */
 	a->fd = a->path ? fr_unix_socket_bind(path, SOCK_DGRAM, true) : -ENOMEM;
 	if (a->fd < 0) {
 		k = a->fd;
@@ -97,4 +166,9 @@ struct fr_annotate *fr_annotate_free(struct fr_annotate *a)
 	free(a->path);
 	free(a);
 	return NULL;
+}
+
+void fr_annotate_get_stats(const struct fr_annotate *a, struct fr_annotate_stats *ret)
+{
+	*ret = a->st;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -23,6 +25,12 @@ struct fr_control {
 	sd_event_source *src;
 	fr_control_handler h;
 	void *userdata;
+	/* the group that may change state besides root */
+	char *group;
+	gid_t gid;
+	bool have_group;
+	bool group_logged;
+	uint64_t denied;
 };
 
 static void reply(int fd, struct json_object *o)
@@ -37,6 +45,93 @@ static void reply_error(int fd, const char *msg)
 	json_object_object_add(o, "error", json_object_new_string(msg));
 	reply(fd, o);
 	json_object_put(o);
+}
+
+bool fr_control_privileged(const struct fr_control *c, uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups)
+{
+	if (uid == 0)
+		return true;
+	if (!c->have_group)
+		return false;
+	if (gid == c->gid)
+		return true;
+	for (size_t i = 0; i < ngroups; i++)
+		if (groups[i] == c->gid)
+			return true;
+	return false;
+}
+
+/* The peer's ids as of its connect().  Anything the kernel does not tell
+ * leaves the peer unprivileged: failing closed. */
+static void peer_credentials(const struct fr_control *c, int fd, struct fr_control_peer *ret)
+{
+	struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	socklen_t len = sizeof(cred);
+	gid_t small[64], *groups = small;
+	_cleanup_free_ gid_t *big = NULL;
+
+	*ret = (struct fr_control_peer){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof(cred))
+		return;
+	ret->pid = cred.pid;
+	ret->uid = cred.uid;
+	ret->gid = cred.gid;
+	/* supplementary groups; ERANGE says how much room they need */
+	len = sizeof(small);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+		if (errno != ERANGE || !(big = malloc(len)))
+			len = 0;
+		else if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, (groups = big), &len) < 0)
+			len = 0;
+	}
+	ret->privileged = fr_control_privileged(c, cred.uid, cred.gid, groups, len / sizeof(gid_t));
+}
+
+void fr_control_set_group(struct fr_control *c, const char *name)
+{
+	struct group *gr = getgrnam(name);
+	bool same = c->group_logged && c->group && !strcmp(c->group, name) && c->have_group == (gr != NULL) &&
+		    (!gr || gr->gr_gid == c->gid);
+
+	c->have_group = gr != NULL;
+	c->gid = gr ? gr->gr_gid : (gid_t)-1;
+	free(c->group);
+	c->group = strdup(name);
+	if (same)
+		return;
+	c->group_logged = true;
+	if (gr)
+		log_info("Freeze, mark and annotations are accepted from root and group '%s' (gid %u); "
+			 "status from anyone.", name, (unsigned)c->gid);
+	else
+		log_notice("Group '%s' (control.group) does not exist: only root may freeze, mark or annotate; "
+			   "status stays open to anyone.", name);
+}
+
+struct json_object *fr_control_deny(struct fr_control *c, const struct fr_control_peer *peer, const char *what)
+{
+	struct json_object *o = json_object_new_object();
+	char msg[256];
+
+	c->denied++;
+	if (c->denied == 1 || c->denied % 100 == 0)
+		log_notice("Refused %s from pid %d (uid %u, gid %u): not root or in group '%s'; %" PRIu64
+			   " refused so far.", what, (int)peer->pid, (unsigned)peer->uid, (unsigned)peer->gid,
+			   c->group ? c->group : "", c->denied);
+	if (c->have_group)
+		snprintf(msg, sizeof(msg), "permission denied: %s needs root or membership of group '%s'", what,
+			 c->group);
+	else
+		snprintf(msg, sizeof(msg), "permission denied: %s needs root (group '%s' does not exist)", what,
+			 c->group ? c->group : "");
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	json_object_object_add(o, "denied", json_object_new_boolean(1));
+	return o;
+}
+
+uint64_t fr_control_denied(const struct fr_control *c)
+{
+	return c->denied;
 }
 
 static int on_connection(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -67,10 +162,9 @@ static int on_connection(sd_event_source *s, int fd, uint32_t revents, void *use
 		reply_error(cfd, "malformed request: expected a JSON object");
 		return 0;
 	}
-	struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
-	socklen_t cl = sizeof(cred);
-	(void)getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &cl);
-	resp = c->h(req, &cred, c->userdata);
+	struct fr_control_peer peer;
+	peer_credentials(c, cfd, &peer);
+	resp = c->h(req, &peer, c->userdata);
 	json_object_put(req);
 	if (!resp) {
 		reply_error(cfd, "internal error");
@@ -91,6 +185,7 @@ int fr_control_new(sd_event *e, const char *path, fr_control_handler h, void *us
 		return -ENOMEM;
 	c->h = h;
 	c->userdata = userdata;
+	c->gid = (gid_t)-1; /* root only until fr_control_set_group() */
 	c->path = strdup(path);
 	c->fd = c->path ? fr_unix_socket_bind(path, SOCK_SEQPACKET, false) : -ENOMEM;
 	if (c->fd < 0) {
@@ -114,6 +209,7 @@ struct fr_control *fr_control_free(struct fr_control *c)
 	sd_event_source_disable_unref(c->src);
 	fr_unix_socket_close(c->fd, c->path);
 	free(c->path);
+	free(c->group);
 	free(c);
 	return NULL;
 }

@@ -345,41 +345,83 @@ static struct json_object *reply_error(const char *msg)
 	return o;
 }
 
-static struct json_object *on_control(struct json_object *req, const struct ucred *cred, void *userdata)
+static struct json_object *verb_status(struct daemon *d, struct json_object *req, const struct fr_control_peer *peer)
+{
+	struct json_object *o = status_json(d), *ctl = json_object_new_object();
+
+	/* who may change state, and how often someone else tried */
+	json_object_object_add(ctl, "group", json_object_new_string(d->conf.control_group));
+	json_object_object_add(ctl, "denied", json_object_new_uint64(fr_control_denied(d->control)));
+	json_object_object_add(o, "control", ctl);
+	if (d->annotate) {
+		struct fr_annotate_stats as;
+		struct json_object *an = json_object_new_object();
+		fr_annotate_get_stats(d->annotate, &as);
+		json_object_object_add(an, "received", json_object_new_uint64(as.received));
+		json_object_object_add(an, "cut", json_object_new_uint64(as.cut));
+		json_object_object_add(an, "denied", json_object_new_uint64(as.denied));
+		json_object_object_add(o, "annotations", an);
+	}
+	return o;
+}
+
+static struct json_object *verb_freeze(struct daemon *d, struct json_object *req, const struct fr_control_peer *peer)
+{
+	struct json_object *text, *o;
+	const char *reason = json_object_object_get_ex(req, "reason", &text) ? json_object_get_string(text) : NULL;
+
+	if (reason && strlen(reason) > FR_ANNOTATION_MAX)
+		return reply_error("reason is longer than 1024 bytes");
+	o = fr_triggers_freeze(d->triggers, reason, (uint32_t)peer->pid);
+	return o ? o : reply_error("out of memory");
+}
+
+static struct json_object *verb_mark(struct daemon *d, struct json_object *req, const struct fr_control_peer *peer)
+{
+	struct json_object *text, *o;
+	size_t len;
+
+	if (!json_object_object_get_ex(req, "text", &text) || !json_object_is_type(text, json_type_string))
+		return reply_error("mark needs a \"text\" string");
+	len = (size_t)json_object_get_string_len(text);
+	if (len == 0)
+		return reply_error("mark text is empty");
+	if (len > FR_ANNOTATION_MAX)
+		return reply_error("mark text is longer than 1024 bytes");
+	fr_recorder_mark(d->rec, (uint32_t)peer->pid, json_object_get_string(text), len);
+	o = json_object_new_object();
+	json_object_object_add(o, "ok", json_object_new_boolean(1));
+	return o;
+}
+
+/* Every verb says whether it changes state; those are for root and
+ * control.group only.  A new verb must be added here, so it cannot be
+ * left open by forgetting a check. */
+static const struct {
+	const char *name;
+	bool changes_state;
+	struct json_object *(*fn)(struct daemon *d, struct json_object *req, const struct fr_control_peer *peer);
+} verbs[] = {
+	{ "status", false, verb_status },
+	{ "freeze", true, verb_freeze },
+	{ "mark", true, verb_mark },
+};
+
+static struct json_object *on_control(struct json_object *req, const struct fr_control_peer *peer, void *userdata)
 {
 	struct daemon *d = userdata;
-	struct json_object *verb, *o, *text;
+	struct json_object *verb;
 
-	if (!json_object_object_get_ex(req, "verb", &verb) || !json_object_is_type(verb, json_type_string)) {
-		o = json_object_new_object();
-		json_object_object_add(o, "error", json_object_new_string("request has no \"verb\""));
-		return o;
+	if (!json_object_object_get_ex(req, "verb", &verb) || !json_object_is_type(verb, json_type_string))
+		return reply_error("request has no \"verb\"");
+	for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+		if (strcmp(json_object_get_string(verb), verbs[i].name) != 0)
+			continue;
+		if (verbs[i].changes_state && !peer->privileged)
+			return fr_control_deny(d->control, peer, verbs[i].name);
+		return verbs[i].fn(d, req, peer);
 	}
-	if (strcmp(json_object_get_string(verb), "status") == 0)
-		return status_json(d);
-	if (strcmp(json_object_get_string(verb), "freeze") == 0) {
-		const char *reason = json_object_object_get_ex(req, "reason", &text) ? json_object_get_string(text) : NULL;
-		if (reason && strlen(reason) > FR_ANNOTATION_MAX)
-			return reply_error("reason is longer than 1024 bytes");
-		o = fr_triggers_freeze(d->triggers, reason, (uint32_t)cred->pid);
-		return o ? o : reply_error("out of memory");
-	}
-	if (strcmp(json_object_get_string(verb), "mark") == 0) {
-		if (!json_object_object_get_ex(req, "text", &text) || !json_object_is_type(text, json_type_string))
-			return reply_error("mark needs a \"text\" string");
-		size_t len = (size_t)json_object_get_string_len(text);
-		if (len == 0)
-			return reply_error("mark text is empty");
-		if (len > FR_ANNOTATION_MAX)
-			return reply_error("mark text is longer than 1024 bytes");
-		fr_recorder_mark(d->rec, (uint32_t)cred->pid, json_object_get_string(text), len);
-		o = json_object_new_object();
-		json_object_object_add(o, "ok", json_object_new_boolean(1));
-		return o;
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "error", json_object_new_string("unknown verb"));
-	return o;
+	return reply_error("unknown verb");
 }
 
 static void on_annotation(uint32_t pid, const char *text, size_t len, void *userdata)
@@ -548,6 +590,8 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	/* the new configuration becomes the running one: what lives in BPF
 	 * globals or in the loop reads it from here on */
 	SWAP(c, d->conf);
+	if (d->control)
+		fr_control_set_group(d->control, d->conf.control_group);
 	changed = fr_sources_update(d->sources, &d->conf);
 	if (changed & (1u << FR_SRC_SAMPLE) && d->conf.sample_enabled)
 		start_symbolizer(d);
@@ -663,7 +707,8 @@ static int run(struct daemon *d)
 	k = fr_control_new(d->event, d->socket_path, on_control, d, &d->control);
 	if (k < 0)
 		return log_error_errno(k, "Failed to listen on control socket %s: %m", d->socket_path);
-	k = fr_annotate_new(d->event, d->annotate_path, on_annotation, d, &d->annotate);
+	fr_control_set_group(d->control, d->conf.control_group);
+	k = fr_annotate_new(d->event, d->annotate_path, d->control, on_annotation, d, &d->annotate);
 	if (k < 0)
 		return log_error_errno(k, "Failed to open annotation socket %s: %m", d->annotate_path);
 

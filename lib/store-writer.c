@@ -497,6 +497,17 @@ static int recover(struct fr_store_writer *w)
 	return 0;
 }
 
+static int close_to_others(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if ((st.st_mode & S_IRWXO) && fchmod(fd, st.st_mode & 07770) < 0)
+		return negative_errno();
+	return 0;
+}
+
 int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 			 fr_store_loss_cb loss_cb, void *userdata, struct fr_store_writer **ret)
 {
@@ -537,6 +548,14 @@ int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 		r = negative_errno();
 		goto fail;
 	}
+	/* the store holds every user's command lines: a directory made
+	 * beforehand (mkdir, an old version, a umask of 0) loses what it gives
+	 * other users; what it gives its group is the administrator's choice */
+	r = close_to_others(w->dir_fd);
+	if (r == 0)
+		r = close_to_others(w->seg_dir_fd);
+	if (r < 0)
+		goto fail;
 	/* slots beyond a shrunk ring would break the disk bound */
 	for (uint32_t i = w->nseg; i < FR_STORE_SEGMENTS_MAX; i++) {
 		char name[32];
