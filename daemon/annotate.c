@@ -25,54 +25,51 @@ struct fr_annotate {
 	struct fr_annotate_stats st;
 };
 
-/* The supplementary groups of @pid, if it still runs as @uid/@gid (its
- * real ids, as SCM_CREDENTIALS gives them); -errno otherwise.  A sender
- * that exited before we look is refused: failing closed. */
-static int sender_groups(pid_t pid, uid_t uid, gid_t gid, gid_t *groups, size_t max, size_t *ret_n)
+/* Whether @pid, still running as @uid/@gid (its real ids, as
+ * SCM_CREDENTIALS gives them), has supplementary group @want, from
+ * /proc/PID/status (a line of any length: NGROUPS_MAX is 65536).  A sender
+ * that exited before we look, or changed its ids, is refused: failing
+ * closed. */
+static bool sender_in_group(pid_t pid, uid_t uid, gid_t gid, gid_t want)
 {
-	char path[64], line[4096];
-	bool ids_ok = false, uid_ok = false, gid_ok = false;
-	size_t n = 0;
+	char path[64];
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	bool uid_ok = false, gid_ok = false, member = false;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return negative_errno();
-	while (fgets(line, sizeof(line), f)) {
+		return false;
+	while (getline(&line, &cap, f) > 0) {
 		unsigned long v;
 		char *p, *end;
 		if (sscanf(line, "Uid: %lu", &v) == 1)
 			uid_ok = v == uid;
 		else if (sscanf(line, "Gid: %lu", &v) == 1)
 			gid_ok = v == gid;
-		else if (strncmp(line, "Groups:", 7) == 0) {
-			for (p = line + 7; n < max; p = end) {
+		else if (strncmp(line, "Groups:", 7) == 0)
+			for (p = line + 7;; p = end) {
 				v = strtoul(p, &end, 10);
 				if (end == p)
 					break;
-				groups[n++] = (gid_t)v;
+				member |= v == want;
 			}
-			ids_ok = true;
-		}
 	}
 	fclose(f);
-	if (!ids_ok || !uid_ok || !gid_ok)
-		return -ESRCH;
-	*ret_n = n;
-	return 0;
+	return uid_ok && gid_ok && member;
 }
 
 static bool sender_privileged(struct fr_annotate *a, const struct ucred *cred)
 {
-	gid_t groups[256];
-	size_t n = 0;
+	gid_t want;
 
 	if (fr_control_privileged(a->ctl, cred->uid, cred->gid, NULL, 0))
 		return true;
-	if (sender_groups(cred->pid, cred->uid, cred->gid, groups, ELEMENTSOF(groups), &n) < 0)
+	if (!fr_control_group(a->ctl, &want))
 		return false;
-	return fr_control_privileged(a->ctl, cred->uid, cred->gid, groups, n);
+	return sender_in_group(cred->pid, cred->uid, cred->gid, want);
 }
 
 static int on_datagram(sd_event_source *s, int fd, uint32_t revents, void *userdata)

@@ -129,6 +129,12 @@ struct json_object *fr_control_deny(struct fr_control *c, const struct fr_contro
 	return o;
 }
 
+bool fr_control_group(const struct fr_control *c, gid_t *ret)
+{
+	*ret = c->gid;
+	return c->have_group;
+}
+
 uint64_t fr_control_denied(const struct fr_control *c)
 {
 	return c->denied;

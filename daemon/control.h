@@ -45,6 +45,8 @@ void fr_control_set_group(struct fr_control *c, const char *name);
 /* Whether a sender with user @uid, group @gid and supplementary @groups
  * may change state. */
 bool fr_control_privileged(const struct fr_control *c, uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups);
+/* The group's id in *@ret, if control.group exists. */
+bool fr_control_group(const struct fr_control *c, gid_t *ret);
 /* The "permission denied" reply to a request for @what (a verb) from
  * @peer; the refusal is counted and logged (the first, then every
  * hundredth: any local user can send them). */

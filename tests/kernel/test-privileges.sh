@@ -66,6 +66,10 @@ done
 as_nobody() { setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"; }
 as_member() { setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$GID" "$@"; }
 as_primary() { setpriv --reuid=$NOBODY --regid="$GID" --clear-groups "$@"; }
+# a member with many groups, the one that counts last: more than the
+# first SO_PEERGROUPS buffer holds, and a long Groups: line in /proc
+MANY=$(seq -s, 70000 71099),$GID
+as_many() { setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$MANY" "$@"; }
 FR=("$FRCTL" --config "$T/fr.conf" --socket "$SOCK")
 
 # expect_denied WHAT CMD...: exit 4, one line saying "permission denied"
@@ -113,9 +117,12 @@ ok "the first refusal is logged, the rest counted"
 "${FR[@]}" mark "root-mark-$$" || fail "mark as root"
 as_member "${FR[@]}" mark "member-mark-$$" || fail "mark as a supplementary member of $GROUP"
 as_primary "${FR[@]}" mark "primary-mark-$$" || fail "mark as a primary member of $GROUP"
+as_many "${FR[@]}" mark "many-mark-$$" || fail "mark as a member of $GROUP among 1100 groups"
 as_member /usr/bin/python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(sys.argv[2].encode(), sys.argv[1])' \
 	"$T/run/annotate.sock" "member-annotation-$$"
-ok "root and members of $GROUP (supplementary, primary) may mark and annotate"
+as_many /usr/bin/python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(sys.argv[2].encode(), sys.argv[1])' \
+	"$T/run/annotate.sock" "many-annotation-$$"
+ok "root and members of $GROUP (supplementary, primary, last of 1100 groups) may mark and annotate"
 
 wait_incidents() {
 	for _ in $(seq 100); do
@@ -130,10 +137,10 @@ as_member "${FR[@]}" freeze --reason "member-freeze-$$" >/dev/null || fail "free
 wait_incidents 2
 ok "root and a member of $GROUP froze: 2 incidents"
 
-wait_for_record ".type == \"mark\" and .text == \"member-annotation-$$\""
+wait_for_record ".type == \"mark\" and .text == \"many-annotation-$$\""
 sleep 0.5
 "$FRCTL" --store "$T/store" dump --format json >"$T/dump.json"
-for t in root-mark member-mark primary-mark member-annotation; do
+for t in root-mark member-mark primary-mark many-mark member-annotation many-annotation; do
 	jq -e -s "any(.[]; .type == \"mark\" and .text == \"$t-$$\")" "$T/dump.json" >/dev/null ||
 		fail "no mark record \"$t-$$\""
 done
@@ -170,7 +177,7 @@ jq -e -s 'any(.[]; (.text | startswith("long-annotation-")) and (.text | length)
 n=$(grep -c "long-raw-" "$T/marks.json" || true)
 [ "$n" -eq 0 ] || fail "the refused 2 KB mark was recorded"
 "${FR[@]}" status --json >"$T/status.json"
-jq -e '.annotations.cut == 1 and .annotations.received == 2' "$T/status.json" >/dev/null ||
+jq -e '.annotations.cut == 1 and .annotations.received == 3' "$T/status.json" >/dev/null ||
 	fail "annotations: $(jq -c .annotations "$T/status.json")"
 grep -q "longer than 1024 bytes: cut; 1 cut so far" "$T/daemon.log" || fail "no log line for the cut annotation"
 ok "a 5000-byte annotation: cut to 1024 bytes ending ' [cut]', counted: $(jq -c .annotations "$T/status.json")"
