@@ -32,7 +32,9 @@ int verb_freeze(struct frctl *f, int argc, char **argv)
 			printf("Usage: frctl freeze [--reason TEXT]\n\n"
 			       "Keeps the window around now (the manual rule's before and after, 60 s\n"
 			       "and 10 s unless configured) as an incident file, written when the\n"
-			       "window is complete. Prints the incident id and where it will be.\n");
+			       "window is complete. Prints the incident id and where it will be.\n"
+			       "Only root and members of the daemon's control.group may freeze;\n"
+			       "anyone else gets \"permission denied\" (exit status 4).\n");
 			return EXIT_OK;
 		}
 		return frctl_bad_option("freeze", argv);

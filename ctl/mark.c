@@ -19,7 +19,9 @@ int verb_mark(struct frctl *f, int argc, char **argv)
 			       "Usage: frctl mark TEXT\n\n"
 			       "Writes TEXT (at most 1024 bytes) into the recording as a 'mark' record,\n"
 			       "attributed to the calling process. Applications can also send a line\n"
-			       "to the annotation socket beside the control socket (annotate.sock).\n",
+			       "to the annotation socket beside the control socket (annotate.sock).\n"
+			       "Only root and members of the daemon's control.group may mark;\n"
+			       "anyone else gets \"permission denied\" (exit status 4).\n",
 			       NULL, 1);
 	if (k >= 0)
 		return k;
