@@ -4,6 +4,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "macro.h"
 #include "out-buf.h"
 
@@ -143,6 +147,25 @@ static void safe(struct fr_out *o, const char *s, size_t n, char nul)
 		}
 		while (i < take) {
 			uint64_t w;
+#ifdef __SSE2__
+			/* sixteen at a time where the CPU has it (every x86-64) */
+			if (take - i >= 16) {
+				__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+				__m128i z = nul ? _mm_cmpeq_epi8(x, _mm_setzero_si128()) : _mm_setzero_si128();
+				__m128i m = _mm_or_si128(
+					_mm_andnot_si128(z, _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x)),
+					_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)),
+						     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+				unsigned bits = (unsigned)_mm_movemask_epi8(m);
+				x = _mm_or_si128(x, _mm_and_si128(z, _mm_set1_epi8(nul)));
+				_mm_storeu_si128((__m128i *)(void *)d, x);
+				size_t k = bits ? (size_t)__builtin_ctz(bits) : 16;
+				d += k;
+				i += k;
+				if (k == 16)
+					continue;
+			} else
+#endif
 			if (take - i >= sizeof(w)) {
 				memcpy(&w, s + i, sizeof(w));
 				uint64_t z = nul ? zero_lanes(w) : 0;

@@ -117,6 +117,8 @@ _Static_assert(sizeof(struct fr_window_item) == 32, "items are sorted and kept b
 
 struct fr_window_chunk {
 	uint8_t *buf;            /* the decoded payload */
+	struct fr_record *recs;  /* streamed: its items' records, decoded once
+				    (an item's pos indexes them) */
 	struct fr_symtab symtab; /* the code it describes */
 	struct cgroup_desc *cg;  /* the cgroups it describes, by id */
 	size_t ncg, cgcap;
@@ -171,6 +173,7 @@ struct chunk_job {
 	uint32_t idx;      /* the chunk's index in fr_window.cd */
 	size_t first, max; /* its slice of the items (whole-window load) */
 	struct fr_window_item *items; /* room for max items */
+	struct fr_record *recs;       /* NULL, or room for max records */
 	uint8_t *buf;      /* room for its payload */
 	size_t n;          /* items it gave */
 	uint64_t bad;      /* records that did not decode */
@@ -224,6 +227,11 @@ static int decode_chunk(struct fr_window *w, uint32_t idx, const struct fr_chunk
 		}
 		if (job->n == job->max) /* cannot be: a record takes 7 bytes at least */
 			return -EBADMSG;
+		if (job->recs) {
+			rec.cpu = ref->info.cpu;
+			job->recs[job->n] = rec;
+			start = job->n;
+		}
 		items[job->n++] = (struct fr_window_item){ .wall_ns = wall, .chunk = idx, .pos = (uint32_t)start,
 							    .pid = rec.pid, .type = rec.type, .hidden = hidden };
 	}
@@ -245,7 +253,13 @@ static int item_decode(const struct fr_window *w, const struct fr_window_item *i
 	const struct fr_chunk_info *ci = &w->chunks[it->chunk];
 	struct fr_codec_state st = {};
 	size_t pos = it->pos;
-	int k = fr_record_decode(&st, w->cd[it->chunk].buf, ci->raw_size, &pos, r);
+	int k;
+
+	if (w->cd[it->chunk].recs) {
+		*r = w->cd[it->chunk].recs[it->pos];
+		return 0;
+	}
+	k = fr_record_decode(&st, w->cd[it->chunk].buf, ci->raw_size, &pos, r);
 
 	/* the time is delta-coded: it comes from the item */
 	r->ts = it->wall_ns - (uint64_t)ci->realtime_offset;
@@ -560,7 +574,7 @@ struct spare {
 struct stream_chunk {
 	struct fr_window_item *items; /* its records not yet handed out */
 	size_t n;
-	struct spare buf, itembuf;   /* what it holds */
+	struct spare buf, itembuf, recbuf; /* what it holds */
 	bool open;
 };
 
@@ -629,6 +643,7 @@ static void stream_drop(struct fr_window *w, uint32_t idx)
 	w->cd[idx] = (struct fr_window_chunk){};
 	(void)spare_put(s, &c->buf);
 	(void)spare_put(s, &c->itembuf);
+	(void)spare_put(s, &c->recbuf);
 	c->items = NULL;
 	c->n = 0;
 	c->open = false;
@@ -717,11 +732,13 @@ static int stream_load(struct fr_window *w)
 		refs[l.n] = s->refs[idx];
 		jobs[l.n] = (struct chunk_job){ .idx = idx, .max = max,
 			.buf = spare_take(s, s->refs[idx].info.raw_size, &c->buf),
-			.items = spare_take(s, max * sizeof(struct fr_window_item), &c->itembuf) };
+			.items = spare_take(s, max * sizeof(struct fr_window_item), &c->itembuf),
+			.recs = spare_take(s, max * sizeof(struct fr_record), &c->recbuf) };
 		c->open = true;
 		s->open[s->nopen++] = idx;
-		if (!jobs[l.n].buf || !jobs[l.n].items)
+		if (!jobs[l.n].buf || !jobs[l.n].items || !jobs[l.n].recs)
 			return -ENOMEM;
+		w->cd[idx].recs = jobs[l.n].recs;
 		bytes += s->refs[idx].info.raw_size;
 		l.n++;
 	}
@@ -813,6 +830,7 @@ static void stream_free(struct fr_window *w)
 	for (size_t i = 0; s->sc && i < w->ncd; i++) {
 		free(s->sc[i].buf.p);
 		free(s->sc[i].itembuf.p);
+		free(s->sc[i].recbuf.p);
 	}
 	for (size_t i = 0; i < s->nspares; i++)
 		free(s->spares[i].p);
