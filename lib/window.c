@@ -593,6 +593,13 @@ struct fr_window_stream {
 	struct fr_pid_map pids;
 	size_t exes_cap;
 	struct fr_window_item *scratch; /* for sorting, as big as w->items */
+	/* the chunks loading in the background */
+	struct load l;
+	struct chunk_job jobs[256];
+	struct fr_chunk_ref batch_refs[256];
+	pthread_t loader;
+	bool loading, started;
+	int load_k;
 };
 
 /* Bytes of payload loaded per slice (at least one chunk). */
@@ -712,51 +719,74 @@ int fr_window_stream_open(struct fr_store_reader *r, const struct fr_window_quer
 	return 0;
 }
 
-/* Loads the next chunks in order of their first record, STREAM_SLICE_BYTES
- * of payload (one chunk at least), all at once over the CPUs. */
-static int stream_load(struct fr_window *w)
+static void *stream_loader(void *userdata)
+{
+	return (void *)(intptr_t)load_parallel(userdata);
+}
+
+/* Picks the next chunks in order of their first record, STREAM_SLICE_BYTES
+ * of payload (one chunk at least), and starts loading them, all at once
+ * over the CPUs, in the background: the slice before prints meanwhile. */
+static int stream_load_begin(struct fr_window *w)
 {
 	struct fr_window_stream *s = w->stream;
-	struct chunk_job jobs[256];
-	struct fr_chunk_ref refs[256];
-	struct load l = { .w = w, .r = s->r, .q = &s->q, .refs = refs, .jobs = jobs,
-			  .total = w->ncd, .done = s->loaded };
 	size_t bytes = 0;
-	int k;
 
-	while (s->next < w->ncd && l.n < ELEMENTSOF(jobs) && (l.n == 0 || bytes < STREAM_SLICE_BYTES)) {
+	s->l = (struct load){ .w = w, .r = s->r, .q = &s->q, .refs = s->batch_refs, .jobs = s->jobs,
+			      .total = w->ncd, .done = s->loaded };
+	while (s->next < w->ncd && s->l.n < ELEMENTSOF(s->jobs) && (s->l.n == 0 || bytes < STREAM_SLICE_BYTES)) {
 		uint32_t idx = s->order[s->next++];
 		struct stream_chunk *c = &s->sc[idx];
 		size_t max = chunk_max_items(&s->refs[idx]);
+		struct chunk_job *job = &s->jobs[s->l.n];
 
-		refs[l.n] = s->refs[idx];
-		jobs[l.n] = (struct chunk_job){ .idx = idx, .max = max,
+		s->batch_refs[s->l.n++] = s->refs[idx];
+		*job = (struct chunk_job){ .idx = idx, .max = max,
 			.buf = spare_take(s, s->refs[idx].info.raw_size, &c->buf),
 			.items = spare_take(s, max * sizeof(struct fr_window_item), &c->itembuf),
 			.recs = spare_take(s, max * sizeof(struct fr_record), &c->recbuf) };
 		c->open = true;
 		s->open[s->nopen++] = idx;
-		if (!jobs[l.n].buf || !jobs[l.n].items || !jobs[l.n].recs)
+		if (!job->buf || !job->items || !job->recs)
 			return -ENOMEM;
-		w->cd[idx].recs = jobs[l.n].recs;
+		w->cd[idx].recs = job->recs;
 		bytes += s->refs[idx].info.raw_size;
-		l.n++;
 	}
-	k = load_parallel(&l);
-	s->loaded += l.n;
-	for (size_t i = 0; i < l.n && k == 0; i++) {
-		struct stream_chunk *c = &s->sc[jobs[i].idx];
+	s->loading = pthread_create(&s->loader, NULL, stream_loader, &s->l) == 0;
+	if (!s->loading)
+		s->load_k = load_parallel(&s->l);
+	return 0;
+}
 
-		if (jobs[i].k == -EBADMSG) {
+/* Waits for the chunks stream_load_begin() picked; their records join
+ * the open chunks'. */
+static int stream_load_end(struct fr_window *w)
+{
+	struct fr_window_stream *s = w->stream;
+	int k = s->load_k;
+
+	if (s->loading) {
+		void *tk;
+		pthread_join(s->loader, &tk);
+		k = (int)(intptr_t)tk;
+		s->loading = false;
+	}
+	s->loaded += s->l.n;
+	for (size_t i = 0; i < s->l.n && k == 0; i++) {
+		const struct chunk_job *job = &s->jobs[i];
+		struct stream_chunk *c = &s->sc[job->idx];
+
+		if (job->k == -EBADMSG) {
 			w->chunks_damaged++;
 			continue; /* no items: dropped with the drained */
 		}
-		if (jobs[i].k < 0)
-			return jobs[i].k;
-		w->records_bad += jobs[i].bad;
-		c->items = jobs[i].items;
-		c->n = jobs[i].n;
+		if (job->k < 0)
+			return job->k;
+		w->records_bad += job->bad;
+		c->items = job->items;
+		c->n = job->n;
 	}
+	s->l.n = 0;
 	/* ties in time go in store order */
 	qsort(s->open, s->nopen, sizeof(*s->open), cmp_u32);
 	return k;
@@ -771,6 +801,15 @@ int fr_window_stream_next(struct fr_window *w)
 
 	if (!s)
 		return -EINVAL;
+	/* the first slice: nothing loading yet */
+	if (!s->started) {
+		s->started = true;
+		if (s->next < w->ncd && (k = stream_load_begin(w)) < 0)
+			return k;
+	}
+	k = stream_load_end(w);
+	if (k < 0)
+		return k;
 	/* what the last slice handed out is done with */
 	for (size_t i = 0; i < s->nopen; i++) {
 		if (s->sc[s->open[i]].n == 0)
@@ -782,11 +821,6 @@ int fr_window_stream_next(struct fr_window *w)
 	w->n = 0;
 	if (s->next == w->ncd && s->nopen == 0)
 		return 0;
-	if (s->next < w->ncd) {
-		k = stream_load(w);
-		if (k < 0)
-			return k;
-	}
 	/* no chunk left to load has a record before its first one */
 	until = s->next < w->ncd ? ref_first(&s->refs[s->order[s->next]]) : UINT64_MAX;
 	for (size_t i = 0; i < s->nopen; i++)
@@ -818,6 +852,9 @@ int fr_window_stream_next(struct fr_window *w)
 	k = fr_window_items_sort(&w->items, &s->scratch, w->n, w->cap);
 	if (k == 0 && !s->q.skip_exe)
 		k = resolve_exe_items(w, &s->pids, &s->exes_cap, true);
+	/* the next chunks load while this slice is printed */
+	if (k == 0 && s->next < w->ncd)
+		k = stream_load_begin(w);
 	return k < 0 ? k : 1;
 }
 
@@ -827,6 +864,8 @@ static void stream_free(struct fr_window *w)
 
 	if (!s)
 		return;
+	if (s->loading)
+		pthread_join(s->loader, NULL);
 	for (size_t i = 0; s->sc && i < w->ncd; i++) {
 		free(s->sc[i].buf.p);
 		free(s->sc[i].itembuf.p);
