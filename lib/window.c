@@ -602,7 +602,8 @@ struct fr_window_stream {
 	int load_k;
 };
 
-/* Bytes of payload loaded per slice (at least one chunk). */
+/* Bytes of payload loaded per slice (at least one chunk), unless the
+ * query says. */
 #define STREAM_SLICE_BYTES (4u << 20)
 
 static uint64_t ref_first(const struct fr_chunk_ref *ref)
@@ -730,11 +731,11 @@ static void *stream_loader(void *userdata)
 static int stream_load_begin(struct fr_window *w)
 {
 	struct fr_window_stream *s = w->stream;
-	size_t bytes = 0;
+	size_t bytes = 0, slice = s->q.slice_bytes ? s->q.slice_bytes : STREAM_SLICE_BYTES;
 
 	s->l = (struct load){ .w = w, .r = s->r, .q = &s->q, .refs = s->batch_refs, .jobs = s->jobs,
 			      .total = w->ncd, .done = s->loaded };
-	while (s->next < w->ncd && s->l.n < ELEMENTSOF(s->jobs) && (s->l.n == 0 || bytes < STREAM_SLICE_BYTES)) {
+	while (s->next < w->ncd && s->l.n < ELEMENTSOF(s->jobs) && (s->l.n == 0 || bytes < slice)) {
 		uint32_t idx = s->order[s->next++];
 		struct stream_chunk *c = &s->sc[idx];
 		size_t max = chunk_max_items(&s->refs[idx]);

@@ -75,6 +75,8 @@ struct fr_window_query {
 	bool skip_exe;               /* entries' exe not needed: saves a pid
 					lookup per record */
 	uint8_t boot_id[16];
+	size_t slice_bytes;          /* streamed: payload loaded per slice
+					(0: a few MiB) */
 	/* called after each chunk loaded, if set */
 	void (*progress)(size_t done, size_t total, void *userdata);
 	void *userdata;
