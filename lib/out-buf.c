@@ -68,15 +68,29 @@ void fr_out_write_slow(struct fr_out *o, const void *s, size_t n)
 		o->err = errno ? errno : EIO;
 }
 
-/* Digits of @v at the end of buf[20]; returns where they start. */
+/* Digits of @v at the end of buf[20]; returns where they start.  Two
+ * digits a division. */
 static char *format_u64(uint64_t v, char *end)
 {
+	static const char pairs[] =
+		"0001020304050607080910111213141516171819"
+		"2021222324252627282930313233343536373839"
+		"4041424344454647484950515253545556575859"
+		"6061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char *p = end;
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		p -= 2;
+		memcpy(p, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else
+		*--p = (char)('0' + v);
 	return p;
 }
 
