@@ -173,9 +173,10 @@ struct json_object *fr_window_entry_to_json(struct fr_window *w, const struct fr
 	return fr_record_to_json(&e->r, &ctx);
 }
 
-/* Text and JSON lines depend each on its record alone: blocks of records
- * are formatted on every CPU at once, in memory, and written in order. */
-#define LINES_BLOCK 8192
+/* Text and JSON lines depend each on its record alone: a slice's records
+ * are formatted on every CPU at once, a block each (in memory), and
+ * written in order. */
+#define LINES_BLOCK_MAX 65536
 
 struct lines_job {
 	struct fr_window *w;
@@ -249,16 +250,17 @@ static struct lines *lines_new(FILE *out, const struct dump_opts *o)
 static int lines_print(struct lines *l, struct fr_window *w)
 {
 	pthread_t threads[FR_WINDOW_THREADS_MAX];
+	size_t block = MIN((w->n + l->n - 1) / l->n, (size_t)LINES_BLOCK_MAX);
 	int k = 0;
 
-	for (size_t start = 0; start < w->n && k == 0; start += (size_t)l->n * LINES_BLOCK) {
+	for (size_t start = 0; start < w->n && k == 0; start += (size_t)l->n * block) {
 		bool started[FR_WINDOW_THREADS_MAX] = {};
 
 		for (unsigned t = 0; t < l->n; t++) {
 			struct lines_job *j = &l->jobs[t];
 			j->w = w;
-			j->from = MIN(start + (size_t)t * LINES_BLOCK, w->n);
-			j->to = MIN(j->from + LINES_BLOCK, w->n);
+			j->from = MIN(start + (size_t)t * block, w->n);
+			j->to = MIN(j->from + block, w->n);
 			if (t && j->from < j->to)
 				started[t] = pthread_create(&threads[t], NULL, format_lines, j) == 0;
 		}
