@@ -394,6 +394,8 @@ struct load {
 static int load_chunks(struct load *l, bool report)
 {
 	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+	void *buf = NULL;
+	size_t cap = 0;
 
 	if (!dctx)
 		return -ENOMEM;
@@ -405,7 +407,7 @@ static int load_chunks(struct load *l, bool report)
 			break;
 		job = &l->jobs[i];
 		l->w->cd[job->idx].buf = job->buf;
-		job->k = fr_store_reader_load(l->r, dctx, &l->refs[i], job->buf);
+		job->k = fr_store_reader_load_into(l->r, dctx, &l->refs[i], job->buf, &buf, &cap);
 		if (job->k == 0)
 			job->k = decode_chunk(l->w, job->idx, &l->refs[i], job, l->q->since_ns, l->q->until_ns);
 		done = __atomic_add_fetch(&l->done, 1, __ATOMIC_RELAXED);
@@ -413,6 +415,7 @@ static int load_chunks(struct load *l, bool report)
 			l->q->progress(done, l->total, l->q->userdata);
 	}
 	ZSTD_freeDCtx(dctx);
+	free(buf);
 	return 0;
 }
 
@@ -604,7 +607,7 @@ struct fr_window_stream {
 
 /* Bytes of payload loaded per slice (at least one chunk), unless the
  * query says. */
-#define STREAM_SLICE_BYTES (4u << 20)
+#define STREAM_SLICE_BYTES (2u << 20)
 
 static uint64_t ref_first(const struct fr_chunk_ref *ref)
 {
@@ -623,7 +626,10 @@ static void *spare_take(struct fr_window_stream *s, size_t need, struct spare *r
 		s->spares[best] = s->spares[--s->nspares];
 		return ret->p;
 	}
-	*ret = (struct spare){ malloc(need ? need : 1), need };
+	/* with room to spare, so that it fits the next chunks, which are
+	 * much the same size but seldom exactly */
+	need = ((need + need / 8) | 4095) + 1;
+	*ret = (struct spare){ malloc(need), need };
 	return ret->p;
 }
 
