@@ -118,6 +118,8 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 	if (o->format < 0)
 		o->format = o->output ? FMT_BUNDLE : FMT_TEXT;
 	o->win.need_exe = o->format == FMT_JSON || o->format == FMT_PERFETTO;
+	/* every format but the bundle reads the window once, in order */
+	o->win.stream = o->format != FMT_BUNDLE;
 	if (o->format == FMT_BUNDLE && !o->output) {
 		frctl_error("a bundle is a file: give it with -o FILE");
 		return -EINVAL;
@@ -171,9 +173,10 @@ struct json_object *fr_window_entry_to_json(struct fr_window *w, const struct fr
 	return fr_record_to_json(&e->r, &ctx);
 }
 
-/* Text and JSON lines depend each on its record alone: blocks of records
- * are formatted on every CPU at once, in memory, and written in order. */
-#define LINES_BLOCK 32768
+/* Text and JSON lines depend each on its record alone: a slice's records
+ * are formatted on every CPU at once, a block each (in memory), and
+ * written in order. */
+#define LINES_BLOCK_MAX 65536
 
 struct lines_job {
 	struct fr_window *w;
@@ -181,6 +184,12 @@ struct lines_job {
 	size_t from, to;
 	struct fr_text *text;
 	struct fr_out out; /* in memory */
+};
+
+struct lines {
+	FILE *out;
+	unsigned n;
+	struct lines_job jobs[FR_WINDOW_THREADS_MAX];
 };
 
 static void *format_lines(void *userdata)
@@ -206,44 +215,68 @@ static void *format_lines(void *userdata)
 	return NULL;
 }
 
-/* Returns 0 or -errno (out of memory, or a write error). */
-static int print_lines(FILE *out, struct fr_window *w, const struct dump_opts *o)
+static void lines_free(struct lines *l)
 {
-	unsigned n = fr_window_threads(), flags = fr_text_colour(out) ? FR_TEXT_COLOUR : 0;
-	struct lines_job jobs[FR_WINDOW_THREADS_MAX] = {};
+	if (!l)
+		return;
+	for (unsigned t = 0; t < l->n; t++) {
+		fr_text_free(l->jobs[t].text);
+		free(l->jobs[t].out.p);
+	}
+	free(l);
+}
+
+static struct lines *lines_new(FILE *out, const struct dump_opts *o)
+{
+	unsigned flags = fr_text_colour(out) ? FR_TEXT_COLOUR : 0;
+	struct lines *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->out = out;
+	l->n = fr_window_threads();
+	for (unsigned t = 0; t < l->n; t++) {
+		l->jobs[t] = (struct lines_job){ .o = o, .text = fr_text_new(flags) };
+		if (!l->jobs[t].text || fr_out_init(&l->jobs[t].out, NULL) < 0) {
+			lines_free(l);
+			return NULL;
+		}
+	}
+	return l;
+}
+
+/* Prints the lines of w->items[0..n); returns 0 or -errno (out of memory,
+ * or a write error). */
+static int lines_print(struct lines *l, struct fr_window *w)
+{
 	pthread_t threads[FR_WINDOW_THREADS_MAX];
+	size_t block = MIN((w->n + l->n - 1) / l->n, (size_t)LINES_BLOCK_MAX);
 	int k = 0;
 
-	for (unsigned t = 0; t < n && k == 0; t++) {
-		jobs[t] = (struct lines_job){ .w = w, .o = o, .text = fr_text_new(flags) };
-		if (!jobs[t].text || fr_out_init(&jobs[t].out, NULL) < 0)
-			k = -ENOMEM;
-	}
-	for (size_t start = 0; start < w->n && k == 0; start += (size_t)n * LINES_BLOCK) {
+	for (size_t start = 0; start < w->n && k == 0; start += (size_t)l->n * block) {
 		bool started[FR_WINDOW_THREADS_MAX] = {};
 
-		for (unsigned t = 0; t < n; t++) {
-			jobs[t].from = MIN(start + (size_t)t * LINES_BLOCK, w->n);
-			jobs[t].to = MIN(jobs[t].from + LINES_BLOCK, w->n);
-			if (t && jobs[t].from < jobs[t].to)
-				started[t] = pthread_create(&threads[t], NULL, format_lines, &jobs[t]) == 0;
+		for (unsigned t = 0; t < l->n; t++) {
+			struct lines_job *j = &l->jobs[t];
+			j->w = w;
+			j->from = MIN(start + (size_t)t * block, w->n);
+			j->to = MIN(j->from + block, w->n);
+			if (t && j->from < j->to)
+				started[t] = pthread_create(&threads[t], NULL, format_lines, j) == 0;
 		}
-		for (unsigned t = 0; t < n; t++)
+		for (unsigned t = 0; t < l->n; t++)
 			if (!started[t])
-				format_lines(&jobs[t]);
-		for (unsigned t = 0; t < n; t++) {
+				format_lines(&l->jobs[t]);
+		for (unsigned t = 0; t < l->n; t++) {
+			struct lines_job *j = &l->jobs[t];
 			if (started[t])
 				pthread_join(threads[t], NULL);
-			if (jobs[t].out.err && !k)
-				k = -jobs[t].out.err;
-			if (!k && jobs[t].out.len && fwrite(jobs[t].out.p, 1, jobs[t].out.len, out) != jobs[t].out.len)
+			if (j->out.err && !k)
+				k = -j->out.err;
+			if (!k && j->out.len && fwrite(j->out.p, 1, j->out.len, l->out) != j->out.len)
 				k = -(errno ? errno : EIO);
-			jobs[t].out.len = 0;
+			j->out.len = 0;
 		}
-	}
-	for (unsigned t = 0; t < n; t++) {
-		fr_text_free(jobs[t].text);
-		free(jobs[t].out.p);
 	}
 	return k;
 }
@@ -277,6 +310,7 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	struct frctl_source src = {};
 	struct fr_folded *folded = NULL;
 	struct fr_perfetto *perfetto = NULL;
+	struct lines *lines = NULL;
 	struct dump_opts o;
 	_cleanup_free_ char *tmp = NULL;
 	FILE *out = stdout;
@@ -300,28 +334,36 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	}
 	if (o.output && open_output(o.output, &tmp, &out) < 0)
 		goto out;
-	if (o.format == FMT_TEXT || o.format == FMT_JSON) {
-		k = print_lines(out, src.w, &o);
-		if (k < 0) {
-			frctl_error("%s: %s", k == -ENOMEM ? "out of memory" : "write error", strerror(-k));
-			goto out;
-		}
+	if ((o.format == FMT_TEXT || o.format == FMT_JSON) && !(lines = lines_new(out, &o))) {
+		frctl_error("out of memory");
+		goto out;
 	}
 	if (o.format == FMT_FOLDED && !(folded = fr_folded_new()))
 		goto out;
 	if (o.format == FMT_PERFETTO && !(perfetto = fr_perfetto_begin(out, fr_window_ncpu(src.w))))
 		goto out;
-	for (size_t i = 0; (folded || perfetto) && i < src.w->n; i++) {
-		struct fr_window_entry e;
-
-		if (!frctl_window_entry(&o.win, src.w, i, &e))
-			continue;
-		if (perfetto)
-			fr_perfetto_add(perfetto, src.w, &e);
-		else if (e.r.type == FR_REC_SAMPLE && fr_folded_add(folded, src.w, &e) == -ENOMEM) {
-			frctl_error("out of memory");
+	while ((k = fr_window_stream_next(src.w)) > 0) {
+		if (lines && (k = lines_print(lines, src.w)) < 0) {
+			frctl_error("%s: %s", k == -ENOMEM ? "out of memory" : "write error", strerror(-k));
 			goto out;
 		}
+		for (size_t i = 0; (folded || perfetto) && i < src.w->n; i++) {
+			struct fr_window_entry e;
+
+			if (!frctl_window_entry(&o.win, src.w, i, &e))
+				continue;
+			if (perfetto)
+				fr_perfetto_add(perfetto, src.w, &e);
+			else if (e.r.type == FR_REC_SAMPLE && fr_folded_add(folded, src.w, &e) == -ENOMEM) {
+				frctl_error("out of memory");
+				goto out;
+			}
+		}
+	}
+	frctl_source_progress_end(&src);
+	if (k < 0) {
+		frctl_error("cannot read %s: %s", src.name, strerror(-k));
+		goto out;
 	}
 	if (folded)
 		(void)fr_folded_print(folded, out);
@@ -356,6 +398,7 @@ out:
 	if (tmp)
 		unlink(tmp);
 	fr_folded_free(folded);
+	lines_free(lines);
 	frctl_source_done(&src);
 	return ret;
 }

@@ -202,26 +202,28 @@ static int select_boot(struct fr_store_reader *reader, const char *spec, struct 
 	return 0;
 }
 
-struct progress {
-	uint64_t start_ns;
-	bool shown;
-};
-
-
 /* After a second, a line on the terminal rewritten in place. */
 static void on_progress(size_t done, size_t total, void *userdata)
 {
-	struct progress *p = userdata;
+	struct frctl_source *s = userdata;
 
-	if (!p->shown && fr_now_ns(CLOCK_MONOTONIC) - p->start_ns < NSEC_PER_SEC)
+	if (!s->progress_shown && fr_now_ns(CLOCK_MONOTONIC) - s->progress_start < NSEC_PER_SEC)
 		return;
-	if (done < total && p->shown && done % 16)
+	if (done < total && s->progress_shown && done % 16)
 		return;
 	fprintf(stderr, "\rfrctl: read %zu of %zu chunks (%zu%%)\033[K", done, total, total ? done * 100 / total : 100);
-	p->shown = true;
+	s->progress_shown = true;
 	if (done == total)
 		fputs("\r\033[K", stderr);
 	fflush(stderr);
+}
+
+void frctl_source_progress_end(struct frctl_source *s)
+{
+	s->q.progress = NULL;
+	if (s->progress_shown)
+		fputs("\r\033[K", stderr);
+	s->progress_shown = false;
 }
 
 /* A bundle carries the window it was cut to: it is the default. */
@@ -240,7 +242,6 @@ static void bundle_window(struct frctl_source *s, const struct frctl_window_args
 
 int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct frctl_source *s)
 {
-	struct progress prog = { .start_ns = fr_now_ns(CLOCK_MONOTONIC) };
 	int k;
 
 	*s = (struct frctl_source){ .q = { .since_ns = a->since_ns, .until_ns = a->until_ns, .skip_exe = !a->need_exe } };
@@ -267,14 +268,19 @@ int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct
 	}
 	if (a->boot && (k = select_boot(s->reader, a->boot, &s->q)) != 0)
 		return k;
-	if (!a->quiet && isatty(STDERR_FILENO)) {
+	/* streamed, the window loads while it prints: the progress line
+	 * would cut into the output on the same terminal */
+	if (!a->quiet && isatty(STDERR_FILENO) && !(a->stream && isatty(STDOUT_FILENO))) {
+		s->progress_start = fr_now_ns(CLOCK_MONOTONIC);
 		s->q.progress = on_progress;
-		s->q.userdata = &prog;
+		s->q.userdata = s;
 	}
-	k = fr_window_load(s->reader, &s->q, &s->w);
-	s->q.progress = NULL;
-	if (prog.shown)
-		fputs("\r\033[K", stderr);
+	if (a->stream)
+		k = fr_window_stream_open(s->reader, &s->q, &s->w);
+	else {
+		k = fr_window_load(s->reader, &s->q, &s->w);
+		frctl_source_progress_end(s);
+	}
 	if (k < 0) {
 		frctl_error("cannot read %s: %s", s->name, strerror(-k));
 		return EXIT_FAILURE_;

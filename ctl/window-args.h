@@ -58,6 +58,8 @@ struct frctl_window_args {
 	const char *cgroup;   /* a cgroup path: it and below */
 	bool quiet;           /* no progress on stderr */
 	bool need_exe;        /* the verb prints executables (entries' exe) */
+	bool stream;          /* the verb reads the window once, in order:
+				 fr_window_stream_next() gives it in slices */
 	/* set by finish */
 	uint64_t since_ns, until_ns;
 	bool window_given;
@@ -83,11 +85,16 @@ struct frctl_source {
 	struct json_object *meta; /* of an incident or bundle file, else NULL */
 	const char *name;         /* for messages: store path or file */
 	bool is_file;             /* an incident or bundle file */
+	uint64_t progress_start;  /* progress line: when loading began */
+	bool progress_shown;
 };
 
 /* Opens the source, resolves --boot, loads the window (progress on a
- * terminal unless --quiet).  Returns 0 or an exit code (line printed). */
+ * terminal unless --quiet; with a->stream, only opens it: the slices load
+ * as they are asked for).  Returns 0 or an exit code (line printed). */
 int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct frctl_source *s);
+/* Removes the progress line, if one was shown. */
+void frctl_source_progress_end(struct frctl_source *s);
 /* Warnings about what could not be read; an exit code (EXIT_FAILURE_ when
  * an incident or bundle file is damaged), or 0. */
 int frctl_source_check(const struct frctl_source *s);

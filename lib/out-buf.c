@@ -4,6 +4,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "macro.h"
 #include "out-buf.h"
 
@@ -64,15 +68,29 @@ void fr_out_write_slow(struct fr_out *o, const void *s, size_t n)
 		o->err = errno ? errno : EIO;
 }
 
-/* Digits of @v at the end of buf[20]; returns where they start. */
+/* Digits of @v at the end of buf[20]; returns where they start.  Two
+ * digits a division. */
 static char *format_u64(uint64_t v, char *end)
 {
+	static const char pairs[] =
+		"0001020304050607080910111213141516171819"
+		"2021222324252627282930313233343536373839"
+		"4041424344454647484950515253545556575859"
+		"6061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char *p = end;
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		p -= 2;
+		memcpy(p, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else
+		*--p = (char)('0' + v);
 	return p;
 }
 
@@ -143,6 +161,25 @@ static void safe(struct fr_out *o, const char *s, size_t n, char nul)
 		}
 		while (i < take) {
 			uint64_t w;
+#ifdef __SSE2__
+			/* sixteen at a time where the CPU has it (every x86-64) */
+			if (take - i >= 16) {
+				__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+				__m128i z = nul ? _mm_cmpeq_epi8(x, _mm_setzero_si128()) : _mm_setzero_si128();
+				__m128i m = _mm_or_si128(
+					_mm_andnot_si128(z, _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x)),
+					_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)),
+						     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+				unsigned bits = (unsigned)_mm_movemask_epi8(m);
+				x = _mm_or_si128(x, _mm_and_si128(z, _mm_set1_epi8(nul)));
+				_mm_storeu_si128((__m128i *)(void *)d, x);
+				size_t k = bits ? (size_t)__builtin_ctz(bits) : 16;
+				d += k;
+				i += k;
+				if (k == 16)
+					continue;
+			} else
+#endif
 			if (take - i >= sizeof(w)) {
 				memcpy(&w, s + i, sizeof(w));
 				uint64_t z = nul ? zero_lanes(w) : 0;

@@ -33,11 +33,27 @@ void fr_out_write_slow(struct fr_out *o, const void *s, size_t n);
 
 static inline void fr_out_write(struct fr_out *o, const void *s, size_t n)
 {
+	char *d = o->p + o->len;
+	const char *c = s;
+
 	if (o->cap - o->len < n) {
 		fr_out_write_slow(o, s, n);
 		return;
 	}
-	memcpy(o->p + o->len, s, n);
+	/* most pieces are a few bytes: two overlapping fixed-size moves
+	 * instead of a call */
+	if (n >= 8 && n <= 16) {
+		memcpy(d, c, 8);
+		memcpy(d + n - 8, c + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(d, c, 4);
+		memcpy(d + n - 4, c + n - 4, 4);
+	} else if (n && n < 4) {
+		d[0] = c[0];
+		d[n / 2] = c[n / 2];
+		d[n - 1] = c[n - 1];
+	} else
+		memcpy(d, c, n);
 	o->len += n;
 }
 

@@ -291,6 +291,19 @@ static uint64_t get_varint_long(struct reader *r)
 {
 	uint64_t v = 0;
 
+	/* the longest varint fits: no bounds check per byte */
+	if (r->pos <= r->len && r->len - r->pos >= 10) {
+		const uint8_t *p = r->buf + r->pos;
+		for (unsigned i = 0; i < 10; i++) {
+			v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+			if (!(p[i] & 0x80)) {
+				r->pos += i + 1;
+				return v;
+			}
+		}
+		r->bad = 1; /* more than 10 bytes */
+		return 0;
+	}
 	for (unsigned shift = 0; shift < 64; shift += 7) {
 		uint8_t b = get_u8(r);
 		if (r->bad)

@@ -201,18 +201,22 @@ int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *use
 	return 0;
 }
 
-int fr_store_reader_load(struct fr_store_reader *r, ZSTD_DCtx *dctx, const struct fr_chunk_ref *ref, uint8_t *raw)
+int fr_store_reader_load_into(struct fr_store_reader *r, ZSTD_DCtx *dctx, const struct fr_chunk_ref *ref, uint8_t *raw,
+			      void **buf, size_t *cap)
 {
-	_cleanup_free_ uint8_t *p = NULL;
 	ssize_t n;
 	int k;
 
 	if (ref->segment >= r->nsegs)
 		return -EINVAL;
-	p = malloc(ref->info.payload_size);
-	if (!p)
-		return -ENOMEM;
-	n = pread(r->segs[ref->segment].fd, p, ref->info.payload_size,
+	if (*cap < ref->info.payload_size) {
+		void *p = realloc(*buf, ref->info.payload_size);
+		if (!p)
+			return -ENOMEM;
+		*buf = p;
+		*cap = ref->info.payload_size;
+	}
+	n = pread(r->segs[ref->segment].fd, *buf, ref->info.payload_size,
 		  (off_t)(ref->offset + sizeof(struct fr_chunk_header)));
 	if (n < 0)
 		return negative_errno();
@@ -222,10 +226,18 @@ int fr_store_reader_load(struct fr_store_reader *r, ZSTD_DCtx *dctx, const struc
 		__atomic_fetch_add(&r->st.chunks_damaged, 1, __ATOMIC_RELAXED);
 		return -EBADMSG;
 	}
-	k = fr_chunk_payload_decode(dctx ? dctx : r->dctx, &ref->info, p, raw);
+	k = fr_chunk_payload_decode(dctx ? dctx : r->dctx, &ref->info, *buf, raw);
 	if (k == -EBADMSG)
 		__atomic_fetch_add(&r->st.chunks_damaged, 1, __ATOMIC_RELAXED);
 	return k;
+}
+
+int fr_store_reader_load(struct fr_store_reader *r, ZSTD_DCtx *dctx, const struct fr_chunk_ref *ref, uint8_t *raw)
+{
+	_cleanup_free_ void *buf = NULL;
+	size_t cap = 0;
+
+	return fr_store_reader_load_into(r, dctx, ref, raw, &buf, &cap);
 }
 
 int fr_store_reader_read_chunk(struct fr_store_reader *r, const struct fr_chunk_ref *ref, uint8_t **ret,

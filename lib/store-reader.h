@@ -52,6 +52,11 @@ int fr_store_reader_read_chunk(struct fr_store_reader *r, const struct fr_chunk_
 struct ZSTD_DCtx_s;
 int fr_store_reader_load(struct fr_store_reader *r, struct ZSTD_DCtx_s *dctx, const struct fr_chunk_ref *ref,
 			 uint8_t *raw);
+/* The same, reading the compressed payload into *buf (*cap bytes, grown
+ * as needed; the caller frees it): a thread loading many chunks reuses
+ * one buffer instead of fresh memory for each. */
+int fr_store_reader_load_into(struct fr_store_reader *r, struct ZSTD_DCtx_s *dctx, const struct fr_chunk_ref *ref,
+			      uint8_t *raw, void **buf, size_t *cap);
 
 /* The store directory (for its kernel symbol snapshots); -EBADF when
  * reading an incident file. */

@@ -10,12 +10,20 @@
 /* Stable LSD radix sort of the items by wall time, RADIX_BITS at a time
  * over the bits the window's span needs: a few linear passes. */
 #define RADIX_BITS 11
-static int radix_sort(struct fr_window_item **items, size_t n, size_t cap, uint64_t lo, uint64_t hi)
+
+static struct fr_window_item *scratch_get(struct fr_window_item **scratch, size_t cap)
 {
-	struct fr_window_item *a = *items, *b;
+	if (!*scratch)
+		*scratch = fr_big_alloc(cap * sizeof(**scratch));
+	return *scratch;
+}
+
+static int radix_sort(struct fr_window_item **items, struct fr_window_item **scratch, size_t n, size_t cap,
+		      uint64_t lo, uint64_t hi)
+{
+	struct fr_window_item *a = *items, *b = scratch_get(scratch, cap);
 	unsigned passes = (64 - (unsigned)__builtin_clzll(hi - lo) + RADIX_BITS - 1) / RADIX_BITS;
 
-	b = fr_big_alloc(cap * sizeof(*b));
 	if (!b)
 		return -ENOMEM;
 	for (unsigned p = 0; p < passes; p++) {
@@ -36,8 +44,8 @@ static int radix_sort(struct fr_window_item **items, size_t n, size_t cap, uint6
 		a = b;
 		b = t;
 	}
-	fr_big_free(b, cap * sizeof(*b)); /* after an odd number of passes, the first array */
 	*items = a;
+	*scratch = b;
 	return 0;
 }
 
@@ -52,8 +60,8 @@ struct merge_run {
 	size_t from, to, next; /* next: the following run of its sequence, 0 for none */
 };
 
-static int merge_sequences(struct fr_window_item **items, size_t n, size_t cap, struct merge_run *runs,
-			   size_t nruns)
+static int merge_sequences(struct fr_window_item **items, struct fr_window_item **scratch, size_t n, size_t cap,
+			   struct merge_run *runs, size_t nruns)
 {
 	struct fr_window_item *a = *items, *b;
 	struct {
@@ -83,7 +91,7 @@ static int merge_sequences(struct fr_window_item **items, size_t n, size_t cap, 
 			runs[seq[best].tail].next = r;
 		seq[best].tail = r;
 	}
-	b = fr_big_alloc(cap * sizeof(*b));
+	b = scratch_get(scratch, cap);
 	if (!b)
 		return -ENOMEM;
 	for (unsigned q = 0; q < nseq; q++) {
@@ -108,12 +116,12 @@ static int merge_sequences(struct fr_window_item **items, size_t n, size_t cap, 
 				seq[m] = seq[--nseq];
 		}
 	}
-	fr_big_free(a, cap * sizeof(*a));
 	*items = b;
+	*scratch = a;
 	return 0;
 }
 
-int fr_window_items_sort(struct fr_window_item **items, size_t n, size_t cap)
+int fr_window_items_sort(struct fr_window_item **items, struct fr_window_item **scratch, size_t n, size_t cap)
 {
 	const struct fr_window_item *a = *items;
 	uint64_t lo = UINT64_MAX, hi = 0;
@@ -140,7 +148,7 @@ int fr_window_items_sort(struct fr_window_item **items, size_t n, size_t cap)
 			runs[nruns++].from = i;
 		}
 	runs[nruns - 1].to = n;
-	k = merge_sequences(items, n, cap, runs, nruns);
+	k = merge_sequences(items, scratch, n, cap, runs, nruns);
 	free(runs);
-	return k == 1 ? radix_sort(items, n, cap, lo, hi) : k;
+	return k == 1 ? radix_sort(items, scratch, n, cap, lo, hi) : k;
 }

@@ -14,9 +14,11 @@
 
 #include "window.h"
 
-/* Sorts (*items)[0..n) by wall_ns, stably.  *items is a fr_big_alloc()
- * array of @cap items; it may be replaced by another (the old one
- * freed).  Returns 0 or -ENOMEM (*items unchanged). */
-int fr_window_items_sort(struct fr_window_item **items, size_t n, size_t cap);
+/* Sorts (*items)[0..n) by wall_ns, stably.  *items and *scratch are
+ * fr_big_alloc() arrays of @cap items, the caller's to free; *scratch may
+ * be NULL (allocated when needed).  The sorted items may end up in either:
+ * the two pointers are swapped then.  Returns 0 or -ENOMEM (*items
+ * unchanged). */
+int fr_window_items_sort(struct fr_window_item **items, struct fr_window_item **scratch, size_t n, size_t cap);
 
 #endif

@@ -117,6 +117,8 @@ _Static_assert(sizeof(struct fr_window_item) == 32, "items are sorted and kept b
 
 struct fr_window_chunk {
 	uint8_t *buf;            /* the decoded payload */
+	struct fr_record *recs;  /* streamed: its items' records, decoded once
+				    (an item's pos indexes them) */
 	struct fr_symtab symtab; /* the code it describes */
 	struct cgroup_desc *cg;  /* the cgroups it describes, by id */
 	size_t ncg, cgcap;
@@ -168,8 +170,11 @@ static const struct cgroup_desc *cgroup_find(const struct fr_window_chunk *c, ui
 
 /* One chunk's share of the loading, done by whichever thread takes it. */
 struct chunk_job {
-	size_t first, max; /* its slice of the items */
-	size_t raw_off;    /* its place among the payloads */
+	uint32_t idx;      /* the chunk's index in fr_window.cd */
+	size_t first, max; /* its slice of the items (whole-window load) */
+	struct fr_window_item *items; /* room for max items */
+	struct fr_record *recs;       /* NULL, or room for max records */
+	uint8_t *buf;      /* room for its payload */
 	size_t n;          /* items it gave */
 	uint64_t bad;      /* records that did not decode */
 	int k;             /* 0, -EBADMSG (damaged: skipped) or fatal */
@@ -182,7 +187,7 @@ static int decode_chunk(struct fr_window *w, uint32_t idx, const struct fr_chunk
 			uint64_t since, uint64_t until)
 {
 	struct fr_window_chunk *c = &w->cd[idx];
-	struct fr_window_item *items = w->items + job->first;
+	struct fr_window_item *items = job->items;
 	struct fr_codec_state st = {};
 	size_t pos = 0;
 
@@ -222,6 +227,11 @@ static int decode_chunk(struct fr_window *w, uint32_t idx, const struct fr_chunk
 		}
 		if (job->n == job->max) /* cannot be: a record takes 7 bytes at least */
 			return -EBADMSG;
+		if (job->recs) {
+			rec.cpu = ref->info.cpu;
+			job->recs[job->n] = rec;
+			start = job->n;
+		}
 		items[job->n++] = (struct fr_window_item){ .wall_ns = wall, .chunk = idx, .pos = (uint32_t)start,
 							    .pid = rec.pid, .type = rec.type, .hidden = hidden };
 	}
@@ -230,13 +240,26 @@ static int decode_chunk(struct fr_window *w, uint32_t idx, const struct fr_chunk
 	return 0;
 }
 
+/* Items a chunk can give: one per record, and a record takes 7 bytes at
+ * least. */
+static size_t chunk_max_items(const struct fr_chunk_ref *ref)
+{
+	return MIN(ref->info.nrecords, ref->info.raw_size / 7);
+}
+
 /* Decodes item @it (the same bytes decoded when the window loaded). */
 static int item_decode(const struct fr_window *w, const struct fr_window_item *it, struct fr_record *r)
 {
 	const struct fr_chunk_info *ci = &w->chunks[it->chunk];
 	struct fr_codec_state st = {};
 	size_t pos = it->pos;
-	int k = fr_record_decode(&st, w->cd[it->chunk].buf, ci->raw_size, &pos, r);
+	int k;
+
+	if (w->cd[it->chunk].recs) {
+		*r = w->cd[it->chunk].recs[it->pos];
+		return 0;
+	}
+	k = fr_record_decode(&st, w->cd[it->chunk].buf, ci->raw_size, &pos, r);
 
 	/* the time is delta-coded: it comes from the item */
 	r->ts = it->wall_ns - (uint64_t)ci->realtime_offset;
@@ -245,11 +268,11 @@ static int item_decode(const struct fr_window *w, const struct fr_window_item *i
 }
 
 /* In time order: keyframes and execs say what a pid runs, forks pass it to
- * the child; every item gets its pid's exe as of its time. */
-static int resolve_exe(struct fr_window *w)
+ * the child; every item of w->items[0..n) gets its pid's exe as of its
+ * time.  @map (pid -> 1 + index into w->exes) carries on from the items
+ * before; with @copy the names are copied (their chunks will go). */
+static int resolve_exe_items(struct fr_window *w, struct fr_pid_map *map, size_t *cap, bool copy)
 {
-	struct fr_pid_map map = {};
-	size_t cap = 0;
 	int k = 0;
 
 	for (size_t i = 0; i < w->n && k == 0; i++) {
@@ -260,22 +283,40 @@ static int resolve_exe(struct fr_window *w)
 			if (item_decode(w, it, &r) < 0)
 				continue;
 			if (it->type == FR_REC_FORK) {
-				void *cur = fr_pid_map_get(&map, r.pid);
+				void *cur = fr_pid_map_get(map, r.pid);
 				if (cur)
-					k = fr_pid_map_put(&map, r.fork.child_pid, cur, NULL);
-			} else if (grow((void **)&w->exes, &cap, w->nexes + 1, sizeof(*w->exes)) < 0) {
+					k = fr_pid_map_put(map, r.fork.child_pid, cur, NULL);
+			} else if (grow((void **)&w->exes, cap, w->nexes + 1, sizeof(*w->exes)) < 0) {
 				k = -ENOMEM;
 			} else {
 				/* an empty exe in a keyframe is a kernel thread */
-				w->exes[w->nexes++] = it->type == FR_REC_PROCESS ?
+				struct fr_window_exe x = it->type == FR_REC_PROCESS ?
 					(struct fr_window_exe){ r.process.exe, r.process.exe_len, r.process.exe_len == 0 } :
 					(struct fr_window_exe){ r.exec.filename, r.exec.filename_len, false };
-				k = fr_pid_map_put(&map, r.pid, (void *)(uintptr_t)w->nexes, NULL);
+				if (copy) {
+					char *p = malloc(x.len + 1);
+					if (!p)
+						return -ENOMEM;
+					memcpy(p, x.p, x.len);
+					p[x.len] = 0;
+					x.p = p;
+				}
+				w->exes[w->nexes++] = x;
+				k = fr_pid_map_put(map, r.pid, (void *)(uintptr_t)w->nexes, NULL);
 			}
 		}
 		if (it->pid)
-			it->exe = (uint32_t)(uintptr_t)fr_pid_map_get(&map, it->pid);
+			it->exe = (uint32_t)(uintptr_t)fr_pid_map_get(map, it->pid);
 	}
+	return k;
+}
+
+static int resolve_exe(struct fr_window *w)
+{
+	struct fr_pid_map map = {};
+	size_t cap = 0;
+	int k = resolve_exe_items(w, &map, &cap, false);
+
 	fr_pid_map_done(&map);
 	return k;
 }
@@ -346,12 +387,15 @@ struct load {
 	struct chunk_job *jobs;
 	size_t n;
 	size_t next, done; /* atomic */
+	size_t total;      /* for progress: done counts on from an earlier load */
 };
 
 /* Takes chunks until none is left: loads, decompresses and decodes each. */
 static int load_chunks(struct load *l, bool report)
 {
 	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+	void *buf = NULL;
+	size_t cap = 0;
 
 	if (!dctx)
 		return -ENOMEM;
@@ -362,21 +406,43 @@ static int load_chunks(struct load *l, bool report)
 		if (i >= l->n)
 			break;
 		job = &l->jobs[i];
-		l->w->cd[i].buf = l->w->payloads + job->raw_off;
-		job->k = fr_store_reader_load(l->r, dctx, &l->refs[i], l->w->cd[i].buf);
+		l->w->cd[job->idx].buf = job->buf;
+		job->k = fr_store_reader_load_into(l->r, dctx, &l->refs[i], job->buf, &buf, &cap);
 		if (job->k == 0)
-			job->k = decode_chunk(l->w, (uint32_t)i, &l->refs[i], job, l->q->since_ns, l->q->until_ns);
+			job->k = decode_chunk(l->w, job->idx, &l->refs[i], job, l->q->since_ns, l->q->until_ns);
 		done = __atomic_add_fetch(&l->done, 1, __ATOMIC_RELAXED);
 		if (report && l->q->progress)
-			l->q->progress(done, l->n, l->q->userdata);
+			l->q->progress(done, l->total, l->q->userdata);
 	}
 	ZSTD_freeDCtx(dctx);
+	free(buf);
 	return 0;
 }
 
 static void *load_thread(void *userdata)
 {
 	return (void *)(intptr_t)load_chunks(userdata, false);
+}
+
+/* Chunks are independent: decompressing and decoding them is spread over
+ * the CPUs; the calling thread takes its share and reports progress. */
+static int load_parallel(struct load *l)
+{
+	pthread_t threads[FR_WINDOW_THREADS_MAX];
+	unsigned nthreads = 0;
+	int k;
+
+	while (nthreads + 1 < MIN(fr_window_threads(), l->n) &&
+	       pthread_create(&threads[nthreads], NULL, load_thread, l) == 0)
+		nthreads++;
+	k = load_chunks(l, true);
+	for (unsigned i = 0; i < nthreads; i++) {
+		void *tk;
+		pthread_join(threads[i], &tk);
+		if (k == 0)
+			k = (int)(intptr_t)tk;
+	}
+	return k;
 }
 
 unsigned fr_window_threads(void)
@@ -425,8 +491,6 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 {
 	struct fr_chunk_ref *refs = NULL;
 	struct load l = { .r = r, .q = q };
-	pthread_t threads[FR_WINDOW_THREADS_MAX];
-	unsigned nthreads = 0;
 	size_t records = 0, raw = 0;
 	struct fr_window *w;
 	int k;
@@ -453,9 +517,8 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		k = -ENOMEM;
 		goto fail;
 	}
-	for (size_t i = 0; i < l.n; i++) { /* a record takes 7 bytes at least */
-		l.jobs[i] = (struct chunk_job){ .first = records, .raw_off = raw,
-			.max = MIN(refs[i].info.nrecords, refs[i].info.raw_size / 7) };
+	for (size_t i = 0; i < l.n; i++) {
+		l.jobs[i] = (struct chunk_job){ .idx = (uint32_t)i, .first = records, .max = chunk_max_items(&refs[i]) };
 		records += l.jobs[i].max;
 		raw += refs[i].info.raw_size;
 	}
@@ -467,22 +530,21 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		k = -ENOMEM;
 		goto fail;
 	}
-	/* chunks are independent: decompressing and decoding them is
-	 * spread over the CPUs; this thread takes its share and reports */
-	while (nthreads + 1 < MIN(fr_window_threads(), l.n) &&
-	       pthread_create(&threads[nthreads], NULL, load_thread, &l) == 0)
-		nthreads++;
-	k = load_chunks(&l, true);
-	for (unsigned i = 0; i < nthreads; i++) {
-		void *tk;
-		pthread_join(threads[i], &tk);
-		if (k == 0)
-			k = (int)(intptr_t)tk;
+	raw = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		l.jobs[i].items = w->items + l.jobs[i].first;
+		l.jobs[i].buf = w->payloads + raw;
+		raw += refs[i].info.raw_size;
 	}
+	l.total = l.n;
+	k = load_parallel(&l);
 	if (k == 0)
 		k = gather(&l);
-	if (k == 0)
-		k = fr_window_items_sort(&w->items, w->n, w->cap);
+	if (k == 0) {
+		struct fr_window_item *scratch = NULL;
+		k = fr_window_items_sort(&w->items, &scratch, w->n, w->cap);
+		fr_big_free(scratch, w->cap * sizeof(*scratch));
+	}
 	if (k == 0 && !q->skip_exe)
 		k = resolve_exe(w);
 	if (k < 0)
@@ -498,10 +560,344 @@ fail:
 	return k;
 }
 
+/*
+ * Streaming: the window in slices of time, each loaded, handed out and
+ * dropped in turn, so that printing a window touches a few megabytes
+ * however long it is (a whole window of millions of records costs its
+ * decoded payloads in fresh memory: on a VM, faulting that in took as long
+ * as decompressing it).  Chunks are loaded in order of their first record;
+ * once those up to some chunk are loaded, every record before that chunk's
+ * first one is known, and those records are the next slice.
+ */
+struct spare {
+	void *p;
+	size_t cap;
+};
+
+struct stream_chunk {
+	struct fr_window_item *items; /* its records not yet handed out */
+	size_t n;
+	struct spare buf, itembuf, recbuf; /* what it holds */
+	bool open;
+};
+
+struct fr_window_stream {
+	struct fr_store_reader *r;
+	struct fr_window_query q;
+	struct fr_chunk_ref *refs;
+	uint32_t *order;       /* chunk indices by first record, then store order */
+	size_t next;           /* order[next]: the next chunk to load */
+	size_t loaded;         /* for progress */
+	struct stream_chunk *sc;
+	uint32_t *open;        /* the loaded chunks, in store order */
+	size_t nopen;
+	struct spare *spares;  /* buffers of dropped chunks, for reuse */
+	size_t nspares, sparecap;
+	struct fr_pid_map pids;
+	size_t exes_cap;
+	struct fr_window_item *scratch; /* for sorting, as big as w->items */
+	/* the chunks loading in the background */
+	struct load l;
+	struct chunk_job jobs[256];
+	struct fr_chunk_ref batch_refs[256];
+	pthread_t loader;
+	bool loading, started;
+	int load_k;
+};
+
+/* Bytes of payload loaded per slice (at least one chunk), unless the
+ * query says. */
+#define STREAM_SLICE_BYTES (2u << 20)
+
+static uint64_t ref_first(const struct fr_chunk_ref *ref)
+{
+	return ref->info.first_ts + (uint64_t)ref->info.realtime_offset;
+}
+
+static void *spare_take(struct fr_window_stream *s, size_t need, struct spare *ret)
+{
+	size_t best = SIZE_MAX;
+
+	for (size_t i = 0; i < s->nspares; i++)
+		if (s->spares[i].cap >= need && (best == SIZE_MAX || s->spares[i].cap < s->spares[best].cap))
+			best = i;
+	if (best != SIZE_MAX) {
+		*ret = s->spares[best];
+		s->spares[best] = s->spares[--s->nspares];
+		return ret->p;
+	}
+	/* with room to spare, so that it fits the next chunks, which are
+	 * much the same size but seldom exactly */
+	need = ((need + need / 8) | 4095) + 1;
+	*ret = (struct spare){ malloc(need), need };
+	return ret->p;
+}
+
+static int spare_put(struct fr_window_stream *s, struct spare *sp)
+{
+	if (!sp->p)
+		return 0;
+	if (grow((void **)&s->spares, &s->sparecap, s->nspares + 1, sizeof(*s->spares)) < 0) {
+		free(sp->p);
+		*sp = (struct spare){};
+		return -ENOMEM;
+	}
+	s->spares[s->nspares++] = *sp;
+	*sp = (struct spare){};
+	return 0;
+}
+
+static void stream_drop(struct fr_window *w, uint32_t idx)
+{
+	struct fr_window_stream *s = w->stream;
+	struct stream_chunk *c = &s->sc[idx];
+
+	free(w->cd[idx].cg);
+	fr_symtab_done(&w->cd[idx].symtab);
+	w->cd[idx] = (struct fr_window_chunk){};
+	(void)spare_put(s, &c->buf);
+	(void)spare_put(s, &c->itembuf);
+	(void)spare_put(s, &c->recbuf);
+	c->items = NULL;
+	c->n = 0;
+	c->open = false;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_first(const void *a, const void *b, void *userdata)
+{
+	const struct fr_chunk_ref *refs = userdata;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t fx = ref_first(&refs[x]), fy = ref_first(&refs[y]);
+
+	if (fx != fy)
+		return fx < fy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+int fr_window_stream_open(struct fr_store_reader *r, const struct fr_window_query *q, struct fr_window **ret)
+{
+	struct fr_window_stream *s;
+	struct fr_window *w;
+	size_t n;
+	int k;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->store_fd = -EBADF;
+	if (fr_store_reader_dir_fd(r) >= 0)
+		w->store_fd = fcntl(fr_store_reader_dir_fd(r), F_DUPFD_CLOEXEC, 3);
+	pthread_mutex_init(&w->ksyms_lock, NULL);
+	s = w->stream = calloc(1, sizeof(*s));
+	if (!s) {
+		fr_window_free(w);
+		return -ENOMEM;
+	}
+	s->r = r;
+	s->q = *q;
+	k = fr_window_select(r, q, &s->refs, &n);
+	if (k < 0) {
+		fr_window_free(w);
+		return k;
+	}
+	w->chunks = calloc(n ? n : 1, sizeof(*w->chunks));
+	w->cd = calloc(n ? n : 1, sizeof(*w->cd));
+	s->sc = calloc(n ? n : 1, sizeof(*s->sc));
+	s->order = calloc(n ? n : 1, sizeof(*s->order));
+	s->open = calloc(n ? n : 1, sizeof(*s->open));
+	if (!w->chunks || !w->cd || !s->sc || !s->order || !s->open) {
+		fr_window_free(w);
+		return -ENOMEM;
+	}
+	w->nchunks = w->ncd = n;
+	for (size_t i = 0; i < n; i++) {
+		w->chunks[i] = s->refs[i].info;
+		s->order[i] = (uint32_t)i;
+	}
+	qsort_r(s->order, n, sizeof(*s->order), cmp_first, s->refs);
+	*ret = w;
+	return 0;
+}
+
+static void *stream_loader(void *userdata)
+{
+	return (void *)(intptr_t)load_parallel(userdata);
+}
+
+/* Picks the next chunks in order of their first record, STREAM_SLICE_BYTES
+ * of payload (one chunk at least), and starts loading them, all at once
+ * over the CPUs, in the background: the slice before prints meanwhile. */
+static int stream_load_begin(struct fr_window *w)
+{
+	struct fr_window_stream *s = w->stream;
+	size_t bytes = 0, slice = s->q.slice_bytes ? s->q.slice_bytes : STREAM_SLICE_BYTES;
+
+	s->l = (struct load){ .w = w, .r = s->r, .q = &s->q, .refs = s->batch_refs, .jobs = s->jobs,
+			      .total = w->ncd, .done = s->loaded };
+	while (s->next < w->ncd && s->l.n < ELEMENTSOF(s->jobs) && (s->l.n == 0 || bytes < slice)) {
+		uint32_t idx = s->order[s->next++];
+		struct stream_chunk *c = &s->sc[idx];
+		size_t max = chunk_max_items(&s->refs[idx]);
+		struct chunk_job *job = &s->jobs[s->l.n];
+
+		s->batch_refs[s->l.n++] = s->refs[idx];
+		*job = (struct chunk_job){ .idx = idx, .max = max,
+			.buf = spare_take(s, s->refs[idx].info.raw_size, &c->buf),
+			.items = spare_take(s, max * sizeof(struct fr_window_item), &c->itembuf),
+			.recs = spare_take(s, max * sizeof(struct fr_record), &c->recbuf) };
+		c->open = true;
+		s->open[s->nopen++] = idx;
+		if (!job->buf || !job->items || !job->recs)
+			return -ENOMEM;
+		w->cd[idx].recs = job->recs;
+		bytes += s->refs[idx].info.raw_size;
+	}
+	s->loading = pthread_create(&s->loader, NULL, stream_loader, &s->l) == 0;
+	if (!s->loading)
+		s->load_k = load_parallel(&s->l);
+	return 0;
+}
+
+/* Waits for the chunks stream_load_begin() picked; their records join
+ * the open chunks'. */
+static int stream_load_end(struct fr_window *w)
+{
+	struct fr_window_stream *s = w->stream;
+	int k = s->load_k;
+
+	if (s->loading) {
+		void *tk;
+		pthread_join(s->loader, &tk);
+		k = (int)(intptr_t)tk;
+		s->loading = false;
+	}
+	s->loaded += s->l.n;
+	for (size_t i = 0; i < s->l.n && k == 0; i++) {
+		const struct chunk_job *job = &s->jobs[i];
+		struct stream_chunk *c = &s->sc[job->idx];
+
+		if (job->k == -EBADMSG) {
+			w->chunks_damaged++;
+			continue; /* no items: dropped with the drained */
+		}
+		if (job->k < 0)
+			return job->k;
+		w->records_bad += job->bad;
+		c->items = job->items;
+		c->n = job->n;
+	}
+	s->l.n = 0;
+	/* ties in time go in store order */
+	qsort(s->open, s->nopen, sizeof(*s->open), cmp_u32);
+	return k;
+}
+
+int fr_window_stream_next(struct fr_window *w)
+{
+	struct fr_window_stream *s = w->stream;
+	size_t need = 0, kept = 0;
+	uint64_t until;
+	int k;
+
+	if (!s)
+		return -EINVAL;
+	/* the first slice: nothing loading yet */
+	if (!s->started) {
+		s->started = true;
+		if (s->next < w->ncd && (k = stream_load_begin(w)) < 0)
+			return k;
+	}
+	k = stream_load_end(w);
+	if (k < 0)
+		return k;
+	/* what the last slice handed out is done with */
+	for (size_t i = 0; i < s->nopen; i++) {
+		if (s->sc[s->open[i]].n == 0)
+			stream_drop(w, s->open[i]);
+		else
+			s->open[kept++] = s->open[i];
+	}
+	s->nopen = kept;
+	w->n = 0;
+	if (s->next == w->ncd && s->nopen == 0)
+		return 0;
+	/* no chunk left to load has a record before its first one */
+	until = s->next < w->ncd ? ref_first(&s->refs[s->order[s->next]]) : UINT64_MAX;
+	for (size_t i = 0; i < s->nopen; i++)
+		need += s->sc[s->open[i]].n;
+	if (need > w->cap) {
+		/* room to spare: the next slices are much the same size */
+		size_t cap = need + need / 2;
+		struct fr_window_item *items = fr_big_alloc(cap * sizeof(*items));
+		if (!items)
+			return -ENOMEM;
+		fr_big_free(w->items, w->cap * sizeof(*w->items));
+		fr_big_free(s->scratch, w->cap * sizeof(*s->scratch));
+		s->scratch = NULL;
+		w->items = items;
+		w->cap = cap;
+	}
+	for (size_t i = 0; i < s->nopen; i++) {
+		struct stream_chunk *c = &s->sc[s->open[i]];
+		size_t left = 0;
+
+		for (size_t j = 0; j < c->n; j++) {
+			if (c->items[j].wall_ns < until || until == UINT64_MAX)
+				w->items[w->n++] = c->items[j];
+			else
+				c->items[left++] = c->items[j];
+		}
+		c->n = left;
+	}
+	k = fr_window_items_sort(&w->items, &s->scratch, w->n, w->cap);
+	if (k == 0 && !s->q.skip_exe)
+		k = resolve_exe_items(w, &s->pids, &s->exes_cap, true);
+	/* the next chunks load while this slice is printed */
+	if (k == 0 && s->next < w->ncd)
+		k = stream_load_begin(w);
+	return k < 0 ? k : 1;
+}
+
+static void stream_free(struct fr_window *w)
+{
+	struct fr_window_stream *s = w->stream;
+
+	if (!s)
+		return;
+	if (s->loading)
+		pthread_join(s->loader, NULL);
+	for (size_t i = 0; s->sc && i < w->ncd; i++) {
+		free(s->sc[i].buf.p);
+		free(s->sc[i].itembuf.p);
+		free(s->sc[i].recbuf.p);
+	}
+	for (size_t i = 0; i < s->nspares; i++)
+		free(s->spares[i].p);
+	for (size_t i = 0; i < w->nexes; i++)
+		free((void *)w->exes[i].p);
+	fr_pid_map_done(&s->pids);
+	fr_big_free(s->scratch, w->cap * sizeof(*s->scratch));
+	free(s->spares);
+	free(s->sc);
+	free(s->order);
+	free(s->open);
+	free(s->refs);
+	free(s);
+	w->stream = NULL;
+}
+
 struct fr_window *fr_window_free(struct fr_window *w)
 {
 	if (!w)
 		return NULL;
+	stream_free(w);
 	/* all, not nchunks: a load that failed leaves tables anywhere */
 	for (size_t i = 0; w->cd && i < w->ncd; i++) {
 		free(w->cd[i].cg);

@@ -61,6 +61,7 @@ struct fr_window {
 	size_t nksyms;
 	pthread_mutex_t ksyms_lock;
 	int store_fd;            /* for the snapshots; -EBADF for incidents */
+	struct fr_window_stream *stream; /* read in slices (window.c) */
 };
 
 /* Loads every record with since_ns <= wall time <= until_ns, plus the
@@ -74,6 +75,8 @@ struct fr_window_query {
 	bool skip_exe;               /* entries' exe not needed: saves a pid
 					lookup per record */
 	uint8_t boot_id[16];
+	size_t slice_bytes;          /* streamed: payload loaded per slice
+					(0: a few MiB) */
 	/* called after each chunk loaded, if set */
 	void (*progress)(size_t done, size_t total, void *userdata);
 	void *userdata;
@@ -81,6 +84,18 @@ struct fr_window_query {
 
 int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		   struct fr_window **ret);
+
+/* The same window for readers that take it once, in order: opened
+ * without loading anything; then each fr_window_stream_next() makes
+ * items[0..n) the next slice of it, in time order (ties in store order,
+ * as fr_window_load()), and drops the chunks the slice before used up.
+ * Memory stays a few slices' worth however long the window.  Returns 1 (a
+ * slice, maybe empty), 0 at the end, or -errno.  chunks[] describes all
+ * the chunks from the open; their tables exist while their records are in
+ * a slice. */
+int fr_window_stream_open(struct fr_store_reader *r, const struct fr_window_query *q,
+			  struct fr_window **ret);
+int fr_window_stream_next(struct fr_window *w);
 
 /* Decodes record @i (< w->n) into @e; its strings point into the window
  * and live as long as it.  -EBADMSG cannot happen for a window that

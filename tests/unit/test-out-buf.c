@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* lib/out-buf: the terminal-safe copy (eight bytes at a time) against a
- * byte-wise reference, for every byte value at every offset of a word, and
- * growth of the in-memory buffer. */
+/* lib/out-buf: the terminal-safe copy (sixteen or eight bytes at a time)
+ * against a byte-wise reference, for every byte value at every offset of a
+ * word; numbers against printf; writes of every small length; growth of
+ * the in-memory buffer. */
+#include <inttypes.h>
 #include <stdint.h>
 
+#include "macro.h"
 #include "out-buf.h"
 #include "test.h"
 
@@ -43,9 +46,58 @@ static void check_one(const unsigned char *s, size_t n, char nul)
 	fr_out_end(&o);
 }
 
+static void check_numbers(void)
+{
+	static const uint64_t edges[] = { 0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65535, 4294967295ULL,
+					  4294967296ULL, 9999999999999999999ULL, 10000000000000000000ULL,
+					  UINT64_MAX - 1, UINT64_MAX };
+	unsigned long long state = 1;
+	char want[64];
+	struct fr_out o;
+
+	for (size_t i = 0; i < ELEMENTSOF(edges) + 100000; i++) {
+		uint64_t v = i < ELEMENTSOF(edges) ? edges[i] : test_xorshift(&state) >> (i % 64);
+		int n;
+
+		CHECK_EQ(fr_out_init(&o, NULL), 0);
+		fr_out_u64(&o, v);
+		fr_out_putc(&o, ' ');
+		fr_out_i64(&o, (int64_t)v);
+		fr_out_putc(&o, ' ');
+		fr_out_u64_pad(&o, v % 1000, 5);
+		fr_out_putc(&o, '|');
+		n = snprintf(want, sizeof(want), "%" PRIu64 " %" PRId64 " %-5" PRIu64 "|", v, (int64_t)v, v % 1000);
+		CHECK(o.len == (size_t)n && memcmp(o.p, want, (size_t)n) == 0);
+		fr_out_end(&o);
+	}
+}
+
+/* Every length a piece may have, at every alignment, and across a flush. */
+static void check_writes(void)
+{
+	char src[80], want[80 * 80];
+	size_t wn = 0;
+	struct fr_out o;
+
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = (char)('A' + i % 50);
+	CHECK_EQ(fr_out_init(&o, NULL), 0);
+	for (size_t n = 0; n <= 40; n++)
+		for (size_t at = 0; at < 17; at += 4) {
+			fr_out_write(&o, src + at, n);
+			memcpy(want + wn, src + at, n);
+			wn += n;
+		}
+	CHECK(o.len == wn && memcmp(o.p, want, wn) == 0);
+	fr_out_end(&o);
+}
+
 int main(void)
 {
 	unsigned char s[40];
+
+	check_numbers();
+	check_writes();
 
 	for (unsigned c = 0; c < 256; c++)
 		for (size_t at = 0; at < 24; at++)

@@ -31,7 +31,7 @@ static uint64_t next(void)
 static void one(unsigned streams, size_t n, size_t chunk, uint64_t step, bool shuffle)
 {
 	size_t cap = n + 7;
-	struct fr_window_item *items = fr_big_alloc(cap * sizeof(*items)), *want = malloc((n + 1) * sizeof(*want));
+	struct fr_window_item *items = fr_big_alloc(cap * sizeof(*items)), *want = malloc((n + 1) * sizeof(*want)), *scratch = NULL;
 	uint64_t *clock = calloc(streams, sizeof(*clock));
 	size_t i = 0;
 
@@ -50,7 +50,7 @@ static void one(unsigned streams, size_t n, size_t chunk, uint64_t step, bool sh
 	}
 	memcpy(want, items, n * sizeof(*want));
 	qsort(want, n, sizeof(*want), cmp_ref);
-	CHECK_EQ(fr_window_items_sort(&items, n, cap), 0);
+	CHECK_EQ(fr_window_items_sort(&items, &scratch, n, cap), 0);
 	size_t bad = 0;
 	for (i = 0; i < n; i++)
 		bad += items[i].wall_ns != want[i].wall_ns || items[i].pos != want[i].pos;
@@ -59,6 +59,7 @@ static void one(unsigned streams, size_t n, size_t chunk, uint64_t step, bool sh
 			chunk, (unsigned long long)step, shuffle, bad);
 	CHECK_EQ(bad, 0);
 	fr_big_free(items, cap * sizeof(*items));
+	fr_big_free(scratch, cap * sizeof(*scratch));
 	free(want);
 	free(clock);
 }

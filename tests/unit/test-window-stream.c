@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A window read in slices (fr_window_stream_next) hands out exactly what
+ * the whole window (fr_window_load) holds, in the same order: records,
+ * their exes and whether they are context.  The store is written through
+ * the real writer with what makes slicing hard: CPUs whose records tie in
+ * time, a sparse CPU whose chunks span many slices, a CPU whose chunks are
+ * out of order inside, a keyframe chunk before the window, execs and forks
+ * before it that name its processes.  Compared with one chunk per slice
+ * and with the default slice size.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zstd.h>
+
+#include "chunk.h"
+#include "store-format.h"
+#include "store-reader.h"
+#include "store-writer.h"
+#include "window.h"
+#include "test.h"
+
+#define CHUNK (4u << 10)
+#define MS 1000000ULL
+#define T0 1000000000ULL /* fake boottime of the first record */
+
+enum { CPU_TIE_A, CPU_TIE_B, CPU_SPARSE, CPU_JITTER, NBUILDERS = 5 };
+
+static int64_t offset; /* wall = ts + offset, the same for every chunk */
+
+static void flush(struct fr_store_writer *w, ZSTD_CCtx *cctx, struct fr_chunk_builder *b)
+{
+	uint8_t boot[16] = { 7, 7, 7 };
+	void *buf;
+	size_t len;
+
+	if (fr_chunk_builder_count(b) == 0)
+		return;
+	CHECK_EQ(fr_chunk_builder_close(b, cctx, 0, boot, &buf, &len), 0);
+	((struct fr_chunk_header *)buf)->realtime_offset = (int64_t)htole64((uint64_t)offset);
+	CHECK_EQ(fr_store_writer_append(w, buf, len), 0);
+	fr_store_writer_submit(w);
+	fr_store_writer_process(w);
+}
+
+static void add(struct fr_store_writer *w, ZSTD_CCtx *cctx, struct fr_chunk_builder *b, const struct fr_record *r)
+{
+	if (fr_chunk_builder_add(b, r) == -ENOBUFS) {
+		flush(w, cctx, b);
+		CHECK_EQ(fr_chunk_builder_add(b, r), 0);
+	}
+}
+
+static struct fr_record rec(uint16_t type, uint64_t ts, uint32_t pid)
+{
+	struct fr_record r = { .type = type, .ts = ts, .pid = pid, .tid = pid };
+
+	r.comm_len = (uint8_t)snprintf(r.comm, sizeof(r.comm), "p%u", pid);
+	return r;
+}
+
+static void write_store(const char *dir)
+{
+	struct fr_store_params p = { .size = 64u << 20, .nsegments = 4, .max_chunk = CHUNK + 4096 };
+	struct fr_chunk_builder *b[NBUILDERS];
+	struct fr_store_writer *w;
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	char exe[32];
+
+	CHECK_EQ(fr_store_writer_open(dir, &p, NULL, NULL, &w), 0);
+	for (unsigned c = 0; c < NBUILDERS - 1; c++)
+		CHECK_EQ(fr_chunk_builder_new(c, CHUNK, &b[c]), 0);
+	CHECK_EQ(fr_chunk_builder_new(FR_CPU_META, CHUNK, &b[NBUILDERS - 1]), 0);
+
+	/* a keyframe: what pids 1..40 run */
+	for (uint32_t pid = 1; pid <= 40; pid++) {
+		struct fr_record r = rec(FR_REC_PROCESS, T0, pid);
+		r.process.exe_len = (uint32_t)snprintf(exe, sizeof(exe), "/bin/kf%u", pid);
+		r.process.exe = pid % 10 ? exe : ""; /* some kernel threads */
+		if (pid % 10 == 0)
+			r.process.exe_len = 0;
+		add(w, cctx, b[NBUILDERS - 1], &r);
+	}
+	flush(w, cctx, b[NBUILDERS - 1]);
+
+	for (uint32_t i = 0; i < 3000; i++) {
+		uint64_t ts = T0 + 10 * MS + i * 3 * MS;
+		uint32_t pid = 1 + i % 60;
+		struct fr_record r;
+
+		/* two CPUs with records at the very same times */
+		for (unsigned c = CPU_TIE_A; c <= CPU_TIE_B; c++) {
+			if (i % 97 == 0) {
+				r = rec(FR_REC_EXEC, ts, pid);
+				r.exec.filename_len = (uint32_t)snprintf(exe, sizeof(exe), "/bin/x%u-%u", c, i);
+				r.exec.filename = exe;
+			} else if (i % 61 == 0) {
+				r = rec(FR_REC_FORK, ts, pid);
+				r.fork.child_pid = 100 + i % 40;
+			} else {
+				r = rec(FR_REC_SYSCALL, ts, c == CPU_TIE_A ? pid : 100 + i % 40);
+				r.syscall.nr = i % 300;
+				r.syscall.duration_ns = i * 1000;
+			}
+			add(w, cctx, b[c], &r);
+		}
+		/* a CPU that is nearly idle: its chunks span many slices */
+		if (i % 150 == 0) {
+			r = rec(FR_REC_OFFCPU, ts, pid);
+			r.sched.duration_ns = i;
+			add(w, cctx, b[CPU_SPARSE], &r);
+		}
+		/* and one whose records are out of order inside a chunk */
+		r = rec(FR_REC_SYSCALL, ts + (i % 7) * MS - 2 * MS, 200 + i % 30);
+		r.syscall.nr = 1;
+		add(w, cctx, b[CPU_JITTER], &r);
+	}
+	for (unsigned c = 0; c < NBUILDERS; c++) {
+		flush(w, cctx, b[c]);
+		fr_chunk_builder_free(b[c]);
+	}
+	CHECK_EQ(fr_store_writer_sync(w), 0);
+	CHECK_EQ(fr_store_writer_drain(w), 0);
+	fr_store_writer_close(w);
+	ZSTD_freeCCtx(cctx);
+}
+
+/* What a reader sees of entry @i. */
+static void describe(const struct fr_window *w, size_t i, char *out, size_t n)
+{
+	struct fr_window_entry e;
+
+	CHECK_EQ(fr_window_get(w, i, &e), 0);
+	snprintf(out, n, "%llu cpu%u %s %u/%u %s exe=%.*s kt=%d hidden=%d",
+		 (unsigned long long)e.wall_ns, e.r.cpu, fr_record_type_name(e.r.type), e.r.pid, e.r.tid, e.r.comm,
+		 (int)e.exe_len, e.exe ? e.exe : "(none)", e.kernel_thread, e.hidden);
+}
+
+static void compare(const char *dir, const struct fr_window_query *q, size_t slice_bytes)
+{
+	struct fr_store_reader *r;
+	struct fr_window *whole, *st;
+	struct fr_window_query sq = *q;
+	size_t i = 0, slices = 0, mismatches = 0;
+	char a[256], b[256];
+	int k;
+
+	CHECK_EQ(fr_store_reader_open(dir, &r), 0);
+	CHECK_EQ(fr_window_load(r, q, &whole), 0);
+	sq.slice_bytes = slice_bytes;
+	CHECK_EQ(fr_window_stream_open(r, &sq, &st), 0);
+	while ((k = fr_window_stream_next(st)) > 0) {
+		slices++;
+		for (size_t j = 0; j < st->n; j++, i++) {
+			if (i >= whole->n) {
+				mismatches++;
+				continue;
+			}
+			describe(whole, i, a, sizeof(a));
+			describe(st, j, b, sizeof(b));
+			if (strcmp(a, b) != 0 && mismatches++ < 5)
+				fprintf(stderr, "slice %zu entry %zu:\n  whole:  %s\n  stream: %s\n", slices, i, a, b);
+		}
+	}
+	CHECK_EQ(k, 0);
+	CHECK_EQ(i, whole->n);
+	CHECK_EQ(mismatches, 0);
+	CHECK_EQ(st->chunks_damaged, 0);
+	if (slice_bytes == 1)
+		CHECK(slices > 20); /* one chunk a slice: many */
+	fprintf(stderr, "slice_bytes %zu: %zu entries in %zu slices, same as the whole window\n", slice_bytes, i,
+		slices);
+	fr_window_free(st);
+	fr_window_free(whole);
+	fr_store_reader_free(r);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/fr-test-stream-XXXXXX";
+	struct timespec now;
+	struct fr_window_query q = {};
+	char cmd[64];
+
+	CHECK(mkdtemp(dir) != NULL);
+	clock_gettime(CLOCK_REALTIME, &now);
+	offset = (int64_t)now.tv_sec * 1000000000LL - 3600LL * 1000000000LL - (int64_t)T0;
+	write_store(dir);
+
+	/* the window starts after the keyframe and some execs and forks */
+	q.since_ns = T0 + (uint64_t)offset + 1500 * MS;
+	q.until_ns = T0 + (uint64_t)offset + 7000 * MS;
+	compare(dir, &q, 1);
+	compare(dir, &q, 0);
+	/* and the whole store */
+	q.since_ns = 0;
+	q.until_ns = UINT64_MAX;
+	compare(dir, &q, 1);
+	q.skip_exe = true;
+	compare(dir, &q, 3 * CHUNK);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK_EQ(system(cmd), 0);
+	return TEST_DONE();
+}
