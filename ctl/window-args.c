@@ -224,15 +224,17 @@ static void on_progress(size_t done, size_t total, void *userdata)
 	fflush(stderr);
 }
 
-/* A bundle carries the window it was cut to: it is the default. */
+/* A bundle carries the window it was cut to: it is the default.  The
+ * metadata is the file's, checked only by its CRC: every member may be
+ * missing or of any type (or JSON null, which json-c returns as NULL). */
 static void bundle_window(struct frctl_source *s, const struct frctl_window_args *a)
 {
 	struct json_object *kind, *since, *until;
 
-	if (a->window_given || !s->meta || !json_object_object_get_ex(s->meta, "kind", &kind) ||
-	    strcmp(json_object_get_string(kind), "bundle") != 0 ||
-	    !json_object_object_get_ex(s->meta, "since_ns", &since) ||
-	    !json_object_object_get_ex(s->meta, "until_ns", &until))
+	if (a->window_given || !json_object_object_get_ex(s->meta, "kind", &kind) ||
+	    !json_object_is_type(kind, json_type_string) || strcmp(json_object_get_string(kind), "bundle") != 0 ||
+	    !json_object_object_get_ex(s->meta, "since_ns", &since) || !json_object_is_type(since, json_type_int) ||
+	    !json_object_object_get_ex(s->meta, "until_ns", &until) || !json_object_is_type(until, json_type_int))
 		return;
 	s->q.since_ns = json_object_get_uint64(since);
 	s->q.until_ns = json_object_get_uint64(until);

@@ -23,7 +23,7 @@ findings=$(ls crash-* leak-* timeout-* oom-* 2>/dev/null || true)
 # The work directory goes with the trap: print the report and each input
 # (base64), so that a CI log is enough to reproduce it with "FUZZER FILE"
 echo "fuzzer exit status $rc; its report:"
-sed -n '/ERROR\|WARNING\|==[0-9]*==/,$p' "$work.log" | head -60
+sed -n '/ERROR\|WARNING\|runtime error\|==[0-9]*==/,$p' "$work.log" | head -60
 for f in $findings; do
 	echo "finding $f ($(stat -c %s "$f") bytes), base64:"
 	base64 -w 76 "$f"
