@@ -292,15 +292,17 @@ int frctl_source_check(const struct frctl_source *s)
 	if (rs.chunks_unsupported || rs.segments_unsupported)
 		frctl_error("warning: %" PRIu64 " segments and %" PRIu64 " chunks were written in a newer format "
 			    "than this frctl knows and were skipped", rs.segments_unsupported, rs.chunks_unsupported);
-	if (!s->w->chunks_damaged && !s->w->records_bad)
-		return 0;
 	/* a store has torn tails after crashes; a file written whole and
-	 * synced that fails its checksums is corrupt */
-	if (s->is_file) {
+	 * synced that fails its checksums, or was cut short (its chunks never
+	 * reach the window: counted by the reader's walk), is corrupt */
+	if (s->is_file && (s->w->chunks_damaged || s->w->records_bad || rs.chunks_damaged)) {
 		frctl_error("%s is damaged: %" PRIu64 " chunks failed their checksums, %" PRIu64
-			    " records did not decode", s->name, s->w->chunks_damaged, s->w->records_bad);
+			    " records did not decode", s->name, MAX(s->w->chunks_damaged, rs.chunks_damaged),
+			    s->w->records_bad);
 		return EXIT_FAILURE_;
 	}
+	if (!s->w->chunks_damaged && !s->w->records_bad)
+		return 0;
 	frctl_error("warning: %" PRIu64 " damaged chunks and %" PRIu64 " undecodable records in this window were skipped",
 		    s->w->chunks_damaged, s->w->records_bad);
 	return 0;
