@@ -73,7 +73,9 @@ wait_for_record ".type == \"exec\" and (.argv | index(\"$marker\"))"
 ok "still recording after the fuzzing: the exec of /bin/echo $marker and the mark"
 
 fds_after=$(fds)
-[ "$fds_after" -le "$fds_before" ] || fail "fd count grew from $fds_before to $fds_after: $(ls -l "/proc/$DPID/fd")"
+# a leak per request would be thousands; the symbolizer's bounded cache of
+# open binaries may take one or two for the processes that ran meanwhile
+[ "$fds_after" -le $((fds_before + 4)) ] || fail "fd count grew from $fds_before to $fds_after: $(ls -l "/proc/$DPID/fd")"
 ok "fd count $fds_before before, $fds_after after"
 
 # everything the fuzzing marked (invalid UTF-8, control bytes) dumps as JSON
