@@ -260,6 +260,30 @@ static void print_top(struct fr_window *w, const char *title, const struct top *
 	}
 }
 
+/* A string member of an incident's or bundle's metadata, or NULL when it
+ * is missing or not a string: the file's JSON is not trusted to be ours. */
+static const char *meta_string(struct json_object *meta, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(meta, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* Text from a file, printed without its control bytes (\xNN instead): a
+ * crafted file must not drive the terminal. */
+static void print_safe(const char *p)
+{
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+}
+
 static void print_header(const struct frctl_source *s, const struct report *rp)
 {
 	struct json_object *v;
@@ -267,17 +291,24 @@ static void print_header(const struct frctl_source *s, const struct report *rp)
 
 	printf("Source: %s%s\n", s->is_file ? "" : "store ", s->name);
 	if (s->meta) {
-		const char *host = json_object_object_get_ex(s->meta, "host", &v) ? json_object_get_string(v) : NULL;
-		const char *kernel = json_object_object_get_ex(s->meta, "kernel", &v) ? json_object_get_string(v) : NULL;
-		if (host || kernel)
-			printf("Host: %s, kernel %s\n", host ? host : "?", kernel ? kernel : "?");
-		if (json_object_object_get_ex(s->meta, "rules", &v))
-			printf("Incident: rules %s", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
-		if (json_object_object_get_ex(s->meta, "rules", &v) && json_object_object_get_ex(s->meta, "reason", &v) &&
-		    json_object_get_string(v))
-			printf(", reason \"%s\"", json_object_get_string(v));
-		if (json_object_object_get_ex(s->meta, "rules", &v))
+		const char *host = meta_string(s->meta, "host"), *kernel = meta_string(s->meta, "kernel");
+		const char *reason = meta_string(s->meta, "reason");
+		if (host || kernel) {
+			fputs("Host: ", stdout);
+			print_safe(host ? host : "?");
+			fputs(", kernel ", stdout);
+			print_safe(kernel ? kernel : "?");
 			putchar('\n');
+		}
+		if (json_object_object_get_ex(s->meta, "rules", &v)) {
+			printf("Incident: rules %s", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+			if (reason) {
+				fputs(", reason \"", stdout);
+				print_safe(reason);
+				putchar('"');
+			}
+			putchar('\n');
+		}
 	}
 	if (rp->records) {
 		fr_format_rfc3339(rp->first, a, sizeof(a));
@@ -302,7 +333,8 @@ static void print_fired(struct fr_window *w, const struct frctl_source *s, const
 {
 	struct json_object *trig;
 
-	if (s->meta && json_object_object_get_ex(s->meta, "triggers", &trig) && json_object_array_length(trig)) {
+	if (json_object_object_get_ex(s->meta, "triggers", &trig) && json_object_is_type(trig, json_type_array) &&
+	    json_object_array_length(trig)) {
 		printf("What fired (%zu triggering records):\n", json_object_array_length(trig));
 		for (size_t i = 0; i < json_object_array_length(trig) && i < TOP; i++)
 			printf("  %s\n", json_object_to_json_string_ext(json_object_array_get_idx(trig, i),

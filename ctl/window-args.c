@@ -226,15 +226,17 @@ void frctl_source_progress_end(struct frctl_source *s)
 	s->progress_shown = false;
 }
 
-/* A bundle carries the window it was cut to: it is the default. */
+/* A bundle carries the window it was cut to: it is the default.  The
+ * metadata is the file's, checked only by its CRC: every member may be
+ * missing or of any type (or JSON null, which json-c returns as NULL). */
 static void bundle_window(struct frctl_source *s, const struct frctl_window_args *a)
 {
 	struct json_object *kind, *since, *until;
 
-	if (a->window_given || !s->meta || !json_object_object_get_ex(s->meta, "kind", &kind) ||
-	    strcmp(json_object_get_string(kind), "bundle") != 0 ||
-	    !json_object_object_get_ex(s->meta, "since_ns", &since) ||
-	    !json_object_object_get_ex(s->meta, "until_ns", &until))
+	if (a->window_given || !json_object_object_get_ex(s->meta, "kind", &kind) ||
+	    !json_object_is_type(kind, json_type_string) || strcmp(json_object_get_string(kind), "bundle") != 0 ||
+	    !json_object_object_get_ex(s->meta, "since_ns", &since) || !json_object_is_type(since, json_type_int) ||
+	    !json_object_object_get_ex(s->meta, "until_ns", &until) || !json_object_is_type(until, json_type_int))
 		return;
 	s->q.since_ns = json_object_get_uint64(since);
 	s->q.until_ns = json_object_get_uint64(until);
@@ -296,15 +298,17 @@ int frctl_source_check(const struct frctl_source *s)
 	if (rs.chunks_unsupported || rs.segments_unsupported)
 		frctl_error("warning: %" PRIu64 " segments and %" PRIu64 " chunks were written in a newer format "
 			    "than this frctl knows and were skipped", rs.segments_unsupported, rs.chunks_unsupported);
-	if (!s->w->chunks_damaged && !s->w->records_bad)
-		return 0;
 	/* a store has torn tails after crashes; a file written whole and
-	 * synced that fails its checksums is corrupt */
-	if (s->is_file) {
+	 * synced that fails its checksums, or was cut short (its chunks never
+	 * reach the window: counted by the reader's walk), is corrupt */
+	if (s->is_file && (s->w->chunks_damaged || s->w->records_bad || rs.chunks_damaged)) {
 		frctl_error("%s is damaged: %" PRIu64 " chunks failed their checksums, %" PRIu64
-			    " records did not decode", s->name, s->w->chunks_damaged, s->w->records_bad);
+			    " records did not decode", s->name, MAX(s->w->chunks_damaged, rs.chunks_damaged),
+			    s->w->records_bad);
 		return EXIT_FAILURE_;
 	}
+	if (!s->w->chunks_damaged && !s->w->records_bad)
+		return 0;
 	frctl_error("warning: %" PRIu64 " damaged chunks and %" PRIu64 " undecodable records in this window were skipped",
 		    s->w->chunks_damaged, s->w->records_bad);
 	return 0;

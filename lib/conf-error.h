@@ -16,6 +16,6 @@ struct fr_conf_ctx {
 /* Writes the message for setting @s (its line, or none when it has no
  * line) into ctx->err and returns -EINVAL. */
 int fr_conf_fail(const struct fr_conf_ctx *x, const config_setting_t *s, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4), nonnull(3)));
 
 #endif

@@ -2,7 +2,9 @@
 # Runs a libFuzzer target for a bounded time on a copy of its committed
 # corpus (libFuzzer adds what it finds to the first directory; the
 # committed one stays as it is).  A crash, leak or sanitizer report fails.
-#   run-fuzzer.sh FUZZER CORPUS_DIR SECONDS
+#   run-fuzzer.sh FUZZER CORPUS_DIR SECONDS [LIBFUZZER FLAGS...]
+# (-close_fd_mask=3 for a target that prints a line per input: libFuzzer
+# still writes its own report and a sanitizer's to the real stderr)
 set -euo pipefail
 fuzzer=$(readlink -f "$1")
 work=$(mktemp -d /tmp/fr-fuzz-XXXXXX)
@@ -14,14 +16,14 @@ trap 'rm -rf "$work" "$work.log" "$FR_FUZZ_SCRATCH"' EXIT
 cp -r "$2/." "$work/"
 cd "$work"
 rc=0
-"$fuzzer" -max_total_time="$3" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$work" >"$work.log" 2>&1 || rc=$?
+"$fuzzer" -max_total_time="$3" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "${@:4}" "$work" >"$work.log" 2>&1 || rc=$?
 grep -E 'stat::number_of_executed_units|stat::new_units_added|Done' "$work.log" || true
 findings=$(ls crash-* leak-* timeout-* oom-* 2>/dev/null || true)
 [ "$rc" -ne 0 ] || [ -n "$findings" ] || exit 0
 # The work directory goes with the trap: print the report and each input
 # (base64), so that a CI log is enough to reproduce it with "FUZZER FILE"
 echo "fuzzer exit status $rc; its report:"
-sed -n '/ERROR\|WARNING\|==[0-9]*==/,$p' "$work.log" | head -60
+sed -n '/ERROR\|WARNING\|runtime error\|==[0-9]*==/,$p' "$work.log" | head -60
 for f in $findings; do
 	echo "finding $f ($(stat -c %s "$f") bytes), base64:"
 	base64 -w 76 "$f"

@@ -84,4 +84,55 @@ expect 1 "cut.frb is not an incident or bundle file, or it is damaged" "$FRCTL" 
 expect 1 "hostname is not an incident or bundle file" "$FRCTL" report --input /etc/hostname
 expect 1 "no such file $T/missing.frb" "$FRCTL" dump --input "$T/missing.frb"
 
+# Cut anywhere: in the header, in the metadata, in a chunk.  The first two
+# are not incident files; a bundle cut in a chunk is damaged.
+meta_end=$(od -An -t u8 -j 32 -N 8 "$T/good.frb" | tr -d ' ')
+for cut in 63 64 $((meta_end - 3)) $((meta_end + 300)) $((size - 7)); do
+	head -c "$cut" "$T/good.frb" >"$T/cut-$cut.frb"
+	if [ "$cut" -lt "$meta_end" ]; then
+		expect 1 "cut-$cut.frb is not an incident or bundle file, or it is damaged" "$FRCTL" report --input "$T/cut-$cut.frb"
+	else
+		expect 1 "cut-$cut.frb is damaged" "$FRCTL" dump --input "$T/cut-$cut.frb" --format perfetto
+	fi
+done
+# a bit flipped in the header or in the metadata: refused by their CRCs
+for at in 9 20 $((meta_end - 5)); do
+	cp "$T/good.frb" "$T/bit-$at.frb"
+	b=$(od -An -t u1 -j "$at" -N 1 "$T/good.frb" | tr -d ' ')
+	printf "\\$(printf %03o $((b ^ 4)))" | dd of="$T/bit-$at.frb" bs=1 seek="$at" conv=notrunc status=none
+	expect 1 "bit-$at.frb is not an incident or bundle file, or it is damaged" "$FRCTL" dump --input "$T/bit-$at.frb"
+done
+# Crafted: valid CRCs, metadata of the wrong types and with terminal
+# escapes (kind null used to crash every --input verb; triggers not an
+# array aborted report).  Read like any bundle, escapes shown as \x1b.
+python3 - "$T/good.frb" "$T/crafted.frb" <<'PY'
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+h = bytearray(d[:64])
+meta = b'{"kind":null,"rules":null,"reason":"\x1b[2Jr","triggers":5,"host":"\x1b]0;x\x07h","kernel":7}'
+pad = (-len(meta)) % 8
+struct.pack_into('<IIQ', h, 24, len(meta), zlib.crc32(meta), 64 + len(meta) + pad)
+struct.pack_into('<I', h, 60, zlib.crc32(bytes(h[:60])))
+open(sys.argv[2], 'wb').write(bytes(h) + meta + b'\0' * pad + d[struct.unpack_from('<Q', d, 32)[0]:])
+PY
+for v in report dump; do
+	rc=0
+	"$FRCTL" $v --input "$T/crafted.frb" >"$T/out" 2>"$T/err" || rc=$?
+	[ "$rc" -eq 0 ] && [ ! -s "$T/err" ] || fail "$v of a bundle with crafted metadata: exit $rc, $(head -3 "$T/err")"
+	! grep -q $'\x1b' "$T/out" || fail "$v printed the crafted metadata's escape bytes"
+	cp "$T/out" "$T/out.$v"
+	n=$((n + 1))
+done
+grep -qF 'Host: \x1b]0;x\x07h, kernel ?' "$T/out.report" || fail "report's Host line: $(grep Host "$T/out.report")"
+
+# A store with damage, through frctl: its segment cut in a chunk and a
+# byte flipped in its middle; the rest is read, with one warning line.
+cp -a "$T/filled" "$T/damaged"
+seg=$(ls "$T/damaged"/segments/*.frs | head -1)
+truncate -s $(($(stat -c %s "$seg") - 5000)) "$seg"
+printf '\xa5' | dd of="$seg" bs=1 seek=$(($(stat -c %s "$seg") / 2)) conv=notrunc status=none
+expect 0 "warning: [0-9]+ damaged chunks and 0 undecodable records in this window were skipped" \
+	"$FRCTL" --store "$T/damaged" dump --format json
+[ "$(wc -l <"$T/out")" -gt 1000 ] || fail "a damaged store gave $(wc -l <"$T/out") records"
+
 echo "ok: $n bad inputs each gave one clear line and the right exit code"
