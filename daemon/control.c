@@ -31,6 +31,9 @@ struct fr_control {
 	bool have_group;
 	bool group_logged;
 	uint64_t denied;
+	struct conn *conns; /* waiting for their requests */
+	size_t nconns;
+	uint64_t evicted;   /* silent connections dropped for new ones */
 };
 
 static void reply(int fd, struct json_object *o)
@@ -140,44 +143,117 @@ uint64_t fr_control_denied(const struct fr_control *c)
 	return c->denied;
 }
 
-static int on_connection(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	struct fr_control *c = userdata;
-	_cleanup_close_ int cfd = -EBADF;
-	char buf[REQUEST_MAX + 1];
-	struct json_object *req, *resp;
-	struct timeval tv = { .tv_sec = 1 };
-	ssize_t n;
+/* A connection waiting for its request.  The loop never waits for a
+ * client: each is read when it has written, and dropped when it says
+ * nothing for CONN_TIMEOUT_USEC.  At most CONN_MAX wait at once: a new one
+ * past that drops the one that has waited longest (a client sends its
+ * request as it connects, so silent ones cannot keep others out). */
+#define CONN_MAX 64
+#define CONN_TIMEOUT_USEC (5 * 1000000ULL)
 
-	cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-	if (cfd < 0)
-		return 0;
-	/* a client that connects and says nothing must not stall the loop */
-	(void)setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	n = recv(cfd, buf, REQUEST_MAX + 1, 0);
-	if (n <= 0)
-		return 0;
+struct conn {
+	struct fr_control *c;
+	int fd;
+	sd_event_source *io, *timer;
+	struct conn *prev, *next;
+};
+
+static void conn_free(struct conn *x)
+{
+	struct fr_control *c = x->c;
+
+	sd_event_source_disable_unref(x->io);
+	sd_event_source_disable_unref(x->timer);
+	closep(&x->fd);
+	if (x->prev)
+		x->prev->next = x->next;
+	else
+		c->conns = x->next;
+	if (x->next)
+		x->next->prev = x->prev;
+	c->nconns--;
+	free(x);
+}
+
+/* One request, one reply. */
+static void handle(struct fr_control *c, int cfd, char *buf, ssize_t n)
+{
+	struct json_object *req, *resp;
+	struct fr_control_peer peer;
+
 	if (n > REQUEST_MAX) {
 		reply_error(cfd, "request too large");
-		return 0;
+		return;
 	}
 	buf[n] = 0;
 	req = json_tokener_parse(buf);
 	if (!req || !json_object_is_type(req, json_type_object)) {
 		json_object_put(req);
 		reply_error(cfd, "malformed request: expected a JSON object");
-		return 0;
+		return;
 	}
-	struct fr_control_peer peer;
 	peer_credentials(c, cfd, &peer);
 	resp = c->h(req, &peer, c->userdata);
 	json_object_put(req);
 	if (!resp) {
 		reply_error(cfd, "internal error");
-		return 0;
+		return;
 	}
 	reply(cfd, resp);
 	json_object_put(resp);
+}
+
+static int on_request(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct conn *x = userdata;
+	char buf[REQUEST_MAX + 1];
+	ssize_t n = recv(fd, buf, REQUEST_MAX + 1, MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n > 0)
+		handle(x->c, fd, buf, n);
+	conn_free(x);
+	return 0;
+}
+
+static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	conn_free(userdata);
+	return 0;
+}
+
+static int on_connection(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct fr_control *c = userdata;
+	_cleanup_close_ int cfd = -EBADF;
+	struct conn *x;
+
+	cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (cfd < 0)
+		return 0;
+	if (c->nconns >= CONN_MAX) {
+		struct conn *oldest = c->conns;
+		while (oldest->next)
+			oldest = oldest->next;
+		c->evicted++;
+		if (c->evicted == 1 || c->evicted % 100 == 0)
+			log_notice("%zu control connections were waiting for their requests: dropped the oldest (%" PRIu64
+				   " so far).", c->nconns, c->evicted);
+		conn_free(oldest);
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return 0;
+	*x = (struct conn){ .c = c, .fd = TAKE_FD(cfd), .next = c->conns };
+	if (c->conns)
+		c->conns->prev = x;
+	c->conns = x;
+	c->nconns++;
+	if (sd_event_add_io(sd_event_source_get_event(s), &x->io, x->fd, EPOLLIN, on_request, x) < 0 ||
+	    sd_event_add_time_relative(sd_event_source_get_event(s), &x->timer, CLOCK_MONOTONIC, CONN_TIMEOUT_USEC, 0,
+				       on_timeout, x) < 0)
+		conn_free(x);
 	return 0;
 }
 
@@ -212,6 +288,8 @@ struct fr_control *fr_control_free(struct fr_control *c)
 {
 	if (!c)
 		return NULL;
+	while (c->conns)
+		conn_free(c->conns);
 	sd_event_source_disable_unref(c->src);
 	fr_unix_socket_close(c->fd, c->path);
 	free(c->path);

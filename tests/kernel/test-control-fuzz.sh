@@ -37,28 +37,27 @@ ok "$COUNT malformed requests in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.
 # only the requests meant to succeed did: a freeze, a mark, a status
 jq -e '.errors > .ok and .replies > 0' "$T/fuzz.json" >/dev/null || fail "replies: $(cat "$T/fuzz.json")"
 
-# Clients that connect and never send: each holds the daemon for its 1 s
-# receive timeout, no longer.  Status must still answer while they wait.
-python3 - "$SOCK" 3 <<'PY' &
+# Clients that connect and never send, more of them than the daemon keeps
+# waiting (64): the loop never waits for one, so status answers at once.
+python3 - "$SOCK" 100 <<'PY' &
 import socket, sys, time
 held = []
 for _ in range(int(sys.argv[2])):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(sys.argv[1])
     held.append(s)
-time.sleep(8)
+time.sleep(4)
 PY
 HOLD=$!
-sleep 0.2
+sleep 1
 s0=$(date +%s%N)
-"$FRCTL" --store "$T/store" status >/dev/null || fail "status while 3 silent clients are connected"
+"$FRCTL" --store "$T/store" status >/dev/null || fail "status while 100 silent clients are connected"
 s1=$(date +%s%N)
 wait "$HOLD"
 ms=$(((s1 - s0) / 1000000))
-# today each silent client holds the loop for its 1 s receive timeout, one
-# after the other (daemon/control.c): bounded, but not yet "no stall"
-[ "$ms" -lt 5000 ] || fail "status took $ms ms with 3 silent clients connected"
-ok "status answered in $ms ms with 3 silent clients connected"
+# a stall would be a receive timeout (seconds); a busy VM takes tens of ms
+[ "$ms" -lt 500 ] || fail "status took $ms ms with 100 silent clients connected"
+ok "status answered in $ms ms with 100 silent clients connected"
 
 kill -0 "$DPID" 2>/dev/null || fail "flightrecd died"
 "$FRCTL" --store "$T/store" status --json >"$T/status.json" || fail "frctl status after fuzzing"
