@@ -80,6 +80,7 @@ struct daemon {
 	uint64_t drain_deadline;   /* thread CPU ns: the drain budget of this window */
 	bool drain_cut;            /* this window's budget ran out */
 	uint64_t windows_cut;      /* drain windows cut short, since start */
+	bool running;              /* recorded: the accounting is worth logging at exit */
 	bool shedding;             /* logged once when it starts, once when it ends */
 	uint64_t shed_since;       /* windows_cut when the episode began */
 	uint64_t rate_last_mono, rate_last_records;
@@ -330,6 +331,7 @@ static struct json_object *status_json(struct daemon *d)
 		json_object_object_add(c, "delivered", json_object_new_uint64(st.delivered));
 		json_object_object_add(c, "dropped", json_object_new_uint64(st.dropped));
 		json_object_object_add(c, "lost_write", json_object_new_uint64(st.lost_write));
+		json_object_object_add(c, "lost_decode", json_object_new_uint64(st.lost_decode));
 		json_object_object_add(c, "untracked", json_object_new_uint64(st.untracked));
 		json_object_array_add(cpus, c);
 	}
@@ -502,6 +504,15 @@ static void record_user(const struct fr_record *rec, void *userdata)
 {
 	struct daemon *d = userdata;
 	fr_recorder_add_user(d->rec, rec);
+}
+
+/* @what: "started" or "stopped" */
+static void lifecycle_mark(struct daemon *d, const char *what)
+{
+	char text[128];
+	int n = snprintf(text, sizeof(text), "flightrecd %s recording (pid %d)", what, (int)getpid());
+
+	fr_recorder_mark(d->rec, (uint32_t)getpid(), text, (size_t)MIN(n, (int)sizeof(text) - 1));
 }
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -773,24 +784,47 @@ static int run(struct daemon *d)
 	k = fr_recorder_keyframe(d->rec);
 	if (k < 0)
 		log_warning_errno(k, "Failed to scan /proc for a keyframe: %m");
+	/* the store says when recording began and ended, so the time the daemon
+	 * was down reads as such in a dump, not as a quiet machine */
+	lifecycle_mark(d, "started");
 
 	log_info("Recording to %s (bound %" PRIu64 " bytes, %u CPUs, %u sources); control socket %s.",
 		 d->conf.store_path, d->conf.store_size, fr_rings_ncpu(d->rings),
 		 fr_sources_attached(d->sources), d->socket_path);
 	(void)sd_notify(false, "READY=1\nSTATUS=Recording");
+	d->running = true;
 
 	k = sd_event_loop(d->event);
 	if (k < 0)
 		log_error_errno(k, "Event loop failed: %m");
 
 	/* detach first, so nothing is emitted after the last drain; then
-	 * drain what the kernel still holds and make it durable */
+	 * drain what the kernel still holds (all of it: no budget now) and
+	 * make it durable */
 	d->sources = fr_sources_free(d->sources);
 	(void)fr_rings_consume(d->rings);
+	lifecycle_mark(d, "stopped");
 	fr_recorder_flush(d->rec);
 	/* incidents still open are written with what there is */
 	fr_triggers_flush_pending(d->triggers);
 	return k;
+}
+
+/* The last word on losses, once nothing can change them: per CPU, what
+ * BPF emitted = what the daemon received + what BPF dropped, and what of
+ * the received the daemon lost itself.  Tests and operators read it. */
+static void log_accounting(struct daemon *d)
+{
+	if (!d->rec || !d->rings)
+		return;
+	for (unsigned i = 0; i < fr_rings_ncpu(d->rings); i++) {
+		struct fr_recorder_cpu_stats st;
+
+		fr_recorder_cpu_stats(d->rec, i, &st);
+		log_info("CPU %u: %" PRIu64 " records emitted, %" PRIu64 " delivered, %" PRIu64
+			 " dropped in the kernel, %" PRIu64 " lost in the daemon.",
+			 i, st.emitted, st.delivered, st.dropped, st.lost_write + st.lost_decode);
+	}
 }
 
 static void daemon_done(struct daemon *d)
@@ -811,6 +845,8 @@ static void daemon_done(struct daemon *d)
 	/* detach probes before the rings go away */
 	fr_sources_free(d->sources);
 	fr_store_writer_close(d->writer); /* syncs */
+	if (d->running)
+		log_accounting(d);
 	fr_recorder_free(d->rec);
 	fr_triggers_free(d->triggers); /* after the recorder that calls it */
 	fr_rings_free(d->rings);
