@@ -512,7 +512,9 @@ static void lifecycle_mark(struct daemon *d, const char *what)
 	char text[128];
 	int n = snprintf(text, sizeof(text), "flightrecd %s recording (pid %d)", what, (int)getpid());
 
-	fr_recorder_mark(d->rec, (uint32_t)getpid(), text, (size_t)MIN(n, (int)sizeof(text) - 1));
+	/* pid 0, like metrics: the store holds no record of the daemon's own
+	 * pid (its pid is in the text) */
+	fr_recorder_mark(d->rec, 0, text, (size_t)MIN(n, (int)sizeof(text) - 1));
 }
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)

@@ -56,8 +56,9 @@ runs = [tuple(map(int, l.split())) for l in open(windows)]   # pid, ready ns, st
 life, seen = [], set()
 for line in open(dump, encoding="utf-8"):
     r = json.loads(line)
-    if r["type"] == "mark" and r["comm"] == "flightrecd" and r["text"].startswith("flightrecd "):
-        life.append((r["text"].split()[1], r["pid"]))
+    if r["type"] == "mark" and r["pid"] == 0 and r["text"].startswith("flightrecd "):
+        w = r["text"].split()   # flightrecd started recording (pid N)
+        life.append((w[1], int(w[4].rstrip(")"))))
     elif r["type"] == "exec" and len(r["argv"]) == 2 and r["argv"][1].startswith("restartmark-"):
         seen.add(int(r["argv"][1].split("-")[1]))
 want = []
