@@ -42,6 +42,15 @@
 
 int fr_log_debug;
 
+/* Under a flood the daemon sheds load instead of following it: in each
+ * drain window (recorder.drain_interval) the loop drains the rings only
+ * until its thread has used --max-drain-cpu percent of one CPU in that
+ * window; the rest stays in the rings, which overflow, and BPF counts the
+ * overflow as drops that become gap records.  Measured cost: ~0.1-0.2 µs
+ * of daemon CPU per record (RELIABILITY.md), so the default 20 % is over a
+ * million records/s: a cap for pathological floods, not a normal state. */
+#define DRAIN_CPU_PERCENT_DEFAULT 20
+
 struct daemon {
 	struct fr_conf conf;
 	const char *config_path;
@@ -49,6 +58,7 @@ struct daemon {
 	char *store_override;
 	char *socket_path;
 	uint64_t status_interval_ns;
+	unsigned drain_cpu_percent;
 
 	sd_event *event;
 	struct fr_store_writer *writer;
@@ -67,6 +77,12 @@ struct daemon {
 	uint64_t last_top_mono;
 
 	uint64_t start_mono;
+	uint64_t drain_deadline;   /* thread CPU ns: the drain budget of this window */
+	bool drain_cut;            /* this window's budget ran out */
+	uint64_t windows_cut;      /* drain windows cut short, since start */
+	bool running;              /* recorded: the accounting is worth logging at exit */
+	bool shedding;             /* logged once when it starts, once when it ends */
+	uint64_t shed_since;       /* windows_cut when the episode began */
 	uint64_t rate_last_mono, rate_last_records;
 	double records_per_s;
 };
@@ -90,13 +106,16 @@ static void help(void)
 	       "      --check-config         validate the configuration, print\n"
 	       "                             \"configuration OK\" or the errors, and exit\n"
 	       "      --status-interval DUR  log a status line every DUR (e.g. 5s)\n"
+	       "      --max-drain-cpu PCT    share of one CPU (1-100, default %d) the daemon\n"
+	       "                             may spend draining the rings; past it a flood\n"
+	       "                             is dropped in the kernel and recorded as gaps\n"
 	       "  -d, --debug                debug logging\n"
 	       "  -h, --help                 this help\n"
 	       "      --version              version\n"
 	       "\n"
 	       "Signals: SIGTERM/SIGINT flush and exit 0; SIGHUP reloads the configuration.\n"
 	       "See flightrecd(8), flightrec.conf(5).\n",
-	       FR_CONF_DEFAULT_PATH);
+	       FR_CONF_DEFAULT_PATH, DRAIN_CPU_PERCENT_DEFAULT);
 }
 
 static int load_config(struct daemon *d, struct fr_conf *c)
@@ -122,13 +141,29 @@ static int load_config(struct daemon *d, struct fr_conf *c)
 	return 0;
 }
 
-static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+/* Drains within this window's CPU budget.  Once it is spent, the rings'
+ * fd is left unwatched until the next window: the rings fill and BPF
+ * counts what does not fit. */
+static int drain(struct daemon *d)
 {
-	struct daemon *d = userdata;
-	int k = fr_rings_consume(d->rings);
+	bool cut = false;
+	int k = fr_rings_consume_until(d->rings, d->drain_deadline, &cut);
 
 	if (k < 0)
 		log_warning_errno(k, "Failed to consume ring buffers: %m");
+	if (cut && !d->drain_cut) {
+		d->drain_cut = true;
+		d->windows_cut++;
+		(void)sd_event_source_set_enabled(d->ring_src, SD_EVENT_OFF);
+	}
+	return k;
+}
+
+static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	(void)drain(d);
 	fr_store_writer_submit(d->writer);
 	return 0;
 }
@@ -151,7 +186,22 @@ static int on_drain(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
 
-	(void)fr_rings_consume(d->rings);
+	if (d->drain_cut && !d->shedding) {
+		log_warning("Overloaded: draining the rings is capped at %d%% of a CPU; the rest is dropped in the kernel and recorded as gaps.",
+			    d->drain_cpu_percent);
+		d->shedding = true;
+		d->shed_since = d->windows_cut - 1;
+	} else if (!d->drain_cut && d->shedding) {
+		log_notice("Load back under the drain budget after %" PRIu64 " windows of shedding.",
+			   d->windows_cut - d->shed_since);
+		d->shedding = false;
+	}
+	/* a new window, a new budget */
+	d->drain_deadline = fr_rings_thread_cpu_ns() + d->conf.drain_interval_ns * d->drain_cpu_percent / 100;
+	d->drain_cut = false;
+	if (d->ring_src)
+		(void)sd_event_source_set_enabled(d->ring_src, SD_EVENT_ON);
+	(void)drain(d);
 	fr_recorder_tick(d->rec, fr_now_ns(CLOCK_MONOTONIC));
 	fr_store_writer_submit(d->writer);
 	return rearm(s, d->conf.drain_interval_ns);
@@ -200,7 +250,7 @@ static int on_sync(sd_event_source *s, uint64_t usec, void *userdata)
 	char line[256];
 	int k;
 
-	(void)fr_rings_consume(d->rings);
+	(void)drain(d);
 	fr_recorder_flush(d->rec);
 	k = fr_store_writer_sync(d->writer);
 	if (k < 0)
@@ -262,8 +312,9 @@ static struct json_object *status_json(struct daemon *d)
 			   *srcs = json_object_new_object(), *store = json_object_new_object();
 	struct fr_store_writer_stats ws;
 
-	/* what BPF counted as emitted should be delivered by now */
-	(void)fr_rings_consume(d->rings);
+	/* what BPF counted as emitted should be delivered by now (unless the
+	 * daemon is shedding load: then the drain budget decides) */
+	(void)drain(d);
 	json_object_object_add(o, "running", json_object_new_boolean(1));
 	json_object_object_add(o, "pid", json_object_new_int64(getpid()));
 	json_object_object_add(o, "uptime_s",
@@ -280,10 +331,18 @@ static struct json_object *status_json(struct daemon *d)
 		json_object_object_add(c, "delivered", json_object_new_uint64(st.delivered));
 		json_object_object_add(c, "dropped", json_object_new_uint64(st.dropped));
 		json_object_object_add(c, "lost_write", json_object_new_uint64(st.lost_write));
+		json_object_object_add(c, "lost_decode", json_object_new_uint64(st.lost_decode));
 		json_object_object_add(c, "untracked", json_object_new_uint64(st.untracked));
 		json_object_array_add(cpus, c);
 	}
 	json_object_object_add(o, "per_cpu", cpus);
+	{
+		/* load shedding: windows whose drain budget ran out */
+		struct json_object *ov = json_object_new_object();
+		json_object_object_add(ov, "drain_cpu_percent", json_object_new_int((int)d->drain_cpu_percent));
+		json_object_object_add(ov, "windows_cut", json_object_new_uint64(d->windows_cut));
+		json_object_object_add(o, "overload", ov);
+	}
 	for (unsigned s = 0; s < FR_SRC__MAX; s++) {
 		struct fr_source_state ss;
 		struct json_object *j = json_object_new_object();
@@ -435,7 +494,7 @@ static void flush_store(void *userdata)
 {
 	struct daemon *d = userdata;
 
-	(void)fr_rings_consume(d->rings);
+	(void)drain(d);
 	fr_recorder_flush(d->rec);
 	(void)fr_store_writer_sync(d->writer);
 	(void)fr_store_writer_drain(d->writer);
@@ -445,6 +504,17 @@ static void record_user(const struct fr_record *rec, void *userdata)
 {
 	struct daemon *d = userdata;
 	fr_recorder_add_user(d->rec, rec);
+}
+
+/* @what: "started" or "stopped" */
+static void lifecycle_mark(struct daemon *d, const char *what)
+{
+	char text[128];
+	int n = snprintf(text, sizeof(text), "flightrecd %s recording (pid %d)", what, (int)getpid());
+
+	/* pid 0, like metrics: the store holds no record of the daemon's own
+	 * pid (its pid is in the text) */
+	fr_recorder_mark(d->rec, 0, text, (size_t)MIN(n, (int)sizeof(text) - 1));
 }
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -716,24 +786,47 @@ static int run(struct daemon *d)
 	k = fr_recorder_keyframe(d->rec);
 	if (k < 0)
 		log_warning_errno(k, "Failed to scan /proc for a keyframe: %m");
+	/* the store says when recording began and ended, so the time the daemon
+	 * was down reads as such in a dump, not as a quiet machine */
+	lifecycle_mark(d, "started");
 
 	log_info("Recording to %s (bound %" PRIu64 " bytes, %u CPUs, %u sources); control socket %s.",
 		 d->conf.store_path, d->conf.store_size, fr_rings_ncpu(d->rings),
 		 fr_sources_attached(d->sources), d->socket_path);
 	(void)sd_notify(false, "READY=1\nSTATUS=Recording");
+	d->running = true;
 
 	k = sd_event_loop(d->event);
 	if (k < 0)
 		log_error_errno(k, "Event loop failed: %m");
 
 	/* detach first, so nothing is emitted after the last drain; then
-	 * drain what the kernel still holds and make it durable */
+	 * drain what the kernel still holds (all of it: no budget now) and
+	 * make it durable */
 	d->sources = fr_sources_free(d->sources);
 	(void)fr_rings_consume(d->rings);
+	lifecycle_mark(d, "stopped");
 	fr_recorder_flush(d->rec);
 	/* incidents still open are written with what there is */
 	fr_triggers_flush_pending(d->triggers);
 	return k;
+}
+
+/* The last word on losses, once nothing can change them: per CPU, what
+ * BPF emitted = what the daemon received + what BPF dropped, and what of
+ * the received the daemon lost itself.  Tests and operators read it. */
+static void log_accounting(struct daemon *d)
+{
+	if (!d->rec || !d->rings)
+		return;
+	for (unsigned i = 0; i < fr_rings_ncpu(d->rings); i++) {
+		struct fr_recorder_cpu_stats st;
+
+		fr_recorder_cpu_stats(d->rec, i, &st);
+		log_info("CPU %u: %" PRIu64 " records emitted, %" PRIu64 " delivered, %" PRIu64
+			 " dropped in the kernel, %" PRIu64 " lost in the daemon.",
+			 i, st.emitted, st.delivered, st.dropped, st.lost_write + st.lost_decode);
+	}
 }
 
 static void daemon_done(struct daemon *d)
@@ -754,6 +847,8 @@ static void daemon_done(struct daemon *d)
 	/* detach probes before the rings go away */
 	fr_sources_free(d->sources);
 	fr_store_writer_close(d->writer); /* syncs */
+	if (d->running)
+		log_accounting(d);
 	fr_recorder_free(d->rec);
 	fr_triggers_free(d->triggers); /* after the recorder that calls it */
 	fr_rings_free(d->rings);
@@ -765,19 +860,20 @@ static void daemon_done(struct daemon *d)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SOCKET = 256, OPT_CHECK, OPT_STATUS, OPT_VERSION };
+	enum { OPT_SOCKET = 256, OPT_CHECK, OPT_STATUS, OPT_VERSION, OPT_DRAIN_CPU };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "store", required_argument, NULL, 's' },
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "check-config", no_argument, NULL, OPT_CHECK },
 		{ "status-interval", required_argument, NULL, OPT_STATUS },
+		{ "max-drain-cpu", required_argument, NULL, OPT_DRAIN_CPU },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{},
 	};
-	struct daemon d = { .config_path = FR_CONF_DEFAULT_PATH };
+	struct daemon d = { .config_path = FR_CONF_DEFAULT_PATH, .drain_cpu_percent = DRAIN_CPU_PERCENT_DEFAULT };
 	bool check = false;
 	int c, k;
 
@@ -805,6 +901,16 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_DRAIN_CPU: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v < 1 || v > 100) {
+				fprintf(stderr, "flightrecd: --max-drain-cpu: \"%s\" is not a percentage from 1 to 100\n", optarg);
+				return 2;
+			}
+			d.drain_cpu_percent = (unsigned)v;
+			break;
+		}
 		case 'd':
 			fr_log_debug = 1;
 			break;

@@ -26,6 +26,8 @@ struct cpu_state {
 	uint64_t lost_write;    /* records lost in failed writes, total */
 	uint64_t lost_write_reported;
 	uint64_t rereport;      /* counts from gap records that were lost */
+	uint64_t lost_decode;   /* delivered but malformed: too short, unknown type */
+	uint64_t lost_decode_reported;
 };
 
 struct fr_recorder {
@@ -42,7 +44,7 @@ struct fr_recorder {
 	sd_id128_t boot_id;
 	uint64_t records;
 	struct fr_counters *scratch; /* ncpu counters, for reads */
-	bool warned_encode;
+	bool warned_encode, warned_decode;
 	bool write_failing;        /* logged once on entering, once on leaving */
 	uint64_t written_at_failure;
 };
@@ -321,9 +323,13 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	struct fr_record rec = {};
 	char memcg[4096];
 
-	if (cpu >= r->ncpu || size < sizeof(*h))
+	if (cpu >= r->ncpu)
 		return 0;
 	r->cpu[cpu].delivered++;
+	if (size < sizeof(*h)) {
+		r->cpu[cpu].lost_decode++;
+		return 0;
+	}
 	copy_hdr(&rec, h);
 	rec.type = h->type;
 
@@ -331,7 +337,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	case FR_EV_EXEC: {
 		const struct fr_event_exec *e = data;
 		if (size < sizeof(*e))
-			return 0;
+			goto malformed;
 		rec.exec.ppid = e->ppid;
 		if (r->sym)
 			fr_symbolizer_forget(r->sym, rec.pid); /* a new image */
@@ -351,14 +357,14 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	case FR_EV_EXIT: {
 		const struct fr_event_exit *e = data;
 		if (size < sizeof(*e))
-			return 0;
+			goto malformed;
 		rec.exit.status = e->exit_code;
 		break;
 	}
 	case FR_EV_FORK: {
 		const struct fr_event_fork *e = data;
 		if (size < sizeof(*e))
-			return 0;
+			goto malformed;
 		rec.fork.child_pid = e->child_pid;
 		if (r->sym)
 			fr_symbolizer_forget(r->sym, e->child_pid); /* a reused pid */
@@ -367,7 +373,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	case FR_EV_SYSCALL: {
 		const struct fr_event_syscall *e = data;
 		if (size < sizeof(*e))
-			return 0;
+			goto malformed;
 		rec.syscall.nr = e->nr;
 		rec.syscall.duration_ns = e->duration_ns;
 		rec.syscall.ret = e->ret;
@@ -377,14 +383,14 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	case FR_EV_RUNQ: {
 		const struct fr_event_sched *e = data;
 		if (size < sizeof(*e))
-			return 0;
+			goto malformed;
 		rec.sched.duration_ns = e->duration_ns;
 		break;
 	}
 	case FR_EV_SAMPLE: {
 		const struct fr_event_sample *e = data;
 		if (size < sizeof(*e))
-			return 0;
+			goto malformed;
 		rec.sample.kernel_frames = MIN(e->kernel_frames, FR_STACK_DEPTH);
 		rec.sample.user_frames = MIN(e->user_frames, FR_STACK_DEPTH);
 		/* __u64 is unsigned long long, uint64_t unsigned long: same bits */
@@ -398,7 +404,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	case FR_EV_SWITCH: {
 		const struct fr_event_switch *e = data;
 		if (size < sizeof(*e))
-			return 0;
+			goto malformed;
 		rec.sw.prev_state = e->prev_state;
 		rec.sw.next_pid = e->next_pid;
 		rec.sw.next_tid = e->next_tid;
@@ -409,7 +415,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	case FR_EV_BLOCK: {
 		const struct fr_event_block *e = data;
 		if (size < sizeof(*e))
-			return 0;
+			goto malformed;
 		rec.block.dev = e->dev;
 		rec.block.op = e->op;
 		rec.block.sector = e->sector;
@@ -421,7 +427,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	case FR_EV_OOM: {
 		const struct fr_event_oom *e = data;
 		if (size < sizeof(*e))
-			return 0;
+			goto malformed;
 		rec.oom.rss_kb = e->rss_pages * (uint64_t)(sysconf(_SC_PAGESIZE) / 1024);
 		rec.oom.memcg_id = e->memcg_id;
 		/* resolve now: the cgroup may be removed soon after the kill */
@@ -439,7 +445,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	case FR_EV_SIGNAL: {
 		const struct fr_event_signal *e = data;
 		if (size < sizeof(*e))
-			return 0;
+			goto malformed;
 		rec.signal.sig = e->sig;
 		rec.signal.sender_pid = e->sender_pid;
 		rec.signal.code = e->code;
@@ -451,7 +457,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	case FR_EV_TCP: {
 		const struct fr_event_tcp *e = data;
 		if (size < sizeof(*e))
-			return 0;
+			goto malformed;
 		rec.tcp.event = e->event;
 		rec.tcp.state = e->state;
 		rec.tcp.family = e->family;
@@ -462,7 +468,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		break;
 	}
 	default:
-		return 0;
+		goto malformed;
 	}
 	if (rec.type == FR_REC_SAMPLE)
 		add_sample(r, cpu, &rec, ((const struct fr_event_sample *)data)->exe_ino);
@@ -471,6 +477,14 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	/* after it is stored: a trigger record follows its cause */
 	if (r->triggers)
 		fr_triggers_on_record(r->triggers, &rec, rec.cgroup_id ? fr_cgroup_names_lookup(r->cg, rec.cgroup_id) : NULL);
+	return 0;
+malformed:
+	/* a BPF/daemon ABI mismatch: never silent, a loss like any other */
+	r->cpu[cpu].lost_decode++;
+	if (!r->warned_decode)
+		log_warning("Record of type %u and %zu bytes from CPU %u not understood; counted as lost.",
+			    h->type, size, cpu);
+	r->warned_decode = true;
 	return 0;
 }
 
@@ -549,6 +563,10 @@ void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono)
 			n += lost[i] - c->lost_reported;
 			c->lost_reported = lost[i];
 		}
+		if (c->lost_decode > c->lost_decode_reported) {
+			n += c->lost_decode - c->lost_decode_reported;
+			c->lost_decode_reported = c->lost_decode;
+		}
 		if (c->lost_write > c->lost_write_reported) {
 			n += c->lost_write - c->lost_write_reported;
 			c->lost_write_reported = c->lost_write;
@@ -582,6 +600,7 @@ void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_record
 		return;
 	ret->delivered = r->cpu[cpu].delivered;
 	ret->lost_write = r->cpu[cpu].lost_write;
+	ret->lost_decode = r->cpu[cpu].lost_decode;
 	if (!r->rings)
 		return;
 	for (unsigned s = 0; s < FR_SRC__MAX; s++) {

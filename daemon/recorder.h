@@ -22,7 +22,9 @@ struct fr_recorder_cpu_stats {
 	uint64_t delivered; /* records received from the ring */
 	uint64_t dropped;   /* ring reserve failures, all sources */
 	uint64_t untracked; /* syscalls not timed (no per-thread state) */
-	uint64_t lost_write;/* records in chunks the store could not write */
+	uint64_t lost_write;/* records in chunks the store could not write (or
+			     * encode, or compress) */
+	uint64_t lost_decode;/* delivered records the daemon could not decode */
 };
 
 int fr_recorder_new(const struct fr_conf *c, unsigned ncpu, struct fr_recorder **ret);

@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * One libbpf ring_buffer per CPU, all behind one epoll fd of our own, so
+ * that each ring can be drained on its own: under overload the daemon
+ * drains the rings in turn until its CPU budget for the drain window is
+ * spent and leaves the rest to overflow, which BPF counts as drops.
+ */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../lib/macro.h"
@@ -14,20 +22,51 @@ struct ring_ctx {
 	unsigned cpu;
 };
 
+/* Returned by on_sample to make libbpf stop; the records after it stay. */
+#define STOP_BUDGET (-ECANCELED)
+/* Records between two looks at the clock (a look is a system call). */
+#define BUDGET_STRIDE 64
+
 struct fr_rings {
 	unsigned ncpu;
-	int outer_fd, counters_fd;
+	int outer_fd, counters_fd, epoll_fd;
 	int *fds;
 	struct ring_ctx *ctx;
-	struct ring_buffer *rb;
+	struct ring_buffer **rb; /* one per CPU */
 	fr_ring_cb cb;
 	void *userdata;
+	unsigned next;           /* ring drained first next time: fairness */
+	uint64_t deadline;       /* thread CPU time (ns) to stop at; 0: none */
+	unsigned since_look;
+	bool stopped;
 };
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct ring_ctx *c = ctx;
-	return c->owner->cb(c->owner->userdata, c->cpu, data, size);
+	struct fr_rings *r = c->owner;
+
+	int k = r->cb(r->userdata, c->cpu, data, size);
+
+	/* libbpf has already moved past this record, whatever we return:
+	 * look at the budget only once it is handled, never drop it */
+	if (r->deadline && ++r->since_look >= BUDGET_STRIDE) {
+		r->since_look = 0;
+		if (thread_cpu_ns() >= r->deadline) {
+			r->stopped = true;
+			return STOP_BUDGET; /* libbpf stops; the rest stays in the ring */
+		}
+	}
+	return k;
 }
 
 int fr_rings_new(uint64_t ring_size, fr_ring_cb cb, void *userdata, struct fr_rings **ret)
@@ -43,12 +82,13 @@ int fr_rings_new(uint64_t ring_size, fr_ring_cb cb, void *userdata, struct fr_ri
 	if (!r)
 		return -ENOMEM;
 	r->ncpu = (unsigned)n;
-	r->outer_fd = r->counters_fd = -EBADF;
+	r->outer_fd = r->counters_fd = r->epoll_fd = -EBADF;
 	r->cb = cb;
 	r->userdata = userdata;
 	r->fds = malloc(sizeof(int) * r->ncpu);
 	r->ctx = calloc(r->ncpu, sizeof(*r->ctx));
-	if (!r->fds || !r->ctx) {
+	r->rb = calloc(r->ncpu, sizeof(*r->rb));
+	if (!r->fds || !r->ctx || !r->rb) {
 		k = -ENOMEM;
 		goto fail;
 	}
@@ -80,18 +120,23 @@ int fr_rings_new(uint64_t ring_size, fr_ring_cb cb, void *userdata, struct fr_ri
 		k = r->counters_fd;
 		goto fail;
 	}
+	r->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epoll_fd < 0) {
+		k = -errno;
+		goto fail;
+	}
 	for (unsigned i = 0; i < r->ncpu; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
+
 		r->ctx[i] = (struct ring_ctx){ .owner = r, .cpu = i };
-		if (i == 0) {
-			r->rb = ring_buffer__new(r->fds[0], on_sample, &r->ctx[0], NULL);
-			if (!r->rb) {
-				k = -errno;
-				goto fail;
-			}
-		} else {
-			k = ring_buffer__add(r->rb, r->fds[i], on_sample, &r->ctx[i]);
-			if (k < 0)
-				goto fail;
+		r->rb[i] = ring_buffer__new(r->fds[i], on_sample, &r->ctx[i], NULL);
+		if (!r->rb[i]) {
+			k = -errno;
+			goto fail;
+		}
+		if (epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(r->rb[i]), &ev) < 0) {
+			k = -errno;
+			goto fail;
 		}
 	}
 	*ret = r;
@@ -105,7 +150,10 @@ struct fr_rings *fr_rings_free(struct fr_rings *r)
 {
 	if (!r)
 		return NULL;
-	ring_buffer__free(r->rb);
+	if (r->rb)
+		for (unsigned i = 0; i < r->ncpu; i++)
+			ring_buffer__free(r->rb[i]);
+	closep(&r->epoll_fd);
 	if (r->fds)
 		for (unsigned i = 0; i < r->ncpu; i++)
 			closep(&r->fds[i]);
@@ -113,6 +161,7 @@ struct fr_rings *fr_rings_free(struct fr_rings *r)
 	closep(&r->counters_fd);
 	free(r->fds);
 	free(r->ctx);
+	free(r->rb);
 	free(r);
 	return NULL;
 }
@@ -134,12 +183,58 @@ int fr_rings_counters_fd(const struct fr_rings *r)
 
 int fr_rings_epoll_fd(const struct fr_rings *r)
 {
-	return ring_buffer__epoll_fd(r->rb);
+	return r->epoll_fd;
+}
+
+/* Drains every ring once, starting with the one after the ring that was
+ * cut short last time, so a budget never starves the same CPU. */
+static int consume(struct fr_rings *r, uint64_t deadline)
+{
+	int n = 0, k = 0;
+
+	r->deadline = deadline;
+	r->since_look = 0;
+	r->stopped = false;
+	for (unsigned j = 0; j < r->ncpu && !r->stopped; j++) {
+		unsigned i = (r->next + j) % r->ncpu;
+
+		k = ring_buffer__consume(r->rb[i]);
+		if (k == STOP_BUDGET) {
+			r->next = i; /* where we stopped goes first next time */
+			k = 0;
+			break;
+		}
+		if (k < 0)
+			break;
+		n += k;
+	}
+	if (!r->stopped)
+		r->next = (r->next + 1) % r->ncpu;
+	r->deadline = 0;
+	return k < 0 ? k : n;
 }
 
 int fr_rings_consume(struct fr_rings *r)
 {
-	return ring_buffer__consume(r->rb);
+	return consume(r, 0);
+}
+
+int fr_rings_consume_until(struct fr_rings *r, uint64_t cpu_deadline_ns, bool *exhausted)
+{
+	int k;
+
+	if (cpu_deadline_ns && thread_cpu_ns() >= cpu_deadline_ns) {
+		*exhausted = true;
+		return 0;
+	}
+	k = consume(r, cpu_deadline_ns);
+	*exhausted = r->stopped;
+	return k;
+}
+
+uint64_t fr_rings_thread_cpu_ns(void)
+{
+	return thread_cpu_ns();
 }
 
 int fr_rings_read_counters(const struct fr_rings *r, unsigned src, struct fr_counters *out)

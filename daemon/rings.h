@@ -7,6 +7,7 @@
 #ifndef FR_RINGS_H
 #define FR_RINGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,13 @@ int fr_rings_counters_fd(const struct fr_rings *r);
 int fr_rings_epoll_fd(const struct fr_rings *r);
 /* Drains every ring; returns records consumed or -errno. */
 int fr_rings_consume(struct fr_rings *r);
+/* Drains the rings in turn until this thread's CPU time reaches
+ * @cpu_deadline_ns (CLOCK_THREAD_CPUTIME_ID; 0: no limit).  What is left
+ * stays in the rings; *@exhausted says whether the deadline cut it short.
+ * Returns records consumed or -errno. */
+int fr_rings_consume_until(struct fr_rings *r, uint64_t cpu_deadline_ns, bool *exhausted);
+/* This thread's CPU time in ns, the clock of the deadline above. */
+uint64_t fr_rings_thread_cpu_ns(void);
 
 /* Reads the counters of @src for every CPU into @out (ncpu entries). */
 int fr_rings_read_counters(const struct fr_rings *r, unsigned src, struct fr_counters *out);

@@ -470,7 +470,10 @@ static int on_action_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	struct action *a = userdata;
 
 	log_warning("Action for incident %s did not finish in time; killing it.", a->incident);
-	(void)kill(a->pid, SIGKILL);
+	/* the whole process group (the child called setsid()): what it started
+	 * in the background dies with it instead of outliving the timeout */
+	if (kill(-a->pid, SIGKILL) < 0)
+		(void)kill(a->pid, SIGKILL);
 	return 0;
 }
 
