@@ -80,10 +80,13 @@ bpf_stats_on() {
 	sysctl -q kernel.bpf_stats_enabled=1
 }
 bpf_stats_off() { [ -z "$BPF_STATS0" ] || sysctl -q kernel.bpf_stats_enabled="$BPF_STATS0"; }
-# bpf_prog_times PID: "name run_cnt run_time_ns" of PID's BPF programs
+# bpf_prog_times PID: "name run_cnt run_time_ns" of the BPF programs PID
+# holds (found by its fds' prog_id: this bpftool does not list owner pids)
 bpf_prog_times() {
-	bpftool -j prog show | jq -r --argjson pid "$1" \
-		'.[] | select(any(.pids[]?; .pid == $pid)) | "\(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
+	local id
+	for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
+		bpftool -j prog show id "$id" 2>/dev/null | jq -r '"\(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"' || true
+	done
 }
 stop_tool() {
 	[ -n "$TOOL" ] || return 0
