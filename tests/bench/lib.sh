@@ -5,11 +5,17 @@ set -euo pipefail
 T=$(mktemp -d "${TMPDIR:-/var/tmp}/fr-bench-XXXXXX")
 TOOL=
 TRACEFS_MOUNTED=
+BPF_STATS0=
+# extra pids a benchmark started (workloads, generators): killed on exit
+BENCH_PIDS=()
 bench_cleanup() {
+	local p
+	for p in "${BENCH_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	if [ -n "$TOOL" ] && kill -0 "$TOOL" 2>/dev/null; then
 		kill -INT "$TOOL" 2>/dev/null || true
 		wait "$TOOL" 2>/dev/null || true
 	fi
+	[ -n "$BPF_STATS0" ] && sysctl -q kernel.bpf_stats_enabled="$BPF_STATS0"
 	[ -n "$TRACEFS_MOUNTED" ] && umount /sys/kernel/tracing 2>/dev/null
 	rm -rf "$T"
 }
@@ -20,6 +26,22 @@ trap 'exit 143' TERM INT
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 spread() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%s..%s", lo, hi}'; }
 now() { date +%s.%N; }
+# med "v1 v2 ..." / spr "v1 v2 ...": median and spread of a list
+med() { tr ' ' '\n' <<<"$1" | grep . | median; }
+spr() { tr ' ' '\n' <<<"$1" | grep . | spread; }
+# pct P: the P-th percentile (nearest rank) of numbers on stdin
+pct() { sort -g | awk -v p="$1" '{a[NR]=$1} END {i=int(NR*p/100+0.999); if (i<1) i=1; print a[i]}'; }
+# calc EXPR: awk arithmetic, e.g. calc "$a / $b"
+calc() { awk "BEGIN { printf \"%.6g\", ($1) }"; }
+# le A B / ge A B: "true" or "false", for result's MET
+le() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? "true" : "false" }'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { print (a >= b) ? "true" : "false" }'; }
+# secs CMD...: wall seconds CMD took (its output discarded)
+secs() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1; t1=$(now); calc "$t1 - $t0"; }
+# CPU seconds process $1 has run so far, all its threads (ns precision)
+cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.6f", s / 1e9 }'; }
+# QUICK=1: the short validation pass (each script picks its own small sizes)
+QUICK=${QUICK:-0}
 machine() {
 	echo "kernel $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), commit $(git -C "$BUILD/.." rev-parse --short HEAD 2>/dev/null || echo ?)"
 }
@@ -43,6 +65,29 @@ start_flightrecd() {
 	echo "flightrecd did not start: $(cat "$T/daemon.log")" >&2
 	exit 1
 }
+# start_perf ARGS...: perf record ARGS in the background; TOOL is its pid.
+# perf has no readiness signal: it is set up well within a second.
+start_perf() {
+	perf record -q "$@" >/dev/null 2>"$T/perf.log" &
+	TOOL=$!
+	sleep 1
+}
+# frstatus: the private daemon's status --json
+frstatus() { "$BUILD/ctl/frctl" --store "$T/store" --socket "$T/control.sock" status --json; }
+# bpf_stats_on: kernel.bpf_stats_enabled=1 until the script ends
+bpf_stats_on() {
+	[ -n "$BPF_STATS0" ] || BPF_STATS0=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -q kernel.bpf_stats_enabled=1
+}
+bpf_stats_off() { [ -z "$BPF_STATS0" ] || sysctl -q kernel.bpf_stats_enabled="$BPF_STATS0"; }
+# bpf_prog_times PID: "name run_cnt run_time_ns" of the BPF programs PID
+# holds (found by its fds' prog_id: this bpftool does not list owner pids)
+bpf_prog_times() {
+	local id
+	for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
+		bpftool -j prog show id "$id" 2>/dev/null | jq -r '"\(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"' || true
+	done
+}
 stop_tool() {
 	[ -n "$TOOL" ] || return 0
 	kill -INT "$TOOL" 2>/dev/null || true
@@ -55,7 +100,7 @@ result() {
 	[ -n "${FR_BENCH_JSON:-}" ] || return 0
 	jq -cn --arg name "$1" --arg unit "$2" --argjson ours "$3" --argjson peer "$4" --arg peer_name "$5" \
 		--argjson ratio "$6" --arg target "$7" --argjson met "$8" --arg machine "$(machine)" \
-		--argjson extra "${9:-{\}}" \
+		--argjson extra "${9:-{\}}" --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" --argjson quick "$QUICK" \
 		'{name: $name, unit: $unit, ours: $ours, peer: $peer, peer_name: $peer_name, ratio: $ratio,
-		  target: $target, met: $met, machine: $machine} + $extra' >>"$FR_BENCH_JSON"
+		  target: $target, met: $met, machine: $machine, loadavg: $load, quick: ($quick == 1)} + $extra' >>"$FR_BENCH_JSON"
 }

@@ -1,0 +1,78 @@
+#!/bin/bash
+# Benchmark (not a test): the memory flightrecd holds with the shipped
+# default configuration, on this machine's CPUs, after SETTLE seconds of a
+# busy machine (perf bench sched messaging + stress-ng, so the rings, chunk
+# builders, symbol caches and process tables fill as they would):
+#   RSS        VmRSS of the daemon (/proc/PID/status); it includes the
+#              pages of the BPF rings mapped into it that were touched
+#   BPF maps   the sum of memlock of the maps the daemon holds, each map
+#              once (/proc/PID/fdinfo of its map fds: what bpftool map show
+#              prints as bytes_memlock; the per-CPU rings, the ring array,
+#              task storage, config maps, ...), rings listed apart
+# Total = RSS + BPF maps (the rings are partly counted twice: an upper
+# bound).  REPS daemon starts, medians.  Next to it, for scale, perf record
+# -a -g -F 49's RSS + its mmap ring (perf_event_mlock_kb per CPU).
+# Target (issue 9): <= 64 MiB (the OpenTelemetry profiler states 250 MB).
+#   tests/bench/memory.sh BUILD_DIR [REPS]     QUICK=1: 1 rep, 10 s
+BUILD=${1:-build}
+REPS=${2:-3}
+. "$(dirname "$0")/lib.sh"
+need_pkg perf linux-perf
+need_pkg stress-ng stress-ng
+if [ "$QUICK" = 1 ]; then REPS=1 SETTLE=10; else SETTLE=${SETTLE:-30}; fi
+CONF="$BUILD/../conf/flightrec.conf"
+
+busy() {
+	stress-ng --cpu 1 --get 1 -t "$SETTLE" >/dev/null 2>&1 & BENCH_PIDS+=($!)
+	local end=$(($(date +%s) + SETTLE))
+	while [ "$(date +%s)" -lt "$end" ]; do perf bench sched messaging -g 4 -l 200 >/dev/null 2>&1; done
+	wait "${BENCH_PIDS[@]}" 2>/dev/null || true
+	BENCH_PIDS=()
+}
+rss_kib() { awk '/^VmRSS:/ { print $2 }' /proc/"$1"/status; }
+# maps PID: "TOTAL_BYTES RING_BYTES RING_COUNT" of the maps PID holds
+# (BPF_MAP_TYPE_RINGBUF is 27)
+map_fdinfo() {
+	local f
+	for f in /proc/"$1"/fdinfo/*; do grep -q '^map_id:' "$f" 2>/dev/null && tr '\n' ' ' <"$f" && echo || true; done |
+		awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1); print v["map_id:"], v["map_type:"], v["memlock:"], v["max_entries:"] }' | sort -u
+}
+maps() {
+	map_fdinfo "$1" | awk '{ t += $3 } $2 == 27 { r += $3; n++ } END { print t + 0, r + 0, n + 0 }'
+}
+
+declare -A rss bpf rings
+for i in $(seq "$REPS"); do
+	start_flightrecd "$CONF"
+	busy
+	r=$(rss_kib "$TOOL"); read -r b rb rn < <(maps "$TOOL")
+	map_fdinfo "$TOOL" | awk '{ n[$2]++; b[$2] += $3 } END { for (t in n) printf "  map type %s: %d maps, %.1f KiB\n", t, n[t], b[t] / 1024 }' >"$T/maps.txt"
+	stop_tool
+	rss[flightrecd]+="$(calc "$r / 1024") "; bpf[flightrecd]+="$(calc "$b / 1048576") "
+	rings[flightrecd]+="$(calc "$rb / 1048576") "
+	start_perf -a -g -F 49 -o "$T/perf.data"
+	busy
+	r=$(rss_kib "$TOOL")
+	stop_tool
+	rm -f "$T/perf.data"
+	# perf's ring: perf_event_mlock_kb per CPU (what it maps by default)
+	mm=$(calc "$(sysctl -n kernel.perf_event_mlock_kb) * $(nproc) / 1024")
+	rss[perf]+="$(calc "$r / 1024") "; bpf[perf]+="$mm "; rings[perf]+="$mm "
+done
+
+machine
+echo "default configuration, $(nproc) CPUs, after ${SETTLE}s of perf bench sched messaging + stress-ng; $REPS runs, medians (MiB)"
+printf '%-11s %8s %14s %10s %8s\n' tool RSS "BPF maps/ring" "of which rings" total
+for t in flightrecd perf; do
+	printf '%-11s %8.1f %14.1f %10.1f %8.1f   RSS runs %s\n' "$t" "$(med "${rss[$t]}")" "$(med "${bpf[$t]}")" "$(med "${rings[$t]}")" \
+		"$(calc "$(med "${rss[$t]}") + $(med "${bpf[$t]}")")" "${rss[$t]}"
+done
+echo "flightrecd's maps (last run):"; cat "$T/maps.txt"
+tot=$(calc "$(med "${rss[flightrecd]}") + $(med "${bpf[flightrecd]}")")
+ptot=$(calc "$(med "${rss[perf]}") + $(med "${bpf[perf]}")")
+met=$(le "$tot" 64)
+echo "flightrecd: ${tot} MiB (target <= 64 MiB: $met); perf record -a -g -F 49: ${ptot} MiB"
+result "daemon RSS + BPF map memory, default config" "MiB" "$tot" 64 "target 64 MiB (OTel profiler states 250 MB)" \
+	"$(calc "$tot / 64")" "<= 64 MiB" "$met" "$(jq -cn --argjson r "$(med "${rss[flightrecd]}")" --argjson b "$(med "${bpf[flightrecd]}")" \
+	--argjson rg "$(med "${rings[flightrecd]}")" --argjson p "$ptot" --arg runs "${rss[flightrecd]}" \
+	'{rss_mib: $r, bpf_maps_mib: $b, rings_mib: $rg, perf_record_mib: $p, rss_runs_mib: $runs}')"

@@ -1,0 +1,55 @@
+#!/bin/bash
+# Runs every benchmark (as root; never part of `meson test`), one after the
+# other, each result appended as a JSON line to one file, then writes the
+# generated part of BENCHMARKS.md from it (tests/bench/report.sh).  A
+# benchmark that fails is named in the report; the others still run.
+#   tests/bench/run-all.sh [BUILD_DIR] [OUT_JSON]
+#   QUICK=1 tests/bench/run-all.sh      a short validation pass (minutes; its
+#                                       numbers are not results)
+#   ONLY="memory retention" ...         a subset
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${1:-build}
+OUT=${2:-$BUILD/bench-results.json}
+export QUICK=${QUICK:-0}
+export FR_BENCH_JSON=$OUT
+[ "$(id -u)" -eq 0 ] || { echo "run-all.sh loads BPF and runs perf system-wide: run it as root" >&2; exit 1; }
+ninja -C "$BUILD" >/dev/null || exit 1
+: >"$OUT"
+LOG=${OUT%.json}.log
+: >"$LOG"
+
+# name and command line (QUICK passes smaller sizes to the scripts that
+# take them as arguments; the others read QUICK themselves)
+# (full sizes: several repetitions each, bounded so the whole run takes
+# about half an hour on 2 CPUs)
+if [ "$QUICK" = 1 ]; then
+	q_sys="1" q_sched="1 50000" q_dump="1 60" q_rate="1" q_over="" q_mem="" q_ret=""
+else
+	q_sys="5" q_sched="3 200000" q_dump="5 600" q_rate="2" q_over="3" q_mem="2" q_ret="120"
+	export PROBE=${PROBE:-5} # max-rate's ramp probes; its hold stays 60 s
+fi
+benches=(
+	"syscall-overhead:tests/bench/syscall-overhead.sh $BUILD $q_sys"
+	"sched-events:tests/bench/sched-events.sh $BUILD $q_sched"
+	"max-rate:tests/bench/max-rate.sh $BUILD $q_rate"
+	"sources-overhead:tests/bench/sources-overhead.sh $BUILD $q_over"
+	"sampling-overhead:tests/bench/sampling-overhead.sh $BUILD"
+	"dump-window:tests/bench/dump-window.sh $BUILD"
+	"dump-speed:tests/bench/dump-speed.sh $BUILD $q_dump"
+	"memory:tests/bench/memory.sh $BUILD $q_mem"
+	"incident-latency:tests/bench/incident-latency.sh $BUILD"
+	"retention:tests/bench/retention.sh $BUILD $q_ret"
+)
+failed=()
+for b in "${benches[@]}"; do
+	name=${b%%:*} cmd=${b#*:}
+	if [ -n "${ONLY:-}" ] && ! grep -qw "$name" <<<"$ONLY"; then continue; fi
+	echo "=== $name: $cmd ($(date -u +%H:%M:%SZ), load $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$LOG"
+	t0=$(date +%s)
+	if ! $cmd 2>&1 | tee -a "$LOG"; then failed+=("$name"); fi
+	echo "=== $name: $(($(date +%s) - t0)) s" | tee -a "$LOG"
+done
+echo "results: $OUT; log: $LOG"
+tests/bench/report.sh "$OUT" "$LOG" "${failed[*]}" BENCHMARKS.md
+[ ${#failed[@]} -eq 0 ] || { echo "failed: ${failed[*]}" >&2; exit 1; }
