@@ -30,8 +30,9 @@ gen() {
 
 body=$(gen)
 if [ -f "$MD" ] && grep -qF "$BEGIN" "$MD"; then
-	awk -v b="$BEGIN" -v e="$END" -v body="$body" '
-		$0 == b { print; print body; skip = 1; next }
+	# the body through the environment: awk -v would expand its backslashes
+	BODY=$body awk -v b="$BEGIN" -v e="$END" '
+		$0 == b { print; print ENVIRON["BODY"]; skip = 1; next }
 		$0 == e { skip = 0 }
 		!skip' "$MD" >"$MD.tmp" && mv "$MD.tmp" "$MD"
 else

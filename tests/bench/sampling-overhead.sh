@@ -86,5 +86,5 @@ sd() { calc "100 * ($(med "${wall[$1]}") - $b) / $b"; }
 f=$(sd flightrecd); p=$(sd perf)
 # no target of its own in issue 9 (the always-on loss covers it): printed
 result "49 Hz sampling: slowdown of a CPU-bound load" "% slower" "$f" "$p" "perf record -a -g -F 49" \
-	"$(calc "$p > 0 ? $f / $p : 0")" "-" null "$(jq -cn --argjson per "$per" --arg c "${cpu[flightrecd]}" --arg pc "${cpu[perf]}" \
+	"$([ "$(calc "$p > 0")" = 1 ] && calc "$f / $p" || echo null)" "-" null "$(jq -cn --argjson per "$per" --arg c "${cpu[flightrecd]}" --arg pc "${cpu[perf]}" \
 	'{bpf_ns_per_sample: $per, daemon_cpu_ms_per_s_runs: $c, perf_cpu_ms_per_s_runs: $pc}')"
