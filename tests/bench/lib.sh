@@ -53,6 +53,18 @@ need_tracefs() {
 	mount -t tracefs tracefs /sys/kernel/tracing
 	TRACEFS_MOUNTED=1
 }
+# write_sched_conf FILE: a config recording every context switch (sched
+# full mode) and nothing else
+write_sched_conf() {
+	cat >"$1" <<CONF
+sources = {
+  syscall = { enabled = false; }; block = { enabled = false; }; oom = { enabled = false; };
+  signal = { enabled = false; }; tcp = { enabled = false; }; sample = { enabled = false; };
+  sched = { enabled = true; full = true; };
+};
+metrics = { enabled = false; };
+CONF
+}
 # start_flightrecd CONFIG: a private daemon on $T/store; TOOL is its pid
 start_flightrecd() {
 	rm -rf "$T/store"

@@ -38,14 +38,7 @@ gen() {
 HOLD_TRIES=${HOLD_TRIES:-8}
 if [ "$QUICK" = 1 ]; then PROBE=3 HOLD=5 BISECT=1; else PROBE=${PROBE:-10} HOLD=${HOLD:-60} BISECT=${BISECT:-2}; fi
 
-cat >"$T/sched.conf" <<CONF
-sources = {
-  syscall = { enabled = false; }; block = { enabled = false; }; oom = { enabled = false; };
-  signal = { enabled = false; }; tcp = { enabled = false; }; sample = { enabled = false; };
-  sched = { enabled = true; full = true; };
-};
-metrics = { enabled = false; };
-CONF
+write_sched_conf "$T/sched.conf"
 
 # probe TOOL RATE SECONDS: prints "ACHIEVED_RATE DROPS EVENTS"
 probe() {

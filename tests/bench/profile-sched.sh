@@ -13,14 +13,7 @@ DUR=${3:-10}
 need_pkg perf linux-perf
 GEN="$BUILD/tests/bench/switch-gen"
 
-cat >"$T/sched.conf" <<CONF
-sources = {
-  syscall = { enabled = false; }; block = { enabled = false; }; oom = { enabled = false; };
-  signal = { enabled = false; }; tcp = { enabled = false; }; sample = { enabled = false; };
-  sched = { enabled = true; full = true; };
-};
-metrics = { enabled = false; };
-CONF
+write_sched_conf "$T/sched.conf"
 
 bpf_stats_on
 start_flightrecd "$T/sched.conf"

@@ -23,14 +23,7 @@ LOOPS=${3:-200000}
 need_tracefs
 FRCTL="$BUILD/ctl/frctl"
 
-cat >"$T/sched.conf" <<CONF
-sources = {
-  syscall = { enabled = false; }; block = { enabled = false; }; oom = { enabled = false; };
-  signal = { enabled = false; }; tcp = { enabled = false; }; sample = { enabled = false; };
-  sched = { enabled = true; full = true; };
-};
-metrics = { enabled = false; };
-CONF
+write_sched_conf "$T/sched.conf"
 
 # CPU seconds of process $1 so far, all threads
 cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.6f", s / 1e9 }'; }
