@@ -578,7 +578,6 @@ struct stream_chunk {
 	struct fr_window_item *items; /* its records not yet handed out */
 	size_t n;
 	struct spare buf, itembuf, recbuf; /* what it holds */
-	bool open;
 };
 
 struct fr_window_stream {
@@ -660,7 +659,6 @@ static void stream_drop(struct fr_window *w, uint32_t idx)
 	(void)spare_put(s, &c->recbuf);
 	c->items = NULL;
 	c->n = 0;
-	c->open = false;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -752,7 +750,6 @@ static int stream_load_begin(struct fr_window *w)
 			.buf = spare_take(s, s->refs[idx].info.raw_size, &c->buf),
 			.items = spare_take(s, max * sizeof(struct fr_window_item), &c->itembuf),
 			.recs = spare_take(s, max * sizeof(struct fr_record), &c->recbuf) };
-		c->open = true;
 		s->open[s->nopen++] = idx;
 		if (!job->buf || !job->items || !job->recs)
 			return -ENOMEM;
