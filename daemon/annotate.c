@@ -25,51 +25,23 @@ struct fr_annotate {
 	struct fr_annotate_stats st;
 };
 
-/* Whether @pid, still running as @uid/@gid (its real ids, as
- * SCM_CREDENTIALS gives them), has supplementary group @want, from
- * /proc/PID/status (a line of any length: NGROUPS_MAX is 65536).  A sender
- * that exited before we look, or changed its ids, is refused: failing
- * closed. */
-static bool sender_in_group(pid_t pid, uid_t uid, gid_t gid, gid_t want)
+/* Who may send is decided by the kernel, on the socket file: owned by
+ * root, group control.group, mode 0660 (0600 with no such group).  A
+ * sendto() checks every group of the sender, supplementary ones included,
+ * at the moment it sends; others get EACCES from their own call, an error
+ * they see rather than a datagram dropped in silence. */
+int fr_annotate_apply_group(struct fr_annotate *a)
 {
-	char path[64];
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-	bool uid_ok = false, gid_ok = false, member = false;
-	FILE *f;
+	gid_t gid;
+	bool have = fr_control_group(a->ctl, &gid);
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned long v;
-		char *p, *end;
-		if (sscanf(line, "Uid: %lu", &v) == 1)
-			uid_ok = v == uid;
-		else if (sscanf(line, "Gid: %lu", &v) == 1)
-			gid_ok = v == gid;
-		else if (strncmp(line, "Groups:", 7) == 0)
-			for (p = line + 7;; p = end) {
-				v = strtoul(p, &end, 10);
-				if (end == p)
-					break;
-				member |= v == want;
-			}
-	}
-	fclose(f);
-	return uid_ok && gid_ok && member;
-}
-
-static bool sender_privileged(struct fr_annotate *a, const struct ucred *cred)
-{
-	gid_t want;
-
-	if (fr_control_privileged(a->ctl, cred->uid, cred->gid, NULL, 0))
-		return true;
-	if (!fr_control_group(a->ctl, &want))
-		return false;
-	return sender_in_group(cred->pid, cred->uid, cred->gid, want);
+	/* chown before chmod: until both are done the file keeps the mode
+	 * bind() gave it under the daemon's umask, which is no wider */
+	if (chown(a->path, 0, have ? gid : 0) < 0)
+		return negative_errno();
+	if (chmod(a->path, have ? 0660 : 0600) < 0)
+		return negative_errno();
+	return 0;
 }
 
 static int on_datagram(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -91,18 +63,12 @@ static int on_datagram(sd_event_source *s, int fd, uint32_t revents, void *userd
 		n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (n < 0)
 			break;
-		/* no credentials (cannot happen with SO_PASSCRED): nobody */
-		struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+		/* the sender, for the mark (the file's permissions let it send) */
+		struct ucred cred = { .pid = 0 };
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
 			    c->cmsg_len >= CMSG_LEN(sizeof(cred)))
 				memcpy(&cred, CMSG_DATA(c), sizeof(cred));
-		if (!sender_privileged(a, &cred)) {
-			struct fr_control_peer peer = { .pid = cred.pid, .uid = cred.uid, .gid = cred.gid };
-			a->st.denied++;
-			json_object_put(fr_control_deny(a->ctl, &peer, "an annotation"));
-			continue;
-		}
 		size_t len = (size_t)n;
 		if (mh.msg_flags & MSG_TRUNC) {
 			/* cut, and say so: in the text, the count and the log */
@@ -137,13 +103,17 @@ int fr_annotate_new(sd_event *e, const char *path, struct fr_control *ctl, fr_an
 	a->cb = cb;
 	a->userdata = userdata;
 	a->path = strdup(path);
-	/* any local process may send; root and control.group are heard,
-	 * and every mark names its sender */
-	a->fd = a->path ? fr_unix_socket_bind(path, SOCK_DGRAM, true) : -ENOMEM;
+	/* root and control.group may send, and every mark names its sender */
+	a->fd = a->path ? fr_unix_socket_bind(path, SOCK_DGRAM, true, 0600) : -ENOMEM;
 	if (a->fd < 0) {
 		k = a->fd;
 		goto fail;
 	}
+	/* failing that the file stays 0600: root only */
+	k = fr_annotate_apply_group(a);
+	if (k < 0)
+		log_warning_errno(k, "Failed to give the annotation socket %s to its group: %m; only root may annotate.",
+				  path);
 	k = sd_event_add_io(e, &a->src, a->fd, EPOLLIN, on_datagram, a);
 	if (k < 0)
 		goto fail;

@@ -269,7 +269,7 @@ int fr_control_new(sd_event *e, const char *path, fr_control_handler h, void *us
 	c->userdata = userdata;
 	c->gid = (gid_t)-1; /* root only until fr_control_set_group() */
 	c->path = strdup(path);
-	c->fd = c->path ? fr_unix_socket_bind(path, SOCK_SEQPACKET, false) : -ENOMEM;
+	c->fd = c->path ? fr_unix_socket_bind(path, SOCK_SEQPACKET, false, 0666) : -ENOMEM;
 	if (c->fd < 0) {
 		k = c->fd;
 		goto fail;

@@ -418,7 +418,6 @@ static struct json_object *verb_status(struct daemon *d, struct json_object *req
 		fr_annotate_get_stats(d->annotate, &as);
 		json_object_object_add(an, "received", json_object_new_uint64(as.received));
 		json_object_object_add(an, "cut", json_object_new_uint64(as.cut));
-		json_object_object_add(an, "denied", json_object_new_uint64(as.denied));
 		json_object_object_add(o, "annotations", an);
 	}
 	return o;
@@ -633,6 +632,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	struct daemon *d = userdata;
 	struct fr_conf c;
 	unsigned changed;
+	int k;
 
 	(void)sd_notify(false, "RELOADING=1");
 	if (load_config(d, &c) < 0) {
@@ -662,6 +662,8 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	SWAP(c, d->conf);
 	if (d->control)
 		fr_control_set_group(d->control, d->conf.control_group);
+	if (d->annotate && (k = fr_annotate_apply_group(d->annotate)) < 0)
+		log_warning_errno(k, "Failed to give the annotation socket to group '%s': %m", d->conf.control_group);
 	changed = fr_sources_update(d->sources, &d->conf);
 	if (changed & (1u << FR_SRC_SAMPLE) && d->conf.sample_enabled)
 		start_symbolizer(d);

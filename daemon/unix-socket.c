@@ -9,7 +9,7 @@
 #include "../lib/macro.h"
 #include "unix-socket.h"
 
-int fr_unix_socket_bind(const char *path, int type, bool passcred)
+int fr_unix_socket_bind(const char *path, int type, bool passcred, mode_t mode)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_cleanup_close_ int fd = -EBADF;
@@ -30,9 +30,8 @@ int fr_unix_socket_bind(const char *path, int type, bool passcred)
 		return negative_errno();
 	if (type == SOCK_SEQPACKET && listen(fd, 16) < 0)
 		return negative_errno();
-	/* reachable by whoever can reach the directory; what a peer may do is
-	 * decided per request from its credentials */
-	(void)chmod(path, 0666);
+	if (chmod(path, mode) < 0)
+		return negative_errno();
 	return TAKE_FD(fd);
 }
 

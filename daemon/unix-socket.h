@@ -5,11 +5,12 @@
 #define FR_UNIX_SOCKET_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 /* A non-blocking socket of @type (SOCK_SEQPACKET listens, SOCK_DGRAM
- * receives) bound at @path, mode 0666; @passcred asks for the senders'
+ * receives) bound at @path, given @mode; @passcred asks for the senders'
  * credentials with each datagram.  Returns the fd or -errno. */
-int fr_unix_socket_bind(const char *path, int type, bool passcred);
+int fr_unix_socket_bind(const char *path, int type, bool passcred, mode_t mode);
 /* Closes @fd (if open) and removes @path. */
 void fr_unix_socket_close(int fd, const char *path);
 
