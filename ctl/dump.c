@@ -5,7 +5,6 @@
 #include <pthread.h>
 #include <inttypes.h>
 #include <getopt.h>
-#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -157,19 +156,28 @@ static int open_output(const char *path, char **ret_tmp, FILE **ret)
 	return 0;
 }
 
-struct json_object *fr_window_entry_to_json(struct fr_window *w, const struct fr_window_entry *e)
+/* The record context of a window entry; @frames: room for
+ * FR_SAMPLE_FRAMES_MAX. */
+static void entry_context(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *frames,
+			  struct fr_record_context *ret)
 {
-	struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
-	struct fr_record_context ctx = {
+	*ret = (struct fr_record_context){
 		.wall_ns = e->wall_ns, .boot_id = w->chunks[e->chunk].boot_id,
 		.cgroup = e->cgroup, .cgroup_len = e->cgroup_len,
 		.exe = e->exe, .exe_len = e->exe_len, .kernel_thread = e->kernel_thread,
 	};
-
 	if (e->r.type == FR_REC_SAMPLE) {
-		ctx.nframes = fr_window_frames(w, e, frames, FR_SAMPLE_FRAMES_MAX);
-		ctx.frames = ctx.nframes >= 0 ? frames : NULL;
+		ret->nframes = fr_window_frames(w, e, frames, FR_SAMPLE_FRAMES_MAX);
+		ret->frames = ret->nframes >= 0 ? frames : NULL;
 	}
+}
+
+struct json_object *fr_window_entry_to_json(struct fr_window *w, const struct fr_window_entry *e)
+{
+	struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
+	struct fr_record_context ctx;
+
+	entry_context(w, e, frames, &ctx);
 	return fr_record_to_json(&e->r, &ctx);
 }
 
@@ -183,6 +191,7 @@ struct lines_job {
 	const struct dump_opts *o;
 	size_t from, to;
 	struct fr_text *text;
+	struct fr_json_writer *json;
 	struct fr_out out; /* in memory */
 };
 
@@ -201,14 +210,13 @@ static void *format_lines(void *userdata)
 
 		if (!frctl_window_entry(&j->o->win, j->w, i, &e))
 			continue;
-		if (j->o->format == FMT_JSON) {
-			struct json_object *obj = fr_window_entry_to_json(j->w, &e);
-			size_t len;
-			const char *s = json_object_to_json_string_length(
-				obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-			fr_out_write(&j->out, s, len);
-			fr_out_putc(&j->out, '\n');
-			json_object_put(obj);
+		if (j->json) {
+			struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
+			struct fr_record_context ctx;
+
+			entry_context(j->w, &e, frames, &ctx);
+			if (fr_record_json_write(j->json, &j->out, &e.r, &ctx) < 0 && !j->out.err)
+				j->out.err = ENOMEM;
 		} else
 			fr_text_print(j->text, &j->out, j->w, &e);
 	}
@@ -221,6 +229,7 @@ static void lines_free(struct lines *l)
 		return;
 	for (unsigned t = 0; t < l->n; t++) {
 		fr_text_free(l->jobs[t].text);
+		fr_json_writer_free(l->jobs[t].json);
 		free(l->jobs[t].out.p);
 	}
 	free(l);
@@ -236,8 +245,13 @@ static struct lines *lines_new(FILE *out, const struct dump_opts *o)
 	l->out = out;
 	l->n = fr_window_threads();
 	for (unsigned t = 0; t < l->n; t++) {
-		l->jobs[t] = (struct lines_job){ .o = o, .text = fr_text_new(flags) };
-		if (!l->jobs[t].text || fr_out_init(&l->jobs[t].out, NULL) < 0) {
+		l->jobs[t] = (struct lines_job){ .o = o };
+		if (o->format == FMT_JSON ? fr_json_writer_new(&l->jobs[t].json) < 0
+					  : !(l->jobs[t].text = fr_text_new(flags))) {
+			lines_free(l);
+			return NULL;
+		}
+		if (fr_out_init(&l->jobs[t].out, NULL) < 0) {
 			lines_free(l);
 			return NULL;
 		}
