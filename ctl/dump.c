@@ -172,13 +172,14 @@ static void entry_context(struct fr_window *w, const struct fr_window_entry *e, 
 	}
 }
 
-struct json_object *fr_window_entry_to_json(struct fr_window *w, const struct fr_window_entry *e)
+int fr_window_entry_json(struct fr_json_writer *jw, struct fr_out *o, struct fr_window *w,
+			 const struct fr_window_entry *e)
 {
 	struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
 	struct fr_record_context ctx;
 
 	entry_context(w, e, frames, &ctx);
-	return fr_record_to_json(&e->r, &ctx);
+	return fr_record_json_write(jw, o, &e->r, &ctx);
 }
 
 /* Text and JSON lines depend each on its record alone: a slice's records
@@ -211,11 +212,7 @@ static void *format_lines(void *userdata)
 		if (!frctl_window_entry(&j->o->win, j->w, i, &e))
 			continue;
 		if (j->json) {
-			struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
-			struct fr_record_context ctx;
-
-			entry_context(j->w, &e, frames, &ctx);
-			if (fr_record_json_write(j->json, &j->out, &e.r, &ctx) < 0 && !j->out.err)
+			if (fr_window_entry_json(j->json, &j->out, j->w, &e) < 0 && !j->out.err)
 				j->out.err = ENOMEM;
 		} else
 			fr_text_print(j->text, &j->out, j->w, &e);
