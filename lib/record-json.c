@@ -282,18 +282,60 @@ static int put_argv(struct fr_json_writer *w, struct fr_out *o, const char *p, s
 	return k;
 }
 
+/* Appends @n bytes of @s to buf[*len] (room @cap, one byte kept for a
+ * NUL), as snprintf() cuts. */
+static void append(char *buf, size_t cap, size_t *len, const char *s, size_t n)
+{
+	if (n > cap - 1 - *len)
+		n = cap - 1 - *len;
+	memcpy(buf + *len, s, n);
+	*len += n;
+}
+
+/* What fr_frame_name(f, true, buf, cap) and fr_frame_module(f, buf, cap)
+ * print for a named frame and a known module, without printf (a dump
+ * names millions of frames); returns the length.  The unit test holds
+ * them against those functions. */
+static size_t frame_name(const struct fr_frame *f, char *buf, size_t cap)
+{
+	char hex[16], *h = hex + sizeof(hex);
+	uint64_t v = f->sym_off;
+	size_t len = 0;
+
+	do {
+		*--h = "0123456789abcdef"[v & 0xf];
+		v >>= 4;
+	} while (v);
+	append(buf, cap, &len, f->sym, strnlen(f->sym, f->sym_len)); /* "%.*s" */
+	append(buf, cap, &len, "+0x", 3);
+	append(buf, cap, &len, h, (size_t)(hex + sizeof(hex) - h));
+	return len;
+}
+
+static size_t frame_module(const struct fr_frame *f, char *buf, size_t cap)
+{
+	size_t len = 0;
+
+	if (f->module_brackets)
+		append(buf, cap, &len, "[", 1);
+	append(buf, cap, &len, f->module, strnlen(f->module, f->module_len));
+	if (f->module_brackets)
+		append(buf, cap, &len, "]", 1);
+	return len;
+}
+
 static int put_stack(struct fr_json_writer *w, struct fr_out *o, const struct fr_record *r,
 		     const struct fr_record_context *e)
 {
 	uint64_t addrs[FR_SAMPLE_FRAMES_MAX];
 	int n = e->frames ? e->nframes : fr_sample_frames(r, addrs, FR_SAMPLE_FRAMES_MAX);
+	/* the sizes fr_frame_name() and fr_frame_module() were given */
 	char name[512], hex[FR_BUILD_ID_MAX * 2 + 1];
 	int k = 0;
 
 	fr_out_putc(o, '[');
 	for (int i = 0; i < n && k == 0; i++) {
 		const struct fr_frame *fr = e->frames ? &e->frames[i] : NULL;
-		const char *mod;
 
 		if (i)
 			fr_out_putc(o, ',');
@@ -301,17 +343,15 @@ static int put_stack(struct fr_json_writer *w, struct fr_out *o, const struct fr
 		put_hex(o, fr ? fr->addr : addrs[i]);
 		/* names and paths are bytes from binaries and /proc */
 		KEY(o, ",\"sym\":");
-		if (fr && fr->sym) {
-			fr_frame_name(fr, true, name, sizeof(name));
-			k = put_str(w, o, name, strlen(name));
-		} else
+		if (fr && fr->sym)
+			k = put_str(w, o, name, frame_name(fr, name, sizeof(name)));
+		else
 			KEY(o, "null");
 		KEY(o, ",\"module\":");
-		mod = fr ? fr_frame_module(fr, name, sizeof(name)) : NULL;
-		if (!mod)
+		if (!fr || !fr->module)
 			KEY(o, "null");
 		else if (k == 0)
-			k = put_str(w, o, mod, strlen(mod));
+			k = put_str(w, o, name, frame_module(fr, name, sizeof(name)));
 		if (fr && fr->has_offset) {
 			KEY(o, ",\"offset\":");
 			put_hex(o, fr->offset);
