@@ -177,10 +177,10 @@ struct json_object *fr_window_entry_to_json(struct fr_window *w, const struct fr
 
 /* Text and JSON lines depend each on its record alone.  Text lines are
  * written by the threads that load the window, each chunk's as it is
- * decoded (text_line()), and copied out in time order; JSON lines need
- * each process's executable, known only in time order: a slice's records
- * are formatted on every CPU at once, a block each (in memory), and
- * written in order. */
+ * decoded (text_line()), and written out from there in time order
+ * (text_print()).  JSON lines need each process's executable, known only
+ * in time order: a slice's records are formatted on every CPU at once, a
+ * block each (in memory), and written in order. */
 #define LINES_BLOCK_MAX 65536
 
 struct lines_job {
@@ -306,7 +306,7 @@ static struct lines *lines_new(FILE *out, const struct dump_opts *o)
 	l->n = fr_window_threads() + (o->format == FMT_TEXT);
 	for (unsigned t = 0; t < l->n; t++) {
 		l->jobs[t] = (struct lines_job){ .o = o, .text = fr_text_new(flags) };
-		if (!l->jobs[t].text || fr_out_init(&l->jobs[t].out, NULL) < 0) {
+		if (!l->jobs[t].text || (o->format != FMT_TEXT && fr_out_init(&l->jobs[t].out, NULL) < 0)) {
 			lines_free(l);
 			return NULL;
 		}
