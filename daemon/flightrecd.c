@@ -224,7 +224,7 @@ static uint64_t total_dropped(struct daemon *d)
 	for (unsigned i = 0; i < fr_rings_ncpu(d->rings); i++) {
 		struct fr_recorder_cpu_stats st;
 		fr_recorder_cpu_stats(d->rec, i, &st);
-		sum += st.dropped + st.lost_write;
+		sum += st.dropped + st.lost_write + st.lost_decode;
 	}
 	return sum;
 }
@@ -808,7 +808,7 @@ static int run(struct daemon *d)
 	d->sources = fr_sources_free(d->sources);
 	(void)fr_rings_consume(d->rings);
 	lifecycle_mark(d, "stopped");
-	fr_recorder_flush(d->rec);
+	fr_recorder_finish(d->rec);
 	/* incidents still open are written with what there is */
 	fr_triggers_flush_pending(d->triggers);
 	return k;
