@@ -7,7 +7,9 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -182,9 +184,12 @@ int fr_window_entry_json(struct fr_json_writer *jw, struct fr_out *o, struct fr_
 	return fr_record_json_write(jw, o, &e->r, &ctx);
 }
 
-/* Text and JSON lines depend each on its record alone: a slice's records
- * are formatted on every CPU at once, a block each (in memory), and
- * written in order. */
+/* Text and JSON lines depend each on its record alone.  Text lines are
+ * written by the threads that load the window, each chunk's as it is
+ * decoded (text_line()), and written out from there in time order
+ * (text_print()).  JSON lines need each process's executable, known only
+ * in time order: a slice's records are formatted on every CPU at once, a
+ * block each (in memory), and written in order. */
 #define LINES_BLOCK_MAX 65536
 
 struct lines_job {
@@ -199,8 +204,72 @@ struct lines_job {
 struct lines {
 	FILE *out;
 	unsigned n;
-	struct lines_job jobs[FR_WINDOW_THREADS_MAX];
+	/* text: one per loading thread (fr_window_query.line's slot) */
+	struct lines_job jobs[FR_WINDOW_THREADS_MAX + 1];
 };
+
+/* Text, in a loading thread: the line of one record, if it is shown. */
+static void text_line(struct fr_window *w, const struct fr_window_item *it, const struct fr_window_entry *e,
+		      unsigned slot, struct fr_out *o, void *userdata)
+{
+	struct lines *l = userdata;
+	const struct frctl_window_args *a = &l->jobs[0].o->win;
+
+	if (frctl_window_item_shown(a, it) && frctl_window_entry_shown(a, e))
+		fr_text_print(l->jobs[slot].text, o, w, e);
+}
+
+/* Writes all of iov[0..n) (a pipe may take less at once). */
+static int write_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) { /* a non-blocking stdout */
+				(void)poll(&(struct pollfd){ .fd = fd, .events = POLLOUT }, 1, -1);
+				continue;
+			}
+			return -errno;
+		}
+		for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--)
+			w -= (ssize_t)iov->iov_len;
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* Text: the slice's lines, as text_line() wrote them, in time order,
+ * straight from where they were written (consecutive lines of a chunk
+ * in one piece). */
+static int text_print(struct lines *l, const struct fr_window *w)
+{
+	struct iovec iov[1024];
+	int n = 0, k = fflush(l->out) == 0 ? 0 : -errno, fd = fileno(l->out);
+
+	for (size_t i = 0; i < w->n && k == 0; i++) {
+		size_t len;
+		const char *p = fr_window_line(w, i, &len);
+		if (!len)
+			continue;
+		if (n && (char *)iov[n - 1].iov_base + iov[n - 1].iov_len == p) {
+			iov[n - 1].iov_len += len;
+			continue;
+		}
+		if (n == (int)ELEMENTSOF(iov)) {
+			k = write_all(fd, iov, n);
+			n = 0;
+		}
+		iov[n++] = (struct iovec){ (void *)p, len };
+	}
+	if (k == 0)
+		k = write_all(fd, iov, n);
+	return k;
+}
 
 static void *format_lines(void *userdata)
 {
@@ -240,7 +309,7 @@ static struct lines *lines_new(FILE *out, const struct dump_opts *o)
 	if (!l)
 		return NULL;
 	l->out = out;
-	l->n = fr_window_threads();
+	l->n = fr_window_threads() + (o->format == FMT_TEXT);
 	for (unsigned t = 0; t < l->n; t++) {
 		l->jobs[t] = (struct lines_job){ .o = o };
 		if (o->format == FMT_JSON ? fr_json_writer_new(&l->jobs[t].json) < 0
@@ -248,7 +317,7 @@ static struct lines *lines_new(FILE *out, const struct dump_opts *o)
 			lines_free(l);
 			return NULL;
 		}
-		if (fr_out_init(&l->jobs[t].out, NULL) < 0) {
+		if (o->format != FMT_TEXT && fr_out_init(&l->jobs[t].out, NULL) < 0) {
 			lines_free(l);
 			return NULL;
 		}
@@ -330,6 +399,19 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	k = parse_args(f, argc, argv, &o);
 	if (k != 0)
 		return k > 0 ? EXIT_OK : EXIT_USAGE;
+	if (o.format != FMT_BUNDLE) {
+		/* the output first: text lines are written as the window loads */
+		if (o.output && open_output(o.output, &tmp, &out) < 0)
+			goto out;
+		if ((o.format == FMT_TEXT || o.format == FMT_JSON) && !(lines = lines_new(out, &o))) {
+			frctl_error("out of memory");
+			goto out;
+		}
+		if (o.format == FMT_TEXT) {
+			o.win.line = text_line;
+			o.win.line_userdata = lines;
+		}
+	}
 	ret = frctl_source_open(f, &o.win, &src);
 	if (ret != 0)
 		goto out;
@@ -343,18 +425,12 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 			print_stats(src.reader, src.w);
 		goto out;
 	}
-	if (o.output && open_output(o.output, &tmp, &out) < 0)
-		goto out;
-	if ((o.format == FMT_TEXT || o.format == FMT_JSON) && !(lines = lines_new(out, &o))) {
-		frctl_error("out of memory");
-		goto out;
-	}
 	if (o.format == FMT_FOLDED && !(folded = fr_folded_new()))
 		goto out;
 	if (o.format == FMT_PERFETTO && !(perfetto = fr_perfetto_begin(out, fr_window_ncpu(src.w))))
 		goto out;
 	while ((k = fr_window_stream_next(src.w)) > 0) {
-		if (lines && (k = lines_print(lines, src.w)) < 0) {
+		if (lines && (k = o.format == FMT_TEXT ? text_print(lines, src.w) : lines_print(lines, src.w)) < 0) {
 			frctl_error("%s: %s", k == -ENOMEM ? "out of memory" : "write error", strerror(-k));
 			goto out;
 		}

@@ -24,6 +24,9 @@ enum {
 	EXIT_FAILURE_ = 1,  /* runtime failure: store unreadable, I/O error */
 	EXIT_USAGE = 2,     /* bad command line */
 	EXIT_NOT_RUNNING = 3, /* status: the daemon is not running */
+	EXIT_DENIED = 4,    /* freeze, mark: the daemon (or the control socket's
+			       permissions) refused a caller that is neither
+			       root nor in control.group */
 };
 
 /* Handles a global option inside a verb's option loop; returns true if it
