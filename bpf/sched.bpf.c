@@ -60,8 +60,9 @@ static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start,
 	fr_submit(e, ring);
 }
 
-/* a runnable task is about to wait for a CPU */
-static __always_inline void mark_runnable(struct task_struct *t)
+/* a runnable task is about to wait for a CPU, since @now (0: read the
+ * clock; sched_switch has read it already) */
+static __always_inline void mark_runnable(struct task_struct *t, __u64 now)
 {
 	struct fr_sched_state *s;
 
@@ -69,20 +70,20 @@ static __always_inline void mark_runnable(struct task_struct *t)
 		return;
 	s = state(t, true);
 	if (s)
-		s->runq_ts = bpf_ktime_get_boot_ns();
+		s->runq_ts = now ? now : bpf_ktime_get_boot_ns();
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(fr_wakeup, struct task_struct *p)
 {
-	mark_runnable(p);
+	mark_runnable(p, 0);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(fr_wakeup_new, struct task_struct *p)
 {
-	mark_runnable(p);
+	mark_runnable(p, 0);
 	return 0;
 }
 
@@ -112,7 +113,7 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 	/* prev leaves the CPU: still runnable (preempted) or blocked */
 	if (prev->pid != 0 && !is_self(prev)) {
 		if (prev_state == 0 /* TASK_RUNNING */) {
-			mark_runnable(prev);
+			mark_runnable(prev, now);
 		} else if (offcpu_enabled) {
 			s = state(prev, true);
 			if (s)

@@ -344,7 +344,7 @@ static void copy_hdr(struct fr_record *rec, const struct fr_event_hdr *h)
 	rec->cgroup_id = h->cgroup_id;
 	memcpy(rec->comm, h->comm, FR_COMM_LEN);
 	rec->comm[FR_COMM_LEN] = 0;
-	rec->comm_len = (uint8_t)strnlen(rec->comm, FR_COMM_LEN);
+	rec->comm_len = fr_comm_len(rec->comm);
 }
 
 int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t size)
@@ -440,7 +440,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		rec.sw.next_pid = e->next_pid;
 		rec.sw.next_tid = e->next_tid;
 		rec.sw.next_comm = e->next_comm;
-		rec.sw.next_comm_len = (uint32_t)strnlen(e->next_comm, FR_COMM_LEN);
+		rec.sw.next_comm_len = fr_comm_len(e->next_comm);
 		break;
 	}
 	case FR_EV_BLOCK: {
@@ -482,7 +482,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		rec.signal.code = e->code;
 		rec.signal.result = e->result;
 		rec.signal.sender_comm = e->sender_comm;
-		rec.signal.sender_comm_len = (uint32_t)strnlen(e->sender_comm, FR_COMM_LEN);
+		rec.signal.sender_comm_len = fr_comm_len(e->sender_comm);
 		break;
 	}
 	case FR_EV_TCP: {
@@ -506,7 +506,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	else
 		add_record(r, cpu, &rec);
 	/* after it is stored: a trigger record follows its cause */
-	if (r->triggers)
+	if (r->triggers && fr_triggers_may_match(r->triggers, rec.type))
 		fr_triggers_on_record(r->triggers, &rec, rec.cgroup_id ? fr_cgroup_names_lookup(r->cg, rec.cgroup_id) : NULL);
 	return 0;
 malformed:

@@ -204,46 +204,55 @@ struct fr_triggers *fr_triggers_free(struct fr_triggers *t)
 	return NULL;
 }
 
+/* The record type a condition looks at (0: none). */
+static uint16_t condition_type(enum fr_rule_condition c)
+{
+	switch (c) {
+	case FR_COND_SYSCALL:
+		return FR_REC_SYSCALL;
+	case FR_COND_BLOCK:
+		return FR_REC_BLOCK;
+	case FR_COND_RUNQ:
+		return FR_REC_RUNQ;
+	case FR_COND_OFFCPU:
+		return FR_REC_OFFCPU;
+	case FR_COND_OOM:
+		return FR_REC_OOM;
+	case FR_COND_SIGNAL:
+		return FR_REC_SIGNAL;
+	default:
+		return 0;
+	}
+}
+
 static bool matches(const struct fr_rule *r, const struct fr_record *rec, const char *cgroup)
 {
 	uint64_t d;
 
+	if (rec->type != condition_type(r->condition))
+		return false;
 	switch (r->condition) {
 	case FR_COND_SYSCALL:
-		if (rec->type != FR_REC_SYSCALL)
-			return false;
 		d = rec->syscall.duration_ns;
 		if (!r->any_syscall && (rec->syscall.nr >= FR_RULE_SYSCALL_WORDS * 64 ||
 					!((r->syscalls[rec->syscall.nr / 64] >> (rec->syscall.nr % 64)) & 1)))
 			return false;
 		break;
 	case FR_COND_BLOCK:
-		if (rec->type != FR_REC_BLOCK)
-			return false;
 		d = rec->block.duration_ns;
 		break;
 	case FR_COND_RUNQ:
-		if (rec->type != FR_REC_RUNQ)
-			return false;
-		d = rec->sched.duration_ns;
-		break;
 	case FR_COND_OFFCPU:
-		if (rec->type != FR_REC_OFFCPU)
-			return false;
 		d = rec->sched.duration_ns;
-		break;
-	case FR_COND_OOM:
-		if (rec->type != FR_REC_OOM)
-			return false;
-		d = UINT64_MAX;
 		break;
 	case FR_COND_SIGNAL:
-		if (rec->type != FR_REC_SIGNAL || rec->signal.sig >= 64 || !((r->signals >> rec->signal.sig) & 1))
+		if (rec->signal.sig >= 64 || !((r->signals >> rec->signal.sig) & 1))
 			return false;
 		d = UINT64_MAX;
 		break;
-	default:
-		return false;
+	default: /* OOM */
+		d = UINT64_MAX;
+		break;
 	}
 	if (d < r->threshold_ns)
 		return false;
@@ -420,6 +429,14 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	log_notice("Rule %s fired: incident %s, window -%s/+%s, written when it is complete.", r->name, p->id,
 		   fr_format_duration(r->before_ns, b, sizeof(b)), fr_format_duration(r->after_ns, a, sizeof(a)));
 	return p;
+}
+
+bool fr_triggers_may_match(const struct fr_triggers *t, uint16_t type)
+{
+	for (size_t i = 0; i < t->rules.n; i++)
+		if (condition_type(t->rules.v[i].condition) == type)
+			return true;
+	return false;
 }
 
 void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup)

@@ -14,6 +14,7 @@
 #define FR_TRIGGER_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
@@ -47,6 +48,9 @@ struct fr_triggers *fr_triggers_free(struct fr_triggers *t);
 int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules);
 
 /* Checks an event record; @cgroup is its cgroup path or NULL. */
+/* Whether a rule looks at records of @type at all: the recorder asks
+ * before it finds a record's cgroup path for fr_triggers_on_record(). */
+bool fr_triggers_may_match(const struct fr_triggers *t, uint16_t type);
 void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup);
 /* frctl freeze: returns the incident it opened or joined (a JSON object
  * with id, path, end), or an error object. */

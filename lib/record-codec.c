@@ -140,7 +140,7 @@ int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8
 		     size_t cap, size_t len)
 {
 	struct writer w = { .buf = buf, .cap = cap, .len = len };
-	uint8_t comm_len = (uint8_t)strnlen(r->comm, FR_REC_COMM_MAX);
+	uint8_t comm_len = fr_comm_len(r->comm);
 
 	put_u8(&w, (uint8_t)r->type);
 	put_u8(&w, (uint8_t)r->flags);

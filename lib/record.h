@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 /* On-disk record types.  1..63 mirror enum fr_event_type of the BPF ABI;
  * 64.. are made in user space.  Numbers are part of the store format. */
@@ -39,6 +40,29 @@ enum fr_record_type {
 #define FR_BUILD_ID_MAX 64
 
 #define FR_REC_COMM_MAX 16
+
+/* Length of a task name in a 16-byte field, up to its first NUL: two
+ * 8-byte words tested for a zero byte at once (the daemon does this two or
+ * three times per context switch; strnlen's call was 7 % of its CPU).  The
+ * lowest flagged byte is the first NUL: the borrow that can flag a byte
+ * falsely only runs upwards from a real zero. */
+static inline uint8_t fr_comm_len(const char *comm)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t w[2];
+
+	memcpy(w, comm, sizeof(w));
+	for (unsigned i = 0; i < 2; i++) {
+		uint64_t z = (w[i] - ones) & ~w[i] & highs;
+		if (z)
+			return (uint8_t)(8 * i + (unsigned)__builtin_ctzll(z) / 8);
+	}
+	return FR_REC_COMM_MAX;
+#else
+	return (uint8_t)strnlen(comm, FR_REC_COMM_MAX);
+#endif
+}
 
 /* flags */
 #define FR_REC_F_FILENAME_CUT (1u << 0)

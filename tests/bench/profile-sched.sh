@@ -41,5 +41,7 @@ echo "switch-gen asked $RATE/s, achieved $got/s for ${DUR}s; $e records, $d drop
 echo "BPF programs (kernel.bpf_stats_enabled=1): runs, ns per run, ns per record"
 join <(sort "$T/b0") <(sort "$T/b1") | awk -v e="$e" '{ r = $4 - $2; t = $5 - $3; if (r > 0) printf "  %-24s %10d runs %8.0f ns/run %8.0f ns/record\n", $1, r, t / r, (e ? t / e : 0) }'
 echo "daemon CPU: $(calc "$c1 - $c0") s = $(calc "($e > 0) ? 1e9 * ($c1 - $c0) / $e : 0") ns per record"
+echo "daemon's CPU by object (perf record -g -p, cpu-clock, self time):"
+perf report -i "$T/perf.data" --no-children --sort dso --stdio 2>/dev/null | grep -E '^ +[0-9.]+%' | head -8
 echo "daemon's hottest symbols (perf record -g -p, cpu-clock, self time):"
-perf report -i "$T/perf.data" --no-children --sort sym --stdio 2>/dev/null | grep -E '^ +[0-9.]+%' | head -15
+perf report -i "$T/perf.data" --no-children --sort sym --stdio 2>/dev/null | grep -E '^ +[0-9.]+%' | head -${TOP:-15}

@@ -141,6 +141,8 @@ static void fill(struct fr_record *r, unsigned i)
 	}
 }
 
+
+
 static void check_same(const struct fr_record *a, const struct fr_record *b)
 {
 	CHECK_EQ(a->type, b->type);
@@ -313,6 +315,22 @@ int main(void)
 			CHECK_EQ(out.gap.lost, v);
 			free(exact);
 		}
+	/* fr_comm_len against strnlen: the first NUL at every position, with
+	 * the bytes around it that fool a zero-byte test (0x01 borrows, 0x80
+	 * and 0xff high bits), and no NUL at all */
+	{
+		static const uint8_t fill_bytes[] = { 0x01, 0x80, 0xff, 'a', 0x00 };
+		for (unsigned at = 0; at <= FR_REC_COMM_MAX; at++)
+			for (unsigned f = 0; f < sizeof(fill_bytes); f++)
+				for (unsigned g = 0; g < sizeof(fill_bytes); g++) {
+					char c[FR_REC_COMM_MAX];
+					for (unsigned j = 0; j < sizeof(c); j++)
+						c[j] = (char)(j < at ? fill_bytes[f] : fill_bytes[g]);
+					if (at < sizeof(c))
+						c[at] = 0;
+					CHECK_EQ(fr_comm_len(c), strnlen(c, sizeof(c)));
+				}
+	}
 	/* unknown type and overlong varint */
 	{
 		uint8_t bad1[] = { 200, 0, 0, 1, 0, 0, 0 };
