@@ -488,15 +488,22 @@ static void on_annotation(uint32_t pid, const char *text, size_t len, void *user
 	fr_recorder_mark(d->rec, pid, text, len);
 }
 
-/* Everything recorded so far onto the disk, and wait for it. */
-static void flush_store(void *userdata)
+/* Everything recorded so far into the store, and wait for it: durable
+ * (synced) when a rule fires, readable (written, for an incident to copy
+ * its window; the incident file is made durable on its own) otherwise. */
+static void flush_store(bool durable, void *userdata)
 {
 	struct daemon *d = userdata;
 
 	(void)drain(d);
 	fr_recorder_flush(d->rec);
-	(void)fr_store_writer_sync(d->writer);
-	(void)fr_store_writer_drain(d->writer);
+	if (durable) {
+		(void)fr_store_writer_sync(d->writer);
+		(void)fr_store_writer_drain(d->writer);
+	} else {
+		(void)fr_store_writer_submit(d->writer);
+		(void)fr_store_writer_wait_written(d->writer);
+	}
 }
 
 static void record_user(const struct fr_record *rec, void *userdata)

@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <liburing.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -28,6 +30,34 @@
 
 /* Open incidents at once; a trigger beyond is counted as suppressed. */
 #define PENDING_MAX 16
+
+/*
+ * The spare incident file.  Writing an incident the plain way (a new file,
+ * fsync, rename, fsync of the directory) waits for two journal commits on
+ * ext4: the new file's blocks and size, then its name.  Instead, a spare
+ * file, incidents/.spare, is made ahead of time, off the incident's path:
+ * zeros written over its whole size (real blocks, not unwritten extents),
+ * fdatasync, fsync of the directory, all through io_uring.  An incident
+ * that fits is built in memory (sealed: its header holds the file's length
+ * and the crc32 of its chunk area), written over the spare in place and
+ * fdatasync()ed: the blocks and the size do not change, so that is a data
+ * write and a cache flush, no journal commit.  The incident is durable
+ * then.  It is then cut to its length and renamed to ID.fri, and the
+ * directory's fsync is queued; until that completes, a power cut leaves
+ * the incident under .spare, where the daemon finds it at its next start,
+ * checks the seal and renames it.  A spare that does not verify (never
+ * used, or torn by a crash mid-write) is removed; nothing unsealed ever
+ * gets an incident's name.  An incident larger than the spare is written
+ * the plain way, and the next spare is made larger.
+ */
+#define SPARE_NAME ".spare"
+#define SPARE_MIN (1ULL << 20)
+#define SPARE_FIRST (4ULL << 20)
+#define SPARE_MAX (64ULL << 20)
+
+enum spare_state { SPARE_NONE, SPARE_BUILDING, SPARE_READY, SPARE_OFF };
+/* io_uring user_data of the incident I/O */
+enum { IO_SPARE_WRITE = 1, IO_SPARE_SYNC, IO_SPARE_DIRSYNC, IO_NAME_DIRSYNC };
 
 struct rule_state {
 	char *name;
@@ -68,6 +98,19 @@ struct fr_triggers {
 	uint32_t incidents_max;
 	uint64_t written;
 	sd_event_source *sync_soon;
+
+	int dir_fd; /* incidents/ */
+	struct io_uring ring;
+	bool ring_ok;
+	int ring_fd; /* eventfd of the ring's completions */
+	sd_event_source *ring_source;
+	unsigned ring_inflight;
+	enum spare_state spare;
+	int spare_fd;
+	uint64_t spare_size, spare_want;
+	void *spare_zeros;        /* the buffer the spare's zeros come from */
+	unsigned spare_ops;       /* of its chain, still in flight */
+	bool spare_failed;
 };
 
 
@@ -143,6 +186,192 @@ int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules)
 	return 0;
 }
 
+/* The size of the next spare: room for twice the largest incident seen,
+ * within an eighth of the incidents' space budget. */
+static uint64_t spare_cap(const struct fr_triggers *t)
+{
+	uint64_t cap = MIN(SPARE_MAX, t->incidents_size / 8);
+
+	return cap & ~(uint64_t)4095;
+}
+
+static void spare_drop(struct fr_triggers *t)
+{
+	closep(&t->spare_fd);
+	if (t->dir_fd >= 0)
+		(void)unlinkat(t->dir_fd, SPARE_NAME, 0);
+	t->spare = SPARE_NONE;
+}
+
+static struct io_uring_sqe *ring_sqe(struct fr_triggers *t)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&t->ring);
+
+	if (!sqe) {
+		io_uring_submit(&t->ring);
+		sqe = io_uring_get_sqe(&t->ring);
+	}
+	return sqe;
+}
+
+/* Makes a new spare: created under its name, zeros over its whole size,
+ * fdatasync, fsync of the directory, linked so each starts when the one
+ * before succeeded.  Ready when the last completes. */
+static void spare_build(struct fr_triggers *t)
+{
+	struct io_uring_sqe *sqe[3];
+	uint64_t size = MIN(t->spare_want, spare_cap(t));
+
+	if (!t->ring_ok || t->spare != SPARE_NONE || size < 64 * 1024 || t->ring_inflight + 3 > 16)
+		return;
+	/* O_TRUNC: whatever an earlier, torn spare held is gone before
+	 * anything can be read as valid again */
+	t->spare_fd = openat(t->dir_fd, SPARE_NAME, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (t->spare_fd < 0) {
+		log_warning_errno(negative_errno(), "Failed to create the spare incident file: %m");
+		t->spare = SPARE_OFF;
+		return;
+	}
+	(void)fchmod(t->spare_fd, 0640);
+	/* untouched anonymous memory: the kernel reads its zero page */
+	t->spare_zeros = calloc(1, size);
+	if (!t->spare_zeros) {
+		spare_drop(t);
+		return;
+	}
+	for (unsigned i = 0; i < 3; i++)
+		if (!(sqe[i] = ring_sqe(t))) {
+			/* never submitted: nothing references the buffer */
+			free(TAKE_PTR(t->spare_zeros));
+			spare_drop(t);
+			return;
+		}
+	io_uring_prep_write(sqe[0], t->spare_fd, t->spare_zeros, (unsigned)size, 0);
+	io_uring_sqe_set_data64(sqe[0], IO_SPARE_WRITE);
+	sqe[0]->flags |= IOSQE_IO_LINK;
+	io_uring_prep_fsync(sqe[1], t->spare_fd, IORING_FSYNC_DATASYNC);
+	io_uring_sqe_set_data64(sqe[1], IO_SPARE_SYNC);
+	sqe[1]->flags |= IOSQE_IO_LINK;
+	io_uring_prep_fsync(sqe[2], t->dir_fd, 0);
+	io_uring_sqe_set_data64(sqe[2], IO_SPARE_DIRSYNC);
+	t->ring_inflight += 3;
+	t->spare_ops = 3;
+	t->spare_failed = false;
+	t->spare_size = size;
+	t->spare = SPARE_BUILDING;
+	(void)io_uring_submit(&t->ring);
+}
+
+static void ring_complete(struct fr_triggers *t, uint64_t what, int res)
+{
+	t->ring_inflight--;
+	if (what == IO_NAME_DIRSYNC) {
+		if (res < 0)
+			log_warning_errno(res, "Failed to sync the incidents directory: %m");
+		return;
+	}
+	/* the spare's chain: a short write fails it like an error */
+	if (res < 0 || (what == IO_SPARE_WRITE && (uint64_t)res != t->spare_size)) {
+		if (!t->spare_failed && res != -ECANCELED)
+			log_warning_errno(res < 0 ? res : -ENOSPC, "Failed to make the spare incident file: %m");
+		t->spare_failed = true;
+	}
+	if (what == IO_SPARE_WRITE)
+		free(TAKE_PTR(t->spare_zeros));
+	if (--t->spare_ops > 0)
+		return;
+	if (t->spare_failed)
+		spare_drop(t);
+	else
+		t->spare = SPARE_READY;
+}
+
+static void ring_process(struct fr_triggers *t)
+{
+	struct io_uring_cqe *cqe;
+
+	while (io_uring_peek_cqe(&t->ring, &cqe) == 0) {
+		uint64_t what = io_uring_cqe_get_data64(cqe);
+		int res = cqe->res;
+		io_uring_cqe_seen(&t->ring, cqe);
+		ring_complete(t, what, res);
+	}
+}
+
+static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct fr_triggers *t = userdata;
+	eventfd_t v;
+
+	/* the eventfd is only a hint; the CQ is the truth */
+	(void)eventfd_read(t->ring_fd, &v);
+	ring_process(t);
+	return 0;
+}
+
+/* Waits for the incident I/O in flight (at exit). */
+static void ring_drain(struct fr_triggers *t)
+{
+	while (t->ring_ok && t->ring_inflight > 0) {
+		struct io_uring_cqe *cqe;
+		io_uring_submit(&t->ring);
+		if (io_uring_wait_cqe(&t->ring, &cqe) < 0)
+			break;
+		ring_process(t);
+	}
+}
+
+static int ring_setup(struct fr_triggers *t)
+{
+	int k = io_uring_queue_init(16, &t->ring, 0);
+
+	if (k < 0)
+		return k;
+	t->ring_ok = true;
+	t->ring_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (t->ring_fd < 0)
+		return negative_errno();
+	k = io_uring_register_eventfd(&t->ring, t->ring_fd);
+	if (k < 0)
+		return k;
+	return sd_event_add_io(t->p.event, &t->ring_source, t->ring_fd, EPOLLIN, on_ring, t);
+}
+
+/* An incident id as a file name: no path, not hidden. */
+static bool id_ok(const char *id)
+{
+	return id && id[0] && id[0] != '.' && !strchr(id, '/') && strlen(id) < 200;
+}
+
+/* At start: a spare holding a whole sealed incident is one that was durable
+ * when the daemon stopped before its rename was; it gets its name now.
+ * Anything else there (unused, or torn mid-write) is removed. */
+static void spare_recover(struct fr_triggers *t)
+{
+	_cleanup_close_ int fd = openat(t->dir_fd, SPARE_NAME, O_RDWR | O_CLOEXEC);
+	_cleanup_free_ char *meta = NULL;
+	struct json_object *o = NULL, *id = NULL;
+	char name[256];
+	uint64_t len;
+
+	if (fd < 0)
+		return;
+	if (fr_incident_check_sealed(fd, &meta, &len) == 0 && (o = json_tokener_parse(meta)) &&
+	    json_object_object_get_ex(o, "id", &id) && id_ok(json_object_get_string(id))) {
+		snprintf(name, sizeof(name), "%s%s", json_object_get_string(id), FR_INCIDENT_SUFFIX);
+		if (faccessat(t->dir_fd, name, F_OK, 0) < 0 && ftruncate(fd, (off_t)len) == 0 && fsync(fd) == 0 &&
+		    renameat(t->dir_fd, SPARE_NAME, t->dir_fd, name) == 0) {
+			(void)fsync(t->dir_fd);
+			log_notice("Incident %s, durable in the spare file when the daemon stopped, is now %s/%s.",
+				   json_object_get_string(id), t->incidents_dir, name);
+			json_object_put(o);
+			return;
+		}
+	}
+	json_object_put(o);
+	(void)unlinkat(t->dir_fd, SPARE_NAME, 0);
+}
+
 int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *rules, struct fr_triggers **ret)
 {
 	struct fr_triggers *t = calloc(1, sizeof(*t));
@@ -151,6 +380,7 @@ int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *r
 	if (!t)
 		return -ENOMEM;
 	t->p = *p;
+	t->dir_fd = t->ring_fd = t->spare_fd = -EBADF;
 	memcpy(t->boot_id, p->boot_id, 16);
 	t->store_dir = strdup(p->store_dir);
 	t->config_path = strdup(p->config_path);
@@ -169,6 +399,19 @@ int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *r
 		fr_triggers_free(t);
 		return k;
 	}
+	t->dir_fd = open(t->incidents_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->dir_fd < 0) {
+		k = negative_errno();
+		fr_triggers_free(t);
+		return k;
+	}
+	spare_recover(t);
+	k = ring_setup(t);
+	if (k < 0)
+		/* incidents are still written, the plain way */
+		log_info_errno(k, "No io_uring for incident files (%m): no spare file, incidents wait for two journal commits.");
+	t->spare_want = SPARE_FIRST;
+	spare_build(t);
 	*ret = t;
 	return 0;
 }
@@ -195,6 +438,16 @@ struct fr_triggers *fr_triggers_free(struct fr_triggers *t)
 	for (unsigned i = 0; i < t->npending; i++)
 		pending_free(t->pending[i]);
 	sd_event_source_disable_unref(t->sync_soon);
+	/* names queued for syncing get synced; a spare still being made is
+	 * removed at the next start */
+	ring_drain(t);
+	sd_event_source_disable_unref(t->ring_source);
+	if (t->ring_ok)
+		io_uring_queue_exit(&t->ring);
+	free(t->spare_zeros);
+	closep(&t->ring_fd);
+	closep(&t->spare_fd);
+	closep(&t->dir_fd);
 	rule_states_free(t->state, t->rules.n);
 	fr_rules_done(&t->rules);
 	free(t->store_dir);
@@ -281,7 +534,7 @@ static int on_sync_soon(sd_event_source *s, void *userdata)
 	struct fr_triggers *t = userdata;
 
 	t->sync_soon = sd_event_source_disable_unref(t->sync_soon);
-	t->p.flush(t->p.userdata);
+	t->p.flush(true, t->p.userdata);
 	return 0;
 }
 
@@ -453,6 +706,10 @@ static void enforce_budget(struct fr_triggers *t)
 			if (!oldest[0] || strcmp(de->d_name, oldest) < 0)
 				snprintf(oldest, sizeof(oldest), "%s", de->d_name);
 		}
+		/* the spare takes its room from the budget too */
+		struct stat sp;
+		if (fstatat(dirfd(d), SPARE_NAME, &sp, 0) == 0)
+			total += (uint64_t)sp.st_blocks * 512;
 		closedir(d);
 		if ((total <= t->incidents_size && n <= t->incidents_max) || n <= 1)
 			return;
@@ -558,6 +815,63 @@ static char *read_file(const char *path)
 	return buf;
 }
 
+/* Writes the incident over the spare (when there is one and it fits):
+ * returns its bytes once they are durable, 0 when the spare cannot take
+ * it, or -errno. */
+static int64_t write_spare(struct fr_triggers *t, const char *meta, struct fr_store_reader *r,
+			   const struct fr_chunk_ref *refs, size_t nrefs)
+{
+	uint64_t need = fr_incident_size_max(meta, refs, nrefs);
+	_cleanup_free_ uint8_t *img = NULL;
+	size_t len;
+	int k;
+
+	/* the next spare has room for twice this one */
+	t->spare_want = MAX(t->spare_want, (2 * need + SPARE_MIN - 1) & ~(SPARE_MIN - 1));
+	if (t->spare != SPARE_READY || need > t->spare_size)
+		return 0;
+	k = fr_incident_build(meta, r, refs, nrefs, &img, &len);
+	if (k < 0)
+		return k;
+	k = fr_incident_write_at(t->spare_fd, img, len);
+	if (k < 0) {
+		/* what it holds now is unknown: a new one is made */
+		log_warning_errno(k, "Failed to write over the spare incident file: %m");
+		spare_drop(t);
+		return 0;
+	}
+	return (int64_t)len;
+}
+
+/* The incident in the spare is durable: it gets its name (cut to its
+ * length first, so a name never points at the spare's zeros), and the
+ * directory's sync is queued.  Returns 0 or -errno (then it stays in the
+ * spare, where the next start finds it). */
+static int publish_spare(struct fr_triggers *t, const char *name, uint64_t len)
+{
+	struct io_uring_sqe *sqe;
+	int k = 0;
+
+	if (ftruncate(t->spare_fd, (off_t)len) < 0 || renameat(t->dir_fd, SPARE_NAME, t->dir_fd, name) < 0)
+		k = negative_errno();
+	closep(&t->spare_fd);
+	if (k < 0) {
+		/* never overwritten: no spare is made any more */
+		t->spare = SPARE_OFF;
+		return k;
+	}
+	t->spare = SPARE_NONE;
+	sqe = ring_sqe(t);
+	if (sqe) {
+		io_uring_prep_fsync(sqe, t->dir_fd, 0);
+		io_uring_sqe_set_data64(sqe, IO_NAME_DIRSYNC);
+		t->ring_inflight++;
+		(void)io_uring_submit(&t->ring);
+	} else
+		(void)fsync(t->dir_fd);
+	return 0;
+}
+
 static void finalize(struct fr_triggers *t, struct pending *p)
 {
 	struct json_object *meta = json_object_new_object();
@@ -567,11 +881,14 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	struct utsname u;
 	size_t nrefs = 0;
 	int64_t bytes = -1;
-	uint64_t t0 = fr_now_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = fr_now_ns(CLOCK_MONOTONIC), tf, ts = 0, t1 = 0;
+	bool spare = false;
 	int k;
 
-	/* everything up to now (past the window's end) onto the disk first */
-	t->p.flush(t->p.userdata);
+	/* everything up to now (past the window's end) into the store first,
+	 * readable; it is synced there on the store's own schedule */
+	t->p.flush(false, t->p.userdata);
+	tf = fr_now_ns(CLOCK_MONOTONIC);
 
 	gethostname(host, sizeof(host) - 1);
 	uname(&u);
@@ -597,19 +914,38 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 		k = fr_window_select(r, &q, &refs, &nrefs);
 	}
 	if (k >= 0) {
-		bytes = fr_incident_write(path, json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN), r, refs, nrefs);
+		const char *m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
+		ts = fr_now_ns(CLOCK_MONOTONIC);
+		bytes = write_spare(t, m, r, refs, nrefs);
+		spare = bytes > 0;
+		if (bytes == 0)
+			bytes = fr_incident_write(path, m, r, refs, nrefs);
 		k = bytes < 0 ? (int)bytes : 0;
 	}
+	t1 = fr_now_ns(CLOCK_MONOTONIC);
+	if (ts)
+		log_debug("Incident %s: store written %.2f ms, window selected %.2f ms, copied and synced %.2f ms (%s).",
+			  p->id, (double)(tf - t0) / 1e6, (double)(ts - tf) / 1e6, (double)(t1 - ts) / 1e6,
+			  spare ? "over the spare" : "a new file");
 	free(refs);
 	fr_store_reader_free(r);
+	if (k >= 0 && spare) {
+		k = publish_spare(t, path + strlen(t->incidents_dir) + 1, (uint64_t)bytes);
+		if (k < 0)
+			log_error_errno(k, "Incident %s is durable in %s/%s but cannot be renamed: %m", p->id,
+					t->incidents_dir, SPARE_NAME);
+	}
+	if (!t->spare_zeros && t->spare == SPARE_NONE)
+		spare_build(t);
 	if (k < 0) {
-		log_error_errno(k, "Failed to write incident %s: %m", p->id);
+		if (!spare)
+			log_error_errno(k, "Failed to write incident %s: %m", p->id);
 	} else {
 		const char *rules = json_object_to_json_string_ext(p->rules, JSON_C_TO_STRING_PLAIN);
 		t->written++;
 		log_notice("Incident %s captured: %s, %zu triggers, %" PRId64 " bytes, durable %.1f ms after its window.",
 			   p->id, path, json_object_array_length(p->triggers), bytes,
-			   (double)(fr_now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+			   (double)(t1 - t0) / 1e6);
 		/* the entry operators alert on */
 		sd_journal_send("MESSAGE=flightrec incident %s captured (rules %s): %s", p->id, rules, path,
 				"MESSAGE_ID=" FR_INCIDENT_MESSAGE_ID, "PRIORITY=4", "INCIDENT=%s", p->id,

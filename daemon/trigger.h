@@ -14,6 +14,7 @@
 #define FR_TRIGGER_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
@@ -25,9 +26,12 @@
 
 struct fr_triggers;
 
-/* Makes everything recorded so far durable (drain the rings, close the
- * chunks, sync and wait): called before an incident is written. */
-typedef void (*fr_triggers_flush_cb)(void *userdata);
+/* Puts everything recorded so far into the store (drain the rings, close
+ * the chunks, write) and waits until it is readable, or with @durable
+ * until it is synced: durable when a rule fires (the moments before are
+ * kept whatever happens next), readable before an incident copies its
+ * window (the incident file is made durable by itself). */
+typedef void (*fr_triggers_flush_cb)(bool durable, void *userdata);
 /* Records a user-space event (the trigger record) into the store. */
 typedef void (*fr_triggers_record_cb)(const struct fr_record *rec, void *userdata);
 

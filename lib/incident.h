@@ -23,32 +23,56 @@
 /* metadata larger than this is refused by readers */
 #define FR_INCIDENT_META_MAX (16u << 20)
 
+/* Compatible flag: the file is sealed, length and body_crc are set (a
+ * reader that ignores them reads the file as before). */
+#define FR_INCIDENT_COMPAT_SEALED 0x1u
+
 struct fr_incident_header {
 	char magic[8];
 	uint32_t header_size;   /* 64 */
 	uint16_t version;       /* FR_STORE_VERSION */
 	uint16_t reserved0;
-	uint32_t compat_flags;
+	uint32_t compat_flags;  /* FR_INCIDENT_COMPAT_SEALED */
 	uint32_t incompat_flags;
 	uint32_t meta_len;      /* bytes of JSON after the header */
 	uint32_t meta_crc;      /* crc32 of them */
 	uint64_t chunks_offset; /* where the first chunk starts */
 	uint64_t created_wall;  /* ns since epoch */
-	uint64_t reserved1;
-	uint32_t reserved2;
+	uint64_t length;        /* sealed: bytes of the file (the end of its last chunk); else 0 */
+	uint32_t body_crc;      /* sealed: crc32 of bytes [chunks_offset, length); else 0 */
 	uint32_t header_crc;    /* crc32 of the bytes before this field */
 };
 _Static_assert(sizeof(struct fr_incident_header) == 64, "incident header layout");
 
+/* Bytes an incident of @meta and @refs takes at most (chunks that no
+ * longer verify when copied are left out). */
+uint64_t fr_incident_size_max(const char *meta, const struct fr_chunk_ref *refs, size_t nrefs);
+
+/* Builds a whole incident file in memory, sealed: metadata @meta and the
+ * chunks @refs copied from @r.  Returns 0 with *ret (malloc'd) and
+ * *ret_len, or -errno. */
+int fr_incident_build(const char *meta, struct fr_store_reader *r, const struct fr_chunk_ref *refs, size_t nrefs,
+		      uint8_t **ret, size_t *ret_len);
+
 /* Writes @path (atomically: a temporary file, fsync, rename, fsync of the
- * directory) with metadata @meta and the chunks @refs copied from @r.
- * Returns the bytes written or -errno. */
+ * directory) with metadata @meta and the chunks @refs copied from @r,
+ * sealed.  Returns the bytes written or -errno. */
 int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_reader *r,
 			  const struct fr_chunk_ref *refs, size_t nrefs);
+
+/* Writes @len bytes at offset 0 of @fd and fdatasync()s them.  For an
+ * incident built in memory written over a spare file (see trigger.c):
+ * blocks already allocated and durable, so no journal commit is needed. */
+int fr_incident_write_at(int fd, const void *buf, size_t len);
 
 /* Reads and checks the header and metadata of an incident file: returns
  * 0 with *ret_meta (malloc'd, NUL-terminated) and the chunk area, or
  * -EBADMSG / -EPROTONOSUPPORT / -errno. */
 int fr_incident_read_header(int fd, char **ret_meta, uint64_t *ret_chunks_offset);
+
+/* Checks that @fd holds a whole sealed incident (header, metadata, and
+ * every byte of its chunk area against body_crc): 0 with *ret_meta and
+ * *ret_length, -EBADMSG for a torn, unsealed or damaged file, or -errno. */
+int fr_incident_check_sealed(int fd, char **ret_meta, uint64_t *ret_length);
 
 #endif

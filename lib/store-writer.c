@@ -70,6 +70,7 @@ struct fr_store_writer {
 	bool ring_ok;
 	int event_fd;
 	unsigned inflight;
+	unsigned writes_inflight; /* of inflight, the writes (not syncs) */
 
 	fr_store_loss_cb loss_cb;
 	void *userdata;
@@ -143,6 +144,7 @@ static int queue_op(struct fr_store_writer *w, struct op *op)
 	if (op->kind == OP_WRITE) {
 		io_uring_prep_write(sqe, op->fd, op->buf + op->done, (unsigned)(op->len - op->done),
 				    op->off + op->done);
+		w->writes_inflight++;
 	} else {
 		io_uring_prep_fsync(sqe, op->fd, IORING_FSYNC_DATASYNC);
 		sqe->flags |= IOSQE_IO_DRAIN;
@@ -155,6 +157,8 @@ static int queue_op(struct fr_store_writer *w, struct op *op)
 static void complete(struct fr_store_writer *w, struct op *op, int res)
 {
 	w->inflight--;
+	if (op->kind == OP_WRITE)
+		w->writes_inflight--;
 	if (op->kind == OP_SYNC) {
 		if (res < 0)
 			w->st.last_error = res;
@@ -221,6 +225,16 @@ static int wait_one(struct fr_store_writer *w)
 int fr_store_writer_drain(struct fr_store_writer *w)
 {
 	while (w->inflight > 0) {
+		int r = wait_one(w);
+		if (r < 0 && r != -EINTR)
+			return r;
+	}
+	return 0;
+}
+
+int fr_store_writer_wait_written(struct fr_store_writer *w)
+{
+	while (w->writes_inflight > 0) {
 		int r = wait_one(w);
 		if (r < 0 && r != -EINTR)
 			return r;

@@ -61,6 +61,10 @@ int fr_store_writer_fd(struct fr_store_writer *w);
 int fr_store_writer_process(struct fr_store_writer *w);
 /* Blocks until nothing is in flight. */
 int fr_store_writer_drain(struct fr_store_writer *w);
+/* Blocks until every write queued so far has completed (its data is in the
+ * page cache, readable), without waiting for a sync queued after them:
+ * what an incident copies must be readable, not yet durable in the store. */
+int fr_store_writer_wait_written(struct fr_store_writer *w);
 
 void fr_store_writer_get_stats(struct fr_store_writer *w, struct fr_store_writer_stats *ret);
 uint64_t fr_store_writer_segment_size(struct fr_store_writer *w);

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Benchmark (not a test): how long an incident takes to become durable once
-# its window is complete (drain the rings, close chunks, sync the store,
-# select and copy the window's chunks, fsync, rename, fsync the directory),
-# next to fio's write + fdatasync latency on the same filesystem (the store's
-# directory, under $TMPDIR, /var/tmp by default).
+# its window is complete (drain the rings, close chunks and wait until the
+# store has them, select and copy the window's chunks, write them over the
+# spare incident file and fdatasync it; see daemon/trigger.c), next to fio's
+# write + fdatasync latency on the same filesystem (the store's directory,
+# under $TMPDIR, /var/tmp by default).
 # The default configuration plus one manual rule (before 2s, after 0s: the
 # window is complete at the trigger, so "durable after its window" is
 # trigger -> durable).  REPS rounds alternate a batch of N/REPS manual

@@ -1,0 +1,110 @@
+#!/bin/bash
+# Incident files and crashes (the spare file, see daemon/trigger.c):
+#   - flightrecd is killed with SIGKILL at random moments while incidents
+#     are being written (frctl freeze in a loop); after every kill and at
+#     the end, every ID.fri present is whole: sealed, its length the file's,
+#     its chunk area matching its crc (checked here in Python, not with the
+#     daemon's code), and frctl dumps it
+#   - an incident left durable in incidents/.spare (a crash between its
+#     fdatasync and its rename) gets its name at the next start, readable
+#   - a torn spare (a crash mid-write) is removed, never given a name
+BUILD=$1
+. "$(dirname "$0")/lib.sh"
+KILLS=${FR_INCIDENT_CRASH_KILLS:-12}
+INC=$T/store/incidents
+
+cat >"$T/fr.conf" <<CONF
+store = { size = "16M"; segments = 4; sync_interval = "200ms"; keyframe_interval = "2s"; };
+triggers = { rules = ( { name = "manual"; condition = "manual"; before = "1s"; after = "0s";
+                         cooldown = "0s"; max_per_hour = 3600; } ); };
+CONF
+
+# every ID.fri whole; prints how many
+check_whole() {
+	python3 - "$INC" <<'PY'
+import os, struct, sys, zlib
+d = sys.argv[1]
+n = 0
+for name in sorted(os.listdir(d)):
+    if not name.endswith(".fri"):
+        continue
+    b = open(os.path.join(d, name), "rb").read()
+    assert len(b) >= 64 and b[:8] == b"FRECINC\0", f"{name}: no incident header"
+    (hsize, ver, _, compat, incompat, meta_len, meta_crc, off, created, length, body_crc,
+     hcrc) = struct.unpack("<IHHIIIIQQQII", b[8:64])
+    assert zlib.crc32(b[:60]) == hcrc, f"{name}: header crc"
+    assert compat & 1, f"{name}: not sealed"
+    assert length == len(b), f"{name}: length {length}, file {len(b)} bytes"
+    assert zlib.crc32(b[64:64 + meta_len]) == meta_crc, f"{name}: metadata crc"
+    assert zlib.crc32(b[off:length]) == body_crc, f"{name}: chunk area does not match its crc"
+    n += 1
+print(n)
+PY
+}
+
+readable() { # every listed incident dumps
+	local id
+	for id in $("$FRCTL" --store "$T/store" incidents --json | jq -r '.[].id'); do
+		"$FRCTL" --store "$T/store" dump --incident "$id" --format json >/dev/null ||
+			fail "incident $id does not dump"
+	done
+}
+
+# 1. kill -9 while incidents are being written
+for i in $(seq "$KILLS"); do
+	start_daemon "$T/fr.conf"
+	(
+		while :; do
+			"$FRCTL" --store "$T/store" freeze --reason "crash $i" >/dev/null 2>&1 || true
+			sleep 0.0$((RANDOM % 5 + 1))
+		done
+	) &
+	LOOP=$!
+	sleep "$((RANDOM % 2)).$((RANDOM % 10))$((RANDOM % 10))"
+	kill -KILL "$DPID"
+	wait "$DPID" 2>/dev/null || true
+	DPID=
+	kill "$LOOP"
+	wait "$LOOP" 2>/dev/null || true
+	n=$(check_whole) || fail "after kill $i, an incident file is not whole"
+done
+start_daemon "$T/fr.conf"
+stop_daemon
+n=$(check_whole) || fail "after the last start, an incident file is not whole"
+[ "$n" -ge "$KILLS" ] || fail "only $n incidents after $KILLS runs of freezes"
+readable
+[ ! -e "$INC/.spare" ] || python3 - "$INC/.spare" <<'PY' || fail "the spare left at exit holds data"
+import sys
+assert not any(open(sys.argv[1], "rb").read()), "not zeros"
+PY
+ok "$KILLS kills while writing incidents: all $n incident files whole and readable"
+
+# 2. durable in the spare, not yet renamed: named at the next start
+ID=$(ls "$INC" | grep '\.fri$' | tail -1)
+ID=${ID%.fri}
+"$FRCTL" --store "$T/store" dump --incident "$ID" --format json >"$T/before.json"
+cp "$INC/$ID.fri" "$INC/.spare"
+truncate -s $(($(stat -c %s "$INC/.spare") + 65536)) "$INC/.spare" # the spare's zero tail
+rm "$INC/$ID.fri"
+start_daemon "$T/fr.conf"
+[ -f "$INC/$ID.fri" ] || fail "the incident in the spare was not named $ID.fri at start"
+grep -q "Incident $ID, durable in the spare file" "$T/daemon.log" || fail "the recovery was not logged"
+"$FRCTL" --store "$T/store" dump --incident "$ID" --format json >"$T/after.json"
+cmp -s "$T/before.json" "$T/after.json" || fail "incident $ID reads differently after its recovery from the spare"
+stop_daemon
+check_whole >/dev/null || fail "the recovered incident is not whole"
+ok "an incident durable in the spare gets its name at the next start, unchanged"
+
+# 3. a torn spare: never named
+ID2=$(ls "$INC" | grep '\.fri$' | head -1)
+ID2=${ID2%.fri}
+cp "$INC/$ID2.fri" "$INC/.spare"
+rm "$INC/$ID2.fri"
+size=$(stat -c %s "$INC/.spare")
+# the last 4 KiB never reached the disk
+dd if=/dev/zero of="$INC/.spare" bs=1 seek=$((size - 4096)) count=4096 conv=notrunc status=none
+start_daemon "$T/fr.conf"
+stop_daemon
+[ ! -e "$INC/$ID2.fri" ] || fail "a torn spare was given the name $ID2.fri"
+check_whole >/dev/null || fail "an incident file is not whole"
+ok "a torn spare is removed, not named"
