@@ -506,6 +506,12 @@ static void flush_store(bool durable, void *userdata)
 	}
 }
 
+static void on_chunk_written(const void *chunk, size_t len, void *userdata)
+{
+	struct daemon *d = userdata;
+	fr_triggers_on_chunk_written(d->triggers, chunk, len);
+}
+
 static void record_user(const struct fr_record *rec, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -757,6 +763,7 @@ static int run(struct daemon *d)
 		if (k < 0)
 			return log_error_errno(k, "Failed to set up triggers in %s/incidents: %m", d->conf.store_path);
 		fr_recorder_set_triggers(d->rec, d->triggers);
+		fr_store_writer_set_written_cb(d->writer, on_chunk_written, d);
 	}
 
 	k = fr_sources_start(&d->conf, d->rings, getpid(), &d->sources);

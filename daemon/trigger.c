@@ -55,6 +55,21 @@
 #define SPARE_FIRST (4ULL << 20)
 #define SPARE_MAX (64ULL << 20)
 
+/*
+ * Writing ahead.  When an incident's window ends, and the spare is ready,
+ * the daemon selects and copies the window's chunks into the spare right
+ * away (the header left zero: unsealed, such a spare is not an incident)
+ * and starts their writeback, with room left for the metadata to grow by
+ * STAGE_META_SLACK (triggers that join).  About 200 ms later, when it
+ * writes the incident, the chunks written since come from the store
+ * writer's completions (fr_triggers_on_chunk_written), not from a walk
+ * of the store; the metadata, the header and those chunks are written and
+ * the file fdatasync()ed, which has only those pages left to write.  A
+ * window that grows after that (a trigger joins and moves its end) or
+ * metadata that outgrows its room falls back to writing it whole.
+ */
+#define STAGE_META_SLACK 16384
+
 enum spare_state { SPARE_NONE, SPARE_BUILDING, SPARE_READY, SPARE_OFF };
 /* io_uring user_data of the incident I/O */
 enum { IO_SPARE_WRITE = 1, IO_SPARE_SYNC, IO_SPARE_DIRSYNC, IO_NAME_DIRSYNC };
@@ -76,7 +91,13 @@ struct pending {
 	char **exec;                  /* of the rule that opened it */
 	uint64_t exec_timeout_ns;
 	sd_event_source *timer;
+	sd_event_source *stage_timer; /* at the window's end: write ahead */
 	struct fr_triggers *owner;
+};
+
+struct tapped {
+	uint8_t *buf;
+	size_t len;
 };
 
 struct action {
@@ -111,7 +132,17 @@ struct fr_triggers {
 	void *spare_zeros;        /* the buffer the spare's zeros come from */
 	unsigned spare_ops;       /* of its chain, still in flight */
 	bool spare_failed;
+
+	/* the incident written ahead into the spare (one at a time) */
+	struct pending *staged;
+	struct fr_incident_builder *stage;
+	size_t stage_written;     /* of the builder's bytes, those in the spare */
+	uint64_t stage_end;       /* the window's end when it was written ahead */
+	struct tapped *tap;       /* chunks the store wrote since */
+	size_t ntap, tapcap, tap_bytes;
 };
+
+static void unstage(struct fr_triggers *t);
 
 
 static void rule_states_free(struct rule_state *s, size_t n)
@@ -420,7 +451,10 @@ static void pending_free(struct pending *p)
 {
 	if (!p)
 		return;
+	if (p->owner && p->owner->staged == p)
+		unstage(p->owner);
 	sd_event_source_disable_unref(p->timer);
+	sd_event_source_disable_unref(p->stage_timer);
 	json_object_put(p->rules);
 	json_object_put(p->triggers);
 	free(p->reason);
@@ -538,12 +572,20 @@ static int on_sync_soon(sd_event_source *s, void *userdata)
 	return 0;
 }
 
+static int on_stage(sd_event_source *s, uint64_t usec, void *userdata);
+
 static int arm(struct pending *p)
 {
+	struct fr_triggers *t = p->owner;
 	uint64_t now = fr_now_ns(CLOCK_REALTIME);
 	/* the window's end, plus a little for its last records to arrive */
 	uint64_t wait = p->end_wall > now ? p->end_wall - now : 0;
 
+	/* written ahead at the window's end (again, if it moved) */
+	if (t->staged == p && t->stage_end != p->end_wall)
+		unstage(t);
+	p->stage_timer = sd_event_source_disable_unref(p->stage_timer);
+	(void)sd_event_add_time_relative(t->p.event, &p->stage_timer, CLOCK_MONOTONIC, wait / 1000, 1000, on_stage, p);
 	wait += 200 * NSEC_PER_MSEC;
 	if (p->timer)
 		return sd_event_source_set_time_relative(p->timer, wait / 1000);
@@ -815,6 +857,197 @@ static char *read_file(const char *path)
 	return buf;
 }
 
+static struct json_object *incident_meta(struct fr_triggers *t, const struct pending *p)
+{
+	struct json_object *meta = json_object_new_object();
+	char buf[64], host[256] = "";
+	struct utsname u;
+
+	gethostname(host, sizeof(host) - 1);
+	uname(&u);
+	json_object_object_add(meta, "id", json_object_new_string(p->id));
+	json_object_object_add(meta, "rules", json_object_get(p->rules));
+	json_object_object_add(meta, "reason", p->reason ? json_object_new_string(p->reason) : NULL);
+	json_object_object_add(meta, "start", json_object_new_string(fr_format_rfc3339(p->start_wall, buf, sizeof(buf))));
+	json_object_object_add(meta, "end", json_object_new_string(fr_format_rfc3339(p->end_wall, buf, sizeof(buf))));
+	json_object_object_add(meta, "trigger_time", json_object_new_string(fr_format_rfc3339(p->trigger_wall, buf, sizeof(buf))));
+	json_object_object_add(meta, "triggers", json_object_get(p->triggers));
+	json_object_object_add(meta, "host", json_object_new_string(host));
+	json_object_object_add(meta, "kernel", json_object_new_string(u.release));
+	json_object_object_add(meta, "boot_id", json_object_new_string(fr_format_boot_id(t->boot_id, buf, sizeof(buf))));
+	char *conf = read_file(t->config_path);
+	json_object_object_add(meta, "config_path", json_object_new_string(t->config_path));
+	json_object_object_add(meta, "config", conf ? json_object_new_string(conf) : NULL);
+	free(conf);
+	return meta;
+}
+
+/* The spare holds room for twice @need. */
+static void spare_grow(struct fr_triggers *t, uint64_t need)
+{
+	t->spare_want = MAX(t->spare_want, (2 * need + SPARE_MIN - 1) & ~(SPARE_MIN - 1));
+}
+
+static void unstage(struct fr_triggers *t)
+{
+	for (size_t i = 0; i < t->ntap; i++)
+		free(t->tap[i].buf);
+	free(t->tap);
+	t->tap = NULL;
+	t->ntap = t->tapcap = t->tap_bytes = 0;
+	t->stage = fr_incident_builder_free(t->stage);
+	t->staged = NULL;
+	/* the spare keeps what was written ahead, unsealed: the next incident
+	 * is written over it whole, header first in the file */
+}
+
+static int grow_tap(struct fr_triggers *t)
+{
+	size_t cap = t->tapcap ? 2 * t->tapcap : 16;
+	struct tapped *n = realloc(t->tap, cap * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	t->tap = n;
+	t->tapcap = cap;
+	return 0;
+}
+
+void fr_triggers_on_chunk_written(struct fr_triggers *t, const void *chunk, size_t len)
+{
+	uint8_t *copy;
+
+	if (!t || !t->staged)
+		return;
+	/* bounded by the spare: past it the incident is written whole anyway */
+	if (t->tap_bytes + len > t->spare_size ||
+	    (t->ntap == t->tapcap && grow_tap(t) < 0) || !(copy = malloc(len))) {
+		unstage(t);
+		return;
+	}
+	memcpy(copy, chunk, len);
+	t->tap[t->ntap++] = (struct tapped){ .buf = copy, .len = len };
+	t->tap_bytes += len;
+}
+
+/* The window is complete: its chunks go into the spare now, unsealed, and
+ * their writeback starts (see "Writing ahead" at the top). */
+static void stage(struct fr_triggers *t, struct pending *p)
+{
+	struct json_object *meta = NULL;
+	struct fr_store_reader *r = NULL;
+	struct fr_chunk_ref *refs = NULL;
+	struct fr_incident_builder *b = NULL;
+	size_t nrefs = 0, len, off;
+	const uint8_t *data;
+	const char *m;
+	int k;
+
+	if (t->staged || t->spare != SPARE_READY)
+		return;
+	t->p.flush(false, t->p.userdata);
+	meta = incident_meta(t, p);
+	m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
+	k = fr_store_reader_open(t->store_dir, &r);
+	if (k >= 0) {
+		struct fr_window_query q = { .since_ns = p->start_wall, .until_ns = p->end_wall };
+		k = fr_window_select(r, &q, &refs, &nrefs);
+	}
+	if (k >= 0) {
+		uint64_t need = fr_incident_size_max(m, refs, nrefs) + STAGE_META_SLACK;
+		spare_grow(t, need);
+		k = need > t->spare_size ? -EFBIG : fr_incident_builder_new(strlen(m) + STAGE_META_SLACK, &b);
+	}
+	if (k >= 0)
+		k = fr_incident_builder_add_refs(b, r, refs, nrefs);
+	if (k >= 0) {
+		data = fr_incident_builder_data(b, &len);
+		off = fr_incident_builder_chunks_offset(b);
+		k = fr_incident_pwrite(t->spare_fd, data + off, len - off, off);
+		/* the metadata's room as the seal pads it, so the incident
+		 * writes only its header and JSON over it */
+		_cleanup_free_ char *room = malloc(off - sizeof(struct fr_incident_header));
+		if (k == 0 && !room)
+			k = -ENOMEM;
+		if (k == 0) {
+			memset(room, ' ', off - sizeof(struct fr_incident_header));
+			k = fr_incident_pwrite(t->spare_fd, room, off - sizeof(struct fr_incident_header),
+					       sizeof(struct fr_incident_header));
+		}
+		if (k < 0) {
+			log_warning_errno(k, "Failed to write over the spare incident file: %m");
+			spare_drop(t);
+		} else {
+			/* most of the file is on its way to the disk before the
+			 * incident is complete */
+			(void)sync_file_range(t->spare_fd, sizeof(struct fr_incident_header), (off64_t)(len - sizeof(struct fr_incident_header)),
+					      SYNC_FILE_RANGE_WRITE);
+			t->staged = p;
+			t->stage = TAKE_PTR(b);
+			t->stage_written = len;
+			t->stage_end = p->end_wall;
+		}
+	}
+	fr_incident_builder_free(b);
+	free(refs);
+	fr_store_reader_free(r);
+	json_object_put(meta);
+}
+
+static int on_stage(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct pending *p = userdata;
+
+	p->stage_timer = sd_event_source_disable_unref(p->stage_timer);
+	stage(p->owner, p);
+	return 0;
+}
+
+/* The incident written ahead, completed: the chunks the store wrote since
+ * that overlap the window, the metadata, the sealed header, then
+ * fdatasync.  Returns its bytes once durable, 0 when it must be written
+ * whole instead, or -errno. */
+static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, const char *meta)
+{
+	struct fr_incident_builder *b = t->stage;
+	const uint8_t *data;
+	size_t len;
+	int k = 0;
+
+	if (t->staged != p || t->stage_end != p->end_wall)
+		return 0;
+	for (size_t i = 0; i < t->ntap && k == 0; i++) {
+		struct fr_chunk_info ci;
+		if (fr_chunk_header_parse((const struct fr_chunk_header *)t->tap[i].buf, &ci) < 0)
+			continue;
+		/* as the window selection has it: overlapping, on the wall clock */
+		uint64_t first = ci.first_ts + (uint64_t)ci.realtime_offset;
+		uint64_t last = ci.last_ts + (uint64_t)ci.realtime_offset;
+		if (last >= p->start_wall && first <= p->end_wall)
+			k = fr_incident_builder_add(b, t->tap[i].buf, t->tap[i].len);
+	}
+	if (k == 0)
+		k = fr_incident_builder_seal(b, meta);
+	if (k < 0)
+		return 0; /* metadata beyond its room, or no memory: written whole */
+	data = fr_incident_builder_data(b, &len);
+	if (len > t->spare_size)
+		return 0;
+	/* the header and the JSON (the rest of the metadata's room is in the
+	 * spare already), then what came after the write-ahead */
+	k = fr_incident_pwrite(t->spare_fd, data, sizeof(struct fr_incident_header) + strlen(meta), 0);
+	if (k == 0)
+		k = fr_incident_pwrite(t->spare_fd, data + t->stage_written, len - t->stage_written, t->stage_written);
+	if (k == 0 && fdatasync(t->spare_fd) < 0)
+		k = negative_errno();
+	if (k < 0) {
+		log_warning_errno(k, "Failed to write over the spare incident file: %m");
+		spare_drop(t);
+		return 0;
+	}
+	return (int64_t)len;
+}
+
 /* Writes the incident over the spare (when there is one and it fits):
  * returns its bytes once they are durable, 0 when the spare cannot take
  * it, or -errno. */
@@ -822,25 +1055,33 @@ static int64_t write_spare(struct fr_triggers *t, const char *meta, struct fr_st
 			   const struct fr_chunk_ref *refs, size_t nrefs)
 {
 	uint64_t need = fr_incident_size_max(meta, refs, nrefs);
-	_cleanup_free_ uint8_t *img = NULL;
+	struct fr_incident_builder *b = NULL;
+	const uint8_t *data;
 	size_t len;
 	int k;
 
-	/* the next spare has room for twice this one */
-	t->spare_want = MAX(t->spare_want, (2 * need + SPARE_MIN - 1) & ~(SPARE_MIN - 1));
-	if (t->spare != SPARE_READY || need > t->spare_size)
+	spare_grow(t, need);
+	/* not over another incident written ahead into it */
+	if (t->spare != SPARE_READY || need > t->spare_size || t->staged)
 		return 0;
-	k = fr_incident_build(meta, r, refs, nrefs, &img, &len);
-	if (k < 0)
-		return k;
-	k = fr_incident_write_at(t->spare_fd, img, len);
-	if (k < 0) {
-		/* what it holds now is unknown: a new one is made */
-		log_warning_errno(k, "Failed to write over the spare incident file: %m");
-		spare_drop(t);
-		return 0;
+	k = fr_incident_builder_new(strlen(meta), &b);
+	if (k == 0)
+		k = fr_incident_builder_add_refs(b, r, refs, nrefs);
+	if (k == 0)
+		k = fr_incident_builder_seal(b, meta);
+	if (k == 0) {
+		data = fr_incident_builder_data(b, &len);
+		k = fr_incident_write_at(t->spare_fd, data, len);
+		if (k < 0) {
+			/* what it holds now is unknown: a new one is made */
+			log_warning_errno(k, "Failed to write over the spare incident file: %m");
+			spare_drop(t);
+			k = 0;
+			len = 0;
+		}
 	}
-	return (int64_t)len;
+	fr_incident_builder_free(b);
+	return k < 0 ? k : (int64_t)len;
 }
 
 /* The incident in the spare is durable: it gets its name (cut to its
@@ -874,59 +1115,52 @@ static int publish_spare(struct fr_triggers *t, const char *name, uint64_t len)
 
 static void finalize(struct fr_triggers *t, struct pending *p)
 {
-	struct json_object *meta = json_object_new_object();
+	struct json_object *meta;
 	struct fr_store_reader *r = NULL;
 	struct fr_chunk_ref *refs = NULL;
-	char path[PATH_MAX], buf[64], host[256] = "";
-	struct utsname u;
+	char path[PATH_MAX];
+	const char *m, *how = "a new file";
 	size_t nrefs = 0;
-	int64_t bytes = -1;
-	uint64_t t0 = fr_now_ns(CLOCK_MONOTONIC), tf, ts = 0, t1 = 0;
+	int64_t bytes = 0;
+	uint64_t t0 = fr_now_ns(CLOCK_MONOTONIC), tf, ts = 0, t1;
 	bool spare = false;
-	int k;
+	int k = 0;
 
 	/* everything up to now (past the window's end) into the store first,
 	 * readable; it is synced there on the store's own schedule */
 	t->p.flush(false, t->p.userdata);
 	tf = fr_now_ns(CLOCK_MONOTONIC);
-
-	gethostname(host, sizeof(host) - 1);
-	uname(&u);
-	json_object_object_add(meta, "id", json_object_new_string(p->id));
-	json_object_object_add(meta, "rules", json_object_get(p->rules));
-	json_object_object_add(meta, "reason", p->reason ? json_object_new_string(p->reason) : NULL);
-	json_object_object_add(meta, "start", json_object_new_string(fr_format_rfc3339(p->start_wall, buf, sizeof(buf))));
-	json_object_object_add(meta, "end", json_object_new_string(fr_format_rfc3339(p->end_wall, buf, sizeof(buf))));
-	json_object_object_add(meta, "trigger_time", json_object_new_string(fr_format_rfc3339(p->trigger_wall, buf, sizeof(buf))));
-	json_object_object_add(meta, "triggers", json_object_get(p->triggers));
-	json_object_object_add(meta, "host", json_object_new_string(host));
-	json_object_object_add(meta, "kernel", json_object_new_string(u.release));
-	json_object_object_add(meta, "boot_id", json_object_new_string(fr_format_boot_id(t->boot_id, buf, sizeof(buf))));
-	char *conf = read_file(t->config_path);
-	json_object_object_add(meta, "config_path", json_object_new_string(t->config_path));
-	json_object_object_add(meta, "config", conf ? json_object_new_string(conf) : NULL);
-	free(conf);
-
+	meta = incident_meta(t, p);
+	m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
 	snprintf(path, sizeof(path), "%s/%s%s", t->incidents_dir, p->id, FR_INCIDENT_SUFFIX);
-	k = fr_store_reader_open(t->store_dir, &r);
-	if (k >= 0) {
-		struct fr_window_query q = { .since_ns = p->start_wall, .until_ns = p->end_wall };
-		k = fr_window_select(r, &q, &refs, &nrefs);
-	}
-	if (k >= 0) {
-		const char *m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
+
+	bytes = finish_staged(t, p, m);
+	if (bytes > 0)
+		how = "written ahead into the spare";
+	if (t->staged == p)
+		unstage(t);
+	if (bytes == 0) {
+		k = fr_store_reader_open(t->store_dir, &r);
+		if (k >= 0) {
+			struct fr_window_query q = { .since_ns = p->start_wall, .until_ns = p->end_wall };
+			k = fr_window_select(r, &q, &refs, &nrefs);
+		}
 		ts = fr_now_ns(CLOCK_MONOTONIC);
-		bytes = write_spare(t, m, r, refs, nrefs);
-		spare = bytes > 0;
-		if (bytes == 0)
-			bytes = fr_incident_write(path, m, r, refs, nrefs);
-		k = bytes < 0 ? (int)bytes : 0;
+		if (k >= 0) {
+			bytes = write_spare(t, m, r, refs, nrefs);
+			if (bytes > 0)
+				how = "over the spare";
+			else if (bytes == 0)
+				bytes = fr_incident_write(path, m, r, refs, nrefs);
+		}
 	}
+	spare = bytes > 0 && strcmp(how, "a new file") != 0;
+	if (k >= 0 && bytes < 0)
+		k = (int)bytes;
 	t1 = fr_now_ns(CLOCK_MONOTONIC);
-	if (ts)
-		log_debug("Incident %s: store written %.2f ms, window selected %.2f ms, copied and synced %.2f ms (%s).",
-			  p->id, (double)(tf - t0) / 1e6, (double)(ts - tf) / 1e6, (double)(t1 - ts) / 1e6,
-			  spare ? "over the spare" : "a new file");
+	log_debug("Incident %s: store written %.2f ms, window selected %.2f ms, copied and synced %.2f ms (%s).",
+		  p->id, (double)(tf - t0) / 1e6, ts ? (double)(ts - tf) / 1e6 : 0.0,
+		  (double)(t1 - (ts ? ts : tf)) / 1e6, how);
 	free(refs);
 	fr_store_reader_free(r);
 	if (k >= 0 && spare) {

@@ -52,6 +52,9 @@ int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules);
 
 /* Checks an event record; @cgroup is its cgroup path or NULL. */
 void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup);
+/* A chunk the store has written (its bytes as stored): the incident
+ * being written ahead takes its window's last chunks from here. */
+void fr_triggers_on_chunk_written(struct fr_triggers *t, const void *chunk, size_t len);
 /* frctl freeze: returns the incident it opened or joined (a JSON object
  * with id, path, end), or an error object. */
 struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason, uint32_t pid);

@@ -32,7 +32,7 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static void header_fill(struct fr_incident_header *h, const char *meta, size_t meta_len, uint64_t length,
+static void header_fill(struct fr_incident_header *h, const void *meta, size_t meta_len, uint64_t length,
 			uint32_t body_crc)
 {
 	struct timespec ts;
@@ -77,24 +77,64 @@ uint64_t fr_incident_size_max(const char *meta, const struct fr_chunk_ref *refs,
 	return n;
 }
 
-int fr_incident_build(const char *meta, struct fr_store_reader *r, const struct fr_chunk_ref *refs, size_t nrefs,
-		      uint8_t **ret, size_t *ret_len)
+struct fr_incident_builder {
+	uint8_t *buf;
+	size_t len, cap;  /* len: the end of the chunks so far */
+	size_t meta_room; /* bytes between the header and the first chunk */
+	uint32_t crc;     /* of the chunk area so far */
+};
+
+int fr_incident_builder_new(size_t meta_room, struct fr_incident_builder **ret)
 {
-	size_t meta_len = strlen(meta), off, cap;
-	_cleanup_free_ uint8_t *img = NULL;
-	uint32_t crc = 0;
+	struct fr_incident_builder *b;
+
+	meta_room = ALIGN8(meta_room);
+	if (meta_room > FR_INCIDENT_META_MAX)
+		return -E2BIG;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->meta_room = meta_room;
+	b->len = b->cap = sizeof(struct fr_incident_header) + meta_room;
+	b->buf = calloc(1, b->cap);
+	if (!b->buf) {
+		free(b);
+		return -ENOMEM;
+	}
+	*ret = b;
+	return 0;
+}
+
+struct fr_incident_builder *fr_incident_builder_free(struct fr_incident_builder *b)
+{
+	if (b) {
+		free(b->buf);
+		free(b);
+	}
+	return NULL;
+}
+
+int fr_incident_builder_add(struct fr_incident_builder *b, const void *chunk, size_t len)
+{
+	if (b->len + len > b->cap) {
+		size_t cap = MAX(b->cap * 2, b->len + len);
+		uint8_t *n = realloc(b->buf, cap);
+		if (!n)
+			return -ENOMEM;
+		b->buf = n;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->len, chunk, len);
+	b->crc = crc_chunk(b->crc, chunk, len);
+	b->len += len;
+	return 0;
+}
+
+int fr_incident_builder_add_refs(struct fr_incident_builder *b, struct fr_store_reader *r,
+				 const struct fr_chunk_ref *refs, size_t nrefs)
+{
 	int k = 0;
 
-	if (meta_len > FR_INCIDENT_META_MAX)
-		return -E2BIG;
-	cap = (size_t)fr_incident_size_max(meta, refs, nrefs);
-	img = malloc(cap);
-	if (!img)
-		return -ENOMEM;
-	off = sizeof(struct fr_incident_header);
-	memcpy(img + off, meta, meta_len);
-	memset(img + off + meta_len, 0, ALIGN8(meta_len) - meta_len);
-	off += ALIGN8(meta_len);
 	for (size_t i = 0; i < nrefs && k == 0; i++) {
 		uint8_t *buf = NULL;
 		size_t len = 0;
@@ -105,21 +145,36 @@ int fr_incident_build(const char *meta, struct fr_store_reader *r, const struct 
 			k = 0;
 			continue;
 		}
-		if (k == 0 && off + len > cap)
-			k = -EIO; /* not the chunk that was selected */
-		if (k == 0) {
-			memcpy(img + off, buf, len);
-			crc = crc_chunk(crc, buf, len);
-			off += len;
-		}
+		if (k == 0)
+			k = fr_incident_builder_add(b, buf, len);
 		free(buf);
 	}
-	if (k < 0)
-		return k;
-	header_fill((struct fr_incident_header *)img, meta, meta_len, off, crc);
-	*ret = TAKE_PTR(img);
-	*ret_len = off;
+	return k;
+}
+
+int fr_incident_builder_seal(struct fr_incident_builder *b, const char *meta)
+{
+	size_t meta_len = strlen(meta);
+
+	if (meta_len > b->meta_room)
+		return -E2BIG;
+	memcpy(b->buf + sizeof(struct fr_incident_header), meta, meta_len);
+	/* JSON allows the spaces after the object */
+	memset(b->buf + sizeof(struct fr_incident_header) + meta_len, ' ', b->meta_room - meta_len);
+	header_fill((struct fr_incident_header *)b->buf, b->buf + sizeof(struct fr_incident_header), b->meta_room,
+		    b->len, b->crc);
 	return 0;
+}
+
+const uint8_t *fr_incident_builder_data(const struct fr_incident_builder *b, size_t *ret_len)
+{
+	*ret_len = b->len;
+	return b->buf;
+}
+
+size_t fr_incident_builder_chunks_offset(const struct fr_incident_builder *b)
+{
+	return sizeof(struct fr_incident_header) + b->meta_room;
 }
 
 int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_reader *r,
@@ -189,13 +244,13 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 	return total;
 }
 
-int fr_incident_write_at(int fd, const void *buf, size_t len)
+int fr_incident_pwrite(int fd, const void *buf, size_t len, uint64_t off)
 {
 	const uint8_t *b = buf;
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t k = pwrite(fd, b + done, len - done, (off_t)done);
+		ssize_t k = pwrite(fd, b + done, len - done, (off_t)(off + done));
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
@@ -205,9 +260,16 @@ int fr_incident_write_at(int fd, const void *buf, size_t len)
 			return -EIO;
 		done += (size_t)k;
 	}
-	if (fdatasync(fd) < 0)
-		return negative_errno();
 	return 0;
+}
+
+int fr_incident_write_at(int fd, const void *buf, size_t len)
+{
+	int k = fr_incident_pwrite(fd, buf, len, 0);
+
+	if (k == 0 && fdatasync(fd) < 0)
+		k = negative_errno();
+	return k;
 }
 
 int fr_incident_check_sealed(int fd, char **ret_meta, uint64_t *ret_length)

@@ -4,7 +4,8 @@
  * documented in flightrec-store(5)):
  *   incident header (64 bytes)
  *   metadata: one JSON object (id, rules, reason, triggers, host, kernel,
- *             boot id, start, end, config), padded to 8 bytes
+ *             boot id, start, end, config), padded with spaces to a
+ *             multiple of 8 bytes (or to the room a builder left for it)
  *   chunks: byte copies of the store's chunks for the window, including
  *           the keyframe before it, each 8-byte aligned, as in a segment
  * The store reader opens an incident file like a one-segment store.
@@ -48,17 +49,33 @@ _Static_assert(sizeof(struct fr_incident_header) == 64, "incident header layout"
  * longer verify when copied are left out). */
 uint64_t fr_incident_size_max(const char *meta, const struct fr_chunk_ref *refs, size_t nrefs);
 
-/* Builds a whole incident file in memory, sealed: metadata @meta and the
- * chunks @refs copied from @r.  Returns 0 with *ret (malloc'd) and
- * *ret_len, or -errno. */
-int fr_incident_build(const char *meta, struct fr_store_reader *r, const struct fr_chunk_ref *refs, size_t nrefs,
-		      uint8_t **ret, size_t *ret_len);
+/* An incident file built in memory, sealed when complete: room for the
+ * metadata is set first (so chunks can be written out before the
+ * metadata is final), chunks are appended, then the metadata (padded with
+ * spaces to its room) and the header are filled in by _seal. */
+struct fr_incident_builder;
+int fr_incident_builder_new(size_t meta_room, struct fr_incident_builder **ret);
+struct fr_incident_builder *fr_incident_builder_free(struct fr_incident_builder *b);
+/* Appends one chunk as stored (header, payload, padding). */
+int fr_incident_builder_add(struct fr_incident_builder *b, const void *chunk, size_t len);
+/* Appends the chunks @refs read from @r; those that no longer verify
+ * (overwritten or damaged since selected) are left out. */
+int fr_incident_builder_add_refs(struct fr_incident_builder *b, struct fr_store_reader *r,
+				 const struct fr_chunk_ref *refs, size_t nrefs);
+/* Fills in @meta and the sealed header.  -E2BIG: @meta exceeds the room. */
+int fr_incident_builder_seal(struct fr_incident_builder *b, const char *meta);
+/* The file's bytes so far (the whole file once sealed). */
+const uint8_t *fr_incident_builder_data(const struct fr_incident_builder *b, size_t *ret_len);
+size_t fr_incident_builder_chunks_offset(const struct fr_incident_builder *b);
 
 /* Writes @path (atomically: a temporary file, fsync, rename, fsync of the
  * directory) with metadata @meta and the chunks @refs copied from @r,
  * sealed.  Returns the bytes written or -errno. */
 int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_reader *r,
 			  const struct fr_chunk_ref *refs, size_t nrefs);
+
+/* Writes @len bytes at offset @off of @fd (no sync). */
+int fr_incident_pwrite(int fd, const void *buf, size_t len, uint64_t off);
 
 /* Writes @len bytes at offset 0 of @fd and fdatasync()s them.  For an
  * incident built in memory written over a spare file (see trigger.c):

@@ -74,6 +74,8 @@ struct fr_store_writer {
 
 	fr_store_loss_cb loss_cb;
 	void *userdata;
+	fr_store_written_cb written_cb;
+	void *written_userdata;
 	struct fr_store_writer_stats st;
 };
 
@@ -188,6 +190,8 @@ static void complete(struct fr_store_writer *w, struct op *op, int res)
 	} else {
 		w->st.bytes_written += op->len;
 		w->st.chunks_written++;
+		if (w->written_cb)
+			w->written_cb(op->buf, op->len, w->written_userdata);
 	}
 	close(op->fd);
 	op_free(op);
@@ -230,6 +234,12 @@ int fr_store_writer_drain(struct fr_store_writer *w)
 			return r;
 	}
 	return 0;
+}
+
+void fr_store_writer_set_written_cb(struct fr_store_writer *w, fr_store_written_cb cb, void *userdata)
+{
+	w->written_cb = cb;
+	w->written_userdata = userdata;
 }
 
 int fr_store_writer_wait_written(struct fr_store_writer *w)

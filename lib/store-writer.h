@@ -51,6 +51,13 @@ struct fr_store_writer *fr_store_writer_close(struct fr_store_writer *w);
  * through the loss callback. */
 int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len);
 
+/* Called with each chunk once its write has completed (its bytes, as
+ * stored), before the buffer is freed: the incident being written takes
+ * the chunks of its window's last moments from here instead of reading
+ * them back. */
+typedef void (*fr_store_written_cb)(const void *chunk, size_t len, void *userdata);
+void fr_store_writer_set_written_cb(struct fr_store_writer *w, fr_store_written_cb cb, void *userdata);
+
 /* Queues an fdatasync ordered after every write queued so far. */
 int fr_store_writer_sync(struct fr_store_writer *w);
 /* Submits queued I/O; call once per loop iteration after appends. */
