@@ -61,10 +61,13 @@
  * away (the header left zero: unsealed, such a spare is not an incident)
  * and starts their writeback, with room left for the metadata to grow by
  * STAGE_META_SLACK (triggers that join).  About 200 ms later, when it
- * writes the incident, the chunks written since come from the store
- * writer's completions (fr_triggers_on_chunk_written), not from a walk
- * of the store; the metadata, the header and those chunks are written and
- * the file fdatasync()ed, which has only those pages left to write.  A
+ * writes the incident, the chunks queued since come from the store
+ * writer as it queues them (fr_triggers_on_chunk): no walk of the store,
+ * no read-back, and no waiting for the store's writes, which queue behind
+ * the store's own fdatasync (IOSQE_IO_DRAIN) and so, under I/O load, wait
+ * for its journal commit.  The metadata, the header and those chunks are
+ * written and the file fdatasync()ed, which has only those pages left to
+ * write.  A
  * window that grows after that (a trigger joins and moves its end) or
  * metadata that outgrows its room falls back to writing it whole.
  */
@@ -138,6 +141,8 @@ struct fr_triggers {
 	struct fr_incident_builder *stage;
 	size_t stage_written;     /* of the builder's bytes, those in the spare */
 	uint64_t stage_end;       /* the window's end when it was written ahead */
+	char *stage_meta;         /* the metadata then, in the spare too */
+	size_t stage_meta_len;
 	struct tapped *tap;       /* chunks the store wrote since */
 	size_t ntap, tapcap, tap_bytes;
 };
@@ -568,7 +573,7 @@ static int on_sync_soon(sd_event_source *s, void *userdata)
 	struct fr_triggers *t = userdata;
 
 	t->sync_soon = sd_event_source_disable_unref(t->sync_soon);
-	t->p.flush(true, t->p.userdata);
+	t->p.flush(FR_FLUSH_SYNCED, t->p.userdata);
 	return 0;
 }
 
@@ -896,6 +901,8 @@ static void unstage(struct fr_triggers *t)
 	t->tap = NULL;
 	t->ntap = t->tapcap = t->tap_bytes = 0;
 	t->stage = fr_incident_builder_free(t->stage);
+	free(t->stage_meta);
+	t->stage_meta = NULL;
 	t->staged = NULL;
 	/* the spare keeps what was written ahead, unsealed: the next incident
 	 * is written over it whole, header first in the file */
@@ -913,7 +920,7 @@ static int grow_tap(struct fr_triggers *t)
 	return 0;
 }
 
-void fr_triggers_on_chunk_written(struct fr_triggers *t, const void *chunk, size_t len)
+void fr_triggers_on_chunk(struct fr_triggers *t, const void *chunk, size_t len)
 {
 	uint8_t *copy;
 
@@ -945,7 +952,8 @@ static void stage(struct fr_triggers *t, struct pending *p)
 
 	if (t->staged || t->spare != SPARE_READY)
 		return;
-	t->p.flush(false, t->p.userdata);
+	/* the chunks queued from now on are taken as they are queued */
+	t->p.flush(FR_FLUSH_WRITTEN, t->p.userdata);
 	meta = incident_meta(t, p);
 	m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
 	k = fr_store_reader_open(t->store_dir, &r);
@@ -964,15 +972,17 @@ static void stage(struct fr_triggers *t, struct pending *p)
 		data = fr_incident_builder_data(b, &len);
 		off = fr_incident_builder_chunks_offset(b);
 		k = fr_incident_pwrite(t->spare_fd, data + off, len - off, off);
-		/* the metadata's room as the seal pads it, so the incident
-		 * writes only its header and JSON over it */
-		_cleanup_free_ char *room = malloc(off - sizeof(struct fr_incident_header));
+		/* the metadata as it is now, padded as the seal pads it: when
+		 * it has not changed by then, the incident writes only its
+		 * header */
+		size_t room_len = off - sizeof(struct fr_incident_header), ml = strlen(m);
+		_cleanup_free_ char *room = malloc(room_len);
 		if (k == 0 && !room)
 			k = -ENOMEM;
 		if (k == 0) {
-			memset(room, ' ', off - sizeof(struct fr_incident_header));
-			k = fr_incident_pwrite(t->spare_fd, room, off - sizeof(struct fr_incident_header),
-					       sizeof(struct fr_incident_header));
+			memcpy(room, m, ml);
+			memset(room + ml, ' ', room_len - ml);
+			k = fr_incident_pwrite(t->spare_fd, room, room_len, sizeof(struct fr_incident_header));
 		}
 		if (k < 0) {
 			log_warning_errno(k, "Failed to write over the spare incident file: %m");
@@ -986,6 +996,8 @@ static void stage(struct fr_triggers *t, struct pending *p)
 			t->stage = TAKE_PTR(b);
 			t->stage_written = len;
 			t->stage_end = p->end_wall;
+			t->stage_meta = strdup(m);
+			t->stage_meta_len = ml;
 		}
 	}
 	fr_incident_builder_free(b);
@@ -1033,9 +1045,13 @@ static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, con
 	data = fr_incident_builder_data(b, &len);
 	if (len > t->spare_size)
 		return 0;
-	/* the header and the JSON (the rest of the metadata's room is in the
-	 * spare already), then what came after the write-ahead */
-	k = fr_incident_pwrite(t->spare_fd, data, sizeof(struct fr_incident_header) + strlen(meta), 0);
+	/* the header, and the metadata as far as it differs from what was
+	 * written ahead (the rest of its room is in the spare already), then
+	 * the chunks that came after the write-ahead */
+	size_t head = sizeof(struct fr_incident_header);
+	if (!t->stage_meta || strcmp(meta, t->stage_meta) != 0)
+		head += MAX(strlen(meta), t->stage_meta_len);
+	k = fr_incident_pwrite(t->spare_fd, data, head, 0);
 	if (k == 0)
 		k = fr_incident_pwrite(t->spare_fd, data + t->stage_written, len - t->stage_written, t->stage_written);
 	if (k == 0 && fdatasync(t->spare_fd) < 0)
@@ -1123,12 +1139,15 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	size_t nrefs = 0;
 	int64_t bytes = 0;
 	uint64_t t0 = fr_now_ns(CLOCK_MONOTONIC), tf, ts = 0, t1;
-	bool spare = false;
+	bool spare = false, written_ahead;
 	int k = 0;
 
-	/* everything up to now (past the window's end) into the store first,
-	 * readable; it is synced there on the store's own schedule */
-	t->p.flush(false, t->p.userdata);
+	/* everything up to now (past the window's end) into the store first:
+	 * queued is enough when it was written ahead (the new chunks came
+	 * through fr_triggers_on_chunk), readable otherwise; the store syncs
+	 * it on its own schedule */
+	written_ahead = t->staged == p && t->stage_end == p->end_wall;
+	t->p.flush(written_ahead ? FR_FLUSH_QUEUED : FR_FLUSH_WRITTEN, t->p.userdata);
 	tf = fr_now_ns(CLOCK_MONOTONIC);
 	meta = incident_meta(t, p);
 	m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
@@ -1140,6 +1159,8 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	if (t->staged == p)
 		unstage(t);
 	if (bytes == 0) {
+		if (written_ahead)
+			t->p.flush(FR_FLUSH_WRITTEN, t->p.userdata);
 		k = fr_store_reader_open(t->store_dir, &r);
 		if (k >= 0) {
 			struct fr_window_query q = { .since_ns = p->start_wall, .until_ns = p->end_wall };

@@ -27,11 +27,17 @@
 struct fr_triggers;
 
 /* Puts everything recorded so far into the store (drain the rings, close
- * the chunks, write) and waits until it is readable, or with @durable
- * until it is synced: durable when a rule fires (the moments before are
- * kept whatever happens next), readable before an incident copies its
- * window (the incident file is made durable by itself). */
-typedef void (*fr_triggers_flush_cb)(bool durable, void *userdata);
+ * the chunks, queue their writes) and waits until it is: */
+enum fr_flush {
+	FR_FLUSH_QUEUED,  /* queued (the incident written ahead takes the new
+			     chunks as they are queued: fr_triggers_on_chunk) */
+	FR_FLUSH_WRITTEN, /* written, readable: before the window is selected
+			     and copied (the incident file is made durable by
+			     itself) */
+	FR_FLUSH_SYNCED,  /* synced: when a rule fires, the moments before are
+			     kept whatever happens next */
+};
+typedef void (*fr_triggers_flush_cb)(enum fr_flush how, void *userdata);
 /* Records a user-space event (the trigger record) into the store. */
 typedef void (*fr_triggers_record_cb)(const struct fr_record *rec, void *userdata);
 
@@ -52,9 +58,10 @@ int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules);
 
 /* Checks an event record; @cgroup is its cgroup path or NULL. */
 void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup);
-/* A chunk the store has written (its bytes as stored): the incident
- * being written ahead takes its window's last chunks from here. */
-void fr_triggers_on_chunk_written(struct fr_triggers *t, const void *chunk, size_t len);
+/* A chunk the store has queued for writing (its bytes as they will be
+ * stored): the incident written ahead takes its window's last chunks
+ * from here. */
+void fr_triggers_on_chunk(struct fr_triggers *t, const void *chunk, size_t len);
 /* frctl freeze: returns the incident it opened or joined (a JSON object
  * with id, path, end), or an error object. */
 struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason, uint32_t pid);

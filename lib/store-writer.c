@@ -74,8 +74,8 @@ struct fr_store_writer {
 
 	fr_store_loss_cb loss_cb;
 	void *userdata;
-	fr_store_written_cb written_cb;
-	void *written_userdata;
+	fr_store_chunk_cb chunk_cb;
+	void *chunk_userdata;
 	struct fr_store_writer_stats st;
 };
 
@@ -144,6 +144,9 @@ static int queue_op(struct fr_store_writer *w, struct op *op)
 	if (!sqe)
 		return -EBUSY;
 	if (op->kind == OP_WRITE) {
+		/* first queued: its bytes are final (seqnum, header crc) */
+		if (op->done == 0 && w->chunk_cb)
+			w->chunk_cb(op->buf, op->len, w->chunk_userdata);
 		io_uring_prep_write(sqe, op->fd, op->buf + op->done, (unsigned)(op->len - op->done),
 				    op->off + op->done);
 		w->writes_inflight++;
@@ -190,8 +193,6 @@ static void complete(struct fr_store_writer *w, struct op *op, int res)
 	} else {
 		w->st.bytes_written += op->len;
 		w->st.chunks_written++;
-		if (w->written_cb)
-			w->written_cb(op->buf, op->len, w->written_userdata);
 	}
 	close(op->fd);
 	op_free(op);
@@ -236,10 +237,10 @@ int fr_store_writer_drain(struct fr_store_writer *w)
 	return 0;
 }
 
-void fr_store_writer_set_written_cb(struct fr_store_writer *w, fr_store_written_cb cb, void *userdata)
+void fr_store_writer_set_chunk_cb(struct fr_store_writer *w, fr_store_chunk_cb cb, void *userdata)
 {
-	w->written_cb = cb;
-	w->written_userdata = userdata;
+	w->chunk_cb = cb;
+	w->chunk_userdata = userdata;
 }
 
 int fr_store_writer_wait_written(struct fr_store_writer *w)

@@ -51,12 +51,12 @@ struct fr_store_writer *fr_store_writer_close(struct fr_store_writer *w);
  * through the loss callback. */
 int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len);
 
-/* Called with each chunk once its write has completed (its bytes, as
- * stored), before the buffer is freed: the incident being written takes
- * the chunks of its window's last moments from here instead of reading
- * them back. */
-typedef void (*fr_store_written_cb)(const void *chunk, size_t len, void *userdata);
-void fr_store_writer_set_written_cb(struct fr_store_writer *w, fr_store_written_cb cb, void *userdata);
+/* Called with each chunk as its write is queued, its bytes as they will
+ * be stored: the incident being written takes the chunks of its window's
+ * last moments from here, without waiting for the store or reading them
+ * back. */
+typedef void (*fr_store_chunk_cb)(const void *chunk, size_t len, void *userdata);
+void fr_store_writer_set_chunk_cb(struct fr_store_writer *w, fr_store_chunk_cb cb, void *userdata);
 
 /* Queues an fdatasync ordered after every write queued so far. */
 int fr_store_writer_sync(struct fr_store_writer *w);
