@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <systemd/sd-journal.h>
@@ -54,6 +55,9 @@
 #define SPARE_MIN (1ULL << 20)
 #define SPARE_FIRST (4ULL << 20)
 #define SPARE_MAX (64ULL << 20)
+/* A spare is made only while the filesystem keeps this much free, and 16
+ * times its size: it must never take the last space the store needs. */
+#define SPARE_FREE_MIN (64ULL << 20)
 
 /*
  * Writing ahead.  When an incident's window ends, and the spare is ready,
@@ -258,8 +262,16 @@ static void spare_build(struct fr_triggers *t)
 	struct io_uring_sqe *sqe[3];
 	uint64_t size = MIN(t->spare_want, spare_cap(t));
 
+	struct statvfs sv;
+
 	if (!t->ring_ok || t->spare != SPARE_NONE || size < 64 * 1024 || t->ring_inflight + 3 > 16)
 		return;
+	if (fstatvfs(t->dir_fd, &sv) < 0 ||
+	    (uint64_t)sv.f_bavail * sv.f_frsize < MAX(SPARE_FREE_MIN, 16 * size)) {
+		/* tried again after the next incident */
+		log_debug("Not enough free space for a spare incident file of %" PRIu64 " bytes.", size);
+		return;
+	}
 	/* O_TRUNC: whatever an earlier, torn spare held is gone before
 	 * anything can be read as valid again */
 	t->spare_fd = openat(t->dir_fd, SPARE_NAME, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
