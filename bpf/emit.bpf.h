@@ -82,17 +82,22 @@ static __always_inline void fr_submit(void *e, void *ring)
 	bpf_ringbuf_submit(e, flags);
 }
 
-/* Header of a record about @t, which need not be the current task. */
-static __always_inline void fr_fill_hdr_task(struct fr_event_hdr *h, __u16 type, struct task_struct *t)
+/* Header of a record about @t, which need not be the current task, at
+ * time @ts.  @t is a BTF pointer (every caller is a tp_btf program): its
+ * fields are read directly, CO-RE relocated, not through a helper call
+ * each (the sched_switch program spent most of its time in those).  The
+ * whole comm is copied: the kernel keeps it NUL-terminated and the daemon
+ * reads it up to the NUL. */
+static __always_inline void fr_fill_hdr_task(struct fr_event_hdr *h, __u16 type, struct task_struct *t, __u64 ts)
 {
-	h->ts = bpf_ktime_get_boot_ns();
-	h->cgroup_id = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
-	h->pid = BPF_CORE_READ(t, tgid);
-	h->tid = BPF_CORE_READ(t, pid);
+	h->ts = ts;
+	h->cgroup_id = t->cgroups->dfl_cgrp->kn->id;
+	h->pid = t->tgid;
+	h->tid = t->pid;
 	h->type = type;
 	h->flags = 0;
 	h->pad = 0;
-	bpf_probe_read_kernel_str(h->comm, sizeof(h->comm), t->comm);
+	__builtin_memcpy(h->comm, t->comm, sizeof(h->comm));
 }
 
 /* For rare events someone may act on at once (OOM kills): wake the

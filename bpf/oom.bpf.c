@@ -13,7 +13,7 @@ int BPF_PROG(fr_mark_victim, struct task_struct *task)
 	e = fr_reserve(sizeof(*e), FR_SRC_OOM, &ring);
 	if (!e)
 		return 0;
-	fr_fill_hdr_task(&e->hdr, FR_EV_OOM, task);
+	fr_fill_hdr_task(&e->hdr, FR_EV_OOM, task, bpf_ktime_get_boot_ns());
 	/* rss = file + anon + shmem pages (MM_FILEPAGES, MM_ANONPAGES,
 	 * MM_SHMEMPAGES); percpu_counter totals, approximate by a batch */
 	mm = BPF_CORE_READ(task, mm);

@@ -44,7 +44,7 @@ static __always_inline struct fr_sched_state *state(struct task_struct *t, bool 
 
 static __always_inline bool is_self(struct task_struct *t)
 {
-	return BPF_CORE_READ(t, tgid) == self_tgid;
+	return t->tgid == self_tgid;
 }
 
 static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start, __u64 now)
@@ -55,8 +55,7 @@ static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start,
 	e = fr_reserve(sizeof(*e), FR_SRC_SCHED, &ring);
 	if (!e)
 		return;
-	fr_fill_hdr_task(&e->hdr, type, t);
-	e->hdr.ts = start;
+	fr_fill_hdr_task(&e->hdr, type, t, start);
 	e->duration_ns = now - start;
 	fr_submit(e, ring);
 }
@@ -66,7 +65,7 @@ static __always_inline void mark_runnable(struct task_struct *t)
 {
 	struct fr_sched_state *s;
 
-	if (!runq_enabled || BPF_CORE_READ(t, pid) == 0 || is_self(t))
+	if (!runq_enabled || t->pid == 0 || is_self(t))
 		return;
 	s = state(t, true);
 	if (s)
@@ -100,19 +99,18 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 		e = fr_reserve(sizeof(*e), FR_SRC_SCHED, &ring);
 		if (e) {
-			fr_fill_hdr_task(&e->hdr, FR_EV_SWITCH, prev);
-			e->hdr.ts = now;
+			fr_fill_hdr_task(&e->hdr, FR_EV_SWITCH, prev, now);
 			e->prev_state = prev_state;
-			e->next_pid = BPF_CORE_READ(next, tgid);
-			e->next_tid = BPF_CORE_READ(next, pid);
+			e->next_pid = next->tgid;
+			e->next_tid = next->pid;
 			e->pad = 0;
-			bpf_probe_read_kernel_str(e->next_comm, sizeof(e->next_comm), next->comm);
+			__builtin_memcpy(e->next_comm, next->comm, sizeof(e->next_comm));
 			fr_submit(e, ring);
 		}
 	}
 
 	/* prev leaves the CPU: still runnable (preempted) or blocked */
-	if (BPF_CORE_READ(prev, pid) != 0 && !is_self(prev)) {
+	if (prev->pid != 0 && !is_self(prev)) {
 		if (prev_state == 0 /* TASK_RUNNING */) {
 			mark_runnable(prev);
 		} else if (offcpu_enabled) {
@@ -123,7 +121,7 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 	}
 
 	/* next gets the CPU: close its intervals */
-	if (BPF_CORE_READ(next, pid) == 0 || is_self(next))
+	if (next->pid == 0 || is_self(next))
 		return 0;
 	s = state(next, false);
 	if (!s)

@@ -20,7 +20,7 @@ int BPF_PROG(fr_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 	e = fr_reserve(sizeof(*e), FR_SRC_SIGNAL, &ring);
 	if (!e)
 		return 0;
-	fr_fill_hdr_task(&e->hdr, FR_EV_SIGNAL, task);
+	fr_fill_hdr_task(&e->hdr, FR_EV_SIGNAL, task, bpf_ktime_get_boot_ns());
 	pid_tgid = bpf_get_current_pid_tgid();
 	e->sig = sig;
 	e->sender_pid = pid_tgid >> 32;

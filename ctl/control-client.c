@@ -10,10 +10,6 @@
 #include "control-client.h"
 #include "frctl.h"
 
-/* Not root or in the daemon's control.group (frctl(1), EXIT STATUS).
- * Belongs with the others in frctl.h. */
-#define EXIT_DENIED 4
-
 /* Replies are a status object: a few KiB per CPU at most. */
 #define REPLY_MAX (1 << 20)
 

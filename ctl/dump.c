@@ -5,10 +5,11 @@
 #include <pthread.h>
 #include <inttypes.h>
 #include <getopt.h>
-#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,25 +158,38 @@ static int open_output(const char *path, char **ret_tmp, FILE **ret)
 	return 0;
 }
 
-struct json_object *fr_window_entry_to_json(struct fr_window *w, const struct fr_window_entry *e)
+/* The record context of a window entry; @frames: room for
+ * FR_SAMPLE_FRAMES_MAX. */
+static void entry_context(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *frames,
+			  struct fr_record_context *ret)
 {
-	struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
-	struct fr_record_context ctx = {
+	*ret = (struct fr_record_context){
 		.wall_ns = e->wall_ns, .boot_id = w->chunks[e->chunk].boot_id,
 		.cgroup = e->cgroup, .cgroup_len = e->cgroup_len,
 		.exe = e->exe, .exe_len = e->exe_len, .kernel_thread = e->kernel_thread,
 	};
-
 	if (e->r.type == FR_REC_SAMPLE) {
-		ctx.nframes = fr_window_frames(w, e, frames, FR_SAMPLE_FRAMES_MAX);
-		ctx.frames = ctx.nframes >= 0 ? frames : NULL;
+		ret->nframes = fr_window_frames(w, e, frames, FR_SAMPLE_FRAMES_MAX);
+		ret->frames = ret->nframes >= 0 ? frames : NULL;
 	}
-	return fr_record_to_json(&e->r, &ctx);
 }
 
-/* Text and JSON lines depend each on its record alone: a slice's records
- * are formatted on every CPU at once, a block each (in memory), and
- * written in order. */
+int fr_window_entry_json(struct fr_json_writer *jw, struct fr_out *o, struct fr_window *w,
+			 const struct fr_window_entry *e)
+{
+	struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
+	struct fr_record_context ctx;
+
+	entry_context(w, e, frames, &ctx);
+	return fr_record_json_write(jw, o, &e->r, &ctx);
+}
+
+/* Text and JSON lines depend each on its record alone.  Text lines are
+ * written by the threads that load the window, each chunk's as it is
+ * decoded (text_line()), and written out from there in time order
+ * (text_print()).  JSON lines need each process's executable, known only
+ * in time order: a slice's records are formatted on every CPU at once, a
+ * block each (in memory), and written in order. */
 #define LINES_BLOCK_MAX 65536
 
 struct lines_job {
@@ -183,14 +197,79 @@ struct lines_job {
 	const struct dump_opts *o;
 	size_t from, to;
 	struct fr_text *text;
+	struct fr_json_writer *json;
 	struct fr_out out; /* in memory */
 };
 
 struct lines {
 	FILE *out;
 	unsigned n;
-	struct lines_job jobs[FR_WINDOW_THREADS_MAX];
+	/* text: one per loading thread (fr_window_query.line's slot) */
+	struct lines_job jobs[FR_WINDOW_THREADS_MAX + 1];
 };
+
+/* Text, in a loading thread: the line of one record, if it is shown. */
+static void text_line(struct fr_window *w, const struct fr_window_item *it, const struct fr_window_entry *e,
+		      unsigned slot, struct fr_out *o, void *userdata)
+{
+	struct lines *l = userdata;
+	const struct frctl_window_args *a = &l->jobs[0].o->win;
+
+	if (frctl_window_item_shown(a, it) && frctl_window_entry_shown(a, e))
+		fr_text_print(l->jobs[slot].text, o, w, e);
+}
+
+/* Writes all of iov[0..n) (a pipe may take less at once). */
+static int write_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) { /* a non-blocking stdout */
+				(void)poll(&(struct pollfd){ .fd = fd, .events = POLLOUT }, 1, -1);
+				continue;
+			}
+			return -errno;
+		}
+		for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--)
+			w -= (ssize_t)iov->iov_len;
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* Text: the slice's lines, as text_line() wrote them, in time order,
+ * straight from where they were written (consecutive lines of a chunk
+ * in one piece). */
+static int text_print(struct lines *l, const struct fr_window *w)
+{
+	struct iovec iov[1024];
+	int n = 0, k = fflush(l->out) == 0 ? 0 : -errno, fd = fileno(l->out);
+
+	for (size_t i = 0; i < w->n && k == 0; i++) {
+		size_t len;
+		const char *p = fr_window_line(w, i, &len);
+		if (!len)
+			continue;
+		if (n && (char *)iov[n - 1].iov_base + iov[n - 1].iov_len == p) {
+			iov[n - 1].iov_len += len;
+			continue;
+		}
+		if (n == (int)ELEMENTSOF(iov)) {
+			k = write_all(fd, iov, n);
+			n = 0;
+		}
+		iov[n++] = (struct iovec){ (void *)p, len };
+	}
+	if (k == 0)
+		k = write_all(fd, iov, n);
+	return k;
+}
 
 static void *format_lines(void *userdata)
 {
@@ -201,14 +280,9 @@ static void *format_lines(void *userdata)
 
 		if (!frctl_window_entry(&j->o->win, j->w, i, &e))
 			continue;
-		if (j->o->format == FMT_JSON) {
-			struct json_object *obj = fr_window_entry_to_json(j->w, &e);
-			size_t len;
-			const char *s = json_object_to_json_string_length(
-				obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-			fr_out_write(&j->out, s, len);
-			fr_out_putc(&j->out, '\n');
-			json_object_put(obj);
+		if (j->json) {
+			if (fr_window_entry_json(j->json, &j->out, j->w, &e) < 0 && !j->out.err)
+				j->out.err = ENOMEM;
 		} else
 			fr_text_print(j->text, &j->out, j->w, &e);
 	}
@@ -221,6 +295,7 @@ static void lines_free(struct lines *l)
 		return;
 	for (unsigned t = 0; t < l->n; t++) {
 		fr_text_free(l->jobs[t].text);
+		fr_json_writer_free(l->jobs[t].json);
 		free(l->jobs[t].out.p);
 	}
 	free(l);
@@ -234,10 +309,15 @@ static struct lines *lines_new(FILE *out, const struct dump_opts *o)
 	if (!l)
 		return NULL;
 	l->out = out;
-	l->n = fr_window_threads();
+	l->n = fr_window_threads() + (o->format == FMT_TEXT);
 	for (unsigned t = 0; t < l->n; t++) {
-		l->jobs[t] = (struct lines_job){ .o = o, .text = fr_text_new(flags) };
-		if (!l->jobs[t].text || fr_out_init(&l->jobs[t].out, NULL) < 0) {
+		l->jobs[t] = (struct lines_job){ .o = o };
+		if (o->format == FMT_JSON ? fr_json_writer_new(&l->jobs[t].json) < 0
+					  : !(l->jobs[t].text = fr_text_new(flags))) {
+			lines_free(l);
+			return NULL;
+		}
+		if (o->format != FMT_TEXT && fr_out_init(&l->jobs[t].out, NULL) < 0) {
 			lines_free(l);
 			return NULL;
 		}
@@ -319,6 +399,19 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	k = parse_args(f, argc, argv, &o);
 	if (k != 0)
 		return k > 0 ? EXIT_OK : EXIT_USAGE;
+	if (o.format != FMT_BUNDLE) {
+		/* the output first: text lines are written as the window loads */
+		if (o.output && open_output(o.output, &tmp, &out) < 0)
+			goto out;
+		if ((o.format == FMT_TEXT || o.format == FMT_JSON) && !(lines = lines_new(out, &o))) {
+			frctl_error("out of memory");
+			goto out;
+		}
+		if (o.format == FMT_TEXT) {
+			o.win.line = text_line;
+			o.win.line_userdata = lines;
+		}
+	}
 	ret = frctl_source_open(f, &o.win, &src);
 	if (ret != 0)
 		goto out;
@@ -332,18 +425,12 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 			print_stats(src.reader, src.w);
 		goto out;
 	}
-	if (o.output && open_output(o.output, &tmp, &out) < 0)
-		goto out;
-	if ((o.format == FMT_TEXT || o.format == FMT_JSON) && !(lines = lines_new(out, &o))) {
-		frctl_error("out of memory");
-		goto out;
-	}
 	if (o.format == FMT_FOLDED && !(folded = fr_folded_new()))
 		goto out;
 	if (o.format == FMT_PERFETTO && !(perfetto = fr_perfetto_begin(out, fr_window_ncpu(src.w))))
 		goto out;
 	while ((k = fr_window_stream_next(src.w)) > 0) {
-		if (lines && (k = lines_print(lines, src.w)) < 0) {
+		if (lines && (k = o.format == FMT_TEXT ? text_print(lines, src.w) : lines_print(lines, src.w)) < 0) {
 			frctl_error("%s: %s", k == -ENOMEM ? "out of memory" : "write error", strerror(-k));
 			goto out;
 		}

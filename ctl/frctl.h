@@ -24,6 +24,9 @@ enum {
 	EXIT_FAILURE_ = 1,  /* runtime failure: store unreadable, I/O error */
 	EXIT_USAGE = 2,     /* bad command line */
 	EXIT_NOT_RUNNING = 3, /* status: the daemon is not running */
+	EXIT_DENIED = 4,    /* freeze, mark: the daemon (or the control socket's
+			       permissions) refused a caller that is neither
+			       root nor in control.group */
 };
 
 /* Handles a global option inside a verb's option loop; returns true if it
@@ -74,8 +77,12 @@ int verb_freeze(struct frctl *f, int argc, char **argv);
 int verb_incidents(struct frctl *f, int argc, char **argv);
 
 /* Output formats of dump. */
-struct json_object;
-struct json_object *fr_window_entry_to_json(struct fr_window *w, const struct fr_window_entry *e);
+struct fr_json_writer;
+struct fr_out;
+/* JSON: the record's line (lib/record-json.h), appended to @o; 0 or
+ * -ENOMEM. */
+int fr_window_entry_json(struct fr_json_writer *jw, struct fr_out *o, struct fr_window *w,
+			 const struct fr_window_entry *e);
 /* Text: one line per record.  Colour only where fr_text_colour() says:
  * on a terminal, and not with NO_COLOR set or TERM=dumb. */
 enum {

@@ -8,12 +8,78 @@
 #include <sys/stat.h>
 
 #include "../lib/incident.h"
+#include "../lib/out-buf.h"
 #include "../lib/parse.h"
 #include "frctl.h"
 
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Text from the incident files (the reason is what 'frctl freeze --reason'
+ * was given) goes to a terminal: control characters as \xNN, never raw. */
+static void put_safe(struct fr_out *o, const char *s)
+{
+	if (s)
+		fr_out_safe(o, s, strlen(s));
+	else
+		fr_out_putc(o, '?');
+}
+
+static void put_field(struct fr_out *o, struct json_object *obj, const char *key)
+{
+	put_safe(o, json_object_get_string(json_object_object_get(obj, key)));
+}
+
+/* One line per incident (frctl(1) shows it); rules as a JSON-like array
+ * whose names are escaped like the rest. */
+static int print_text(struct json_object *arr)
+{
+	struct fr_out o;
+	int k = fr_out_init(&o, stdout);
+
+	if (k < 0) {
+		errno = -k;
+		return k;
+	}
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i), *v;
+		struct json_object *trig = json_object_object_get(e, "triggers");
+		struct json_object *rules = json_object_object_get(e, "rules");
+		char sz[32];
+
+		put_field(&o, e, "id");
+		fr_out_puts(&o, "  ");
+		if (json_object_object_get_ex(e, "error", &v)) {
+			put_field(&o, e, "path");
+			fr_out_puts(&o, ": ");
+			put_safe(&o, json_object_get_string(v));
+			fr_out_putc(&o, '\n');
+			continue;
+		}
+		put_field(&o, e, "start");
+		fr_out_puts(&o, " .. ");
+		put_field(&o, e, "end");
+		fr_out_puts(&o, "  rules [");
+		for (size_t r = 0; json_object_is_type(rules, json_type_array) && r < json_object_array_length(rules); r++) {
+			fr_out_puts(&o, r ? ",\"" : "\"");
+			put_safe(&o, json_object_get_string(json_object_array_get_idx(rules, r)));
+			fr_out_putc(&o, '"');
+		}
+		fr_out_printf(&o, "]  triggers %zu  %s",
+			      json_object_is_type(trig, json_type_array) ? json_object_array_length(trig) : 0,
+			      fr_format_size(json_object_get_uint64(json_object_object_get(e, "bytes")), sz, sizeof(sz)));
+		if (json_object_object_get_ex(e, "reason", &v) && v) {
+			fr_out_puts(&o, "  reason: ");
+			put_safe(&o, json_object_get_string(v));
+		}
+		fr_out_putc(&o, '\n');
+	}
+	k = fr_out_end(&o);
+	if (k < 0)
+		errno = -k;
+	return k;
 }
 
 int verb_incidents(struct frctl *f, int argc, char **argv)
@@ -98,27 +164,11 @@ int verb_incidents(struct frctl *f, int argc, char **argv)
 		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	else if (json_object_array_length(arr) == 0)
 		printf("No incidents.\n");
-	else
-		for (size_t i = 0; i < json_object_array_length(arr); i++) {
-			struct json_object *o = json_object_array_get_idx(arr, i), *v;
-			struct json_object *trig = json_object_object_get(o, "triggers");
-			char sz[32];
-			if (json_object_object_get_ex(o, "error", &v)) {
-				printf("%s  %s: %s\n", json_object_get_string(json_object_object_get(o, "id")),
-				       json_object_get_string(json_object_object_get(o, "path")), json_object_get_string(v));
-				continue;
-			}
-			printf("%s  %s .. %s  rules %s  triggers %zu  %s",
-			       json_object_get_string(json_object_object_get(o, "id")),
-			       json_object_get_string(json_object_object_get(o, "start")) ?: "?",
-			       json_object_get_string(json_object_object_get(o, "end")) ?: "?",
-			       json_object_to_json_string_ext(json_object_object_get(o, "rules"), JSON_C_TO_STRING_PLAIN),
-			       json_object_is_type(trig, json_type_array) ? json_object_array_length(trig) : 0,
-			       fr_format_size(json_object_get_uint64(json_object_object_get(o, "bytes")), sz, sizeof(sz)));
-			if (json_object_object_get_ex(o, "reason", &v) && v)
-				printf("  reason: %s", json_object_get_string(v));
-			printf("\n");
-		}
+	else if (print_text(arr) < 0) {
+		frctl_error("cannot write the list: %s", strerror(errno));
+		json_object_put(arr);
+		return EXIT_FAILURE_;
+	}
 	json_object_put(arr);
 	return EXIT_OK;
 }

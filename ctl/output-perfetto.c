@@ -27,8 +27,10 @@
 
 #include "../lib/macro.h"
 #include "../lib/parse.h"
+#include "../lib/out-buf.h"
 #include "../lib/pid-map.h"
 #include "../lib/record-fields.h"
+#include "../lib/record-json.h"
 #include "../lib/symtab.h"
 #include "../lib/syscall-names.h"
 #include "frctl.h"
@@ -67,6 +69,8 @@ struct fr_perfetto {
 	uint32_t devs[64];         /* block devices seen: index = track */
 	unsigned ndevs;
 	uint64_t events;
+	struct fr_json_writer *json;
+	struct fr_out line;        /* a record's JSON, in memory */
 };
 
 static void emit(struct fr_perfetto *p, struct json_object *ev)
@@ -155,7 +159,9 @@ struct fr_perfetto *fr_perfetto_begin(FILE *out, unsigned ncpu)
 	if (!p)
 		return NULL;
 	p->cpu = calloc(ncpu ? ncpu : 1, sizeof(*p->cpu));
-	if (!p->cpu) {
+	if (!p->cpu || fr_json_writer_new(&p->json) < 0 || fr_out_init(&p->line, NULL) < 0) {
+		fr_json_writer_free(p->json);
+		free(p->cpu);
 		free(p);
 		return NULL;
 	}
@@ -376,18 +382,38 @@ void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr
 	case FR_REC_SIGNAL:
 	case FR_REC_OOM:
 	case FR_REC_TCP: {
-		/* the record's own JSON carries its fields */
-		struct json_object *j = fr_window_entry_to_json(w, e), *v;
+		/* the record's own JSON carries its fields: its --format json
+		 * line, as it is */
+		struct json_object *j = NULL, *v;
 		bool global = r->type == FR_REC_MARK || r->type == FR_REC_TRIGGER;
-		const char *nm = fr_record_type_name(r->type);
-		if (r->type == FR_REC_MARK && json_object_object_get_ex(j, "text", &v))
-			snprintf(buf, sizeof(buf), "mark: %s", json_object_get_string(v));
-		else if (r->type == FR_REC_TRIGGER && json_object_object_get_ex(j, "rule", &v))
-			snprintf(buf, sizeof(buf), "trigger: %s", json_object_get_string(v));
-		else if (r->type == FR_REC_SIGNAL && json_object_object_get_ex(j, "signal", &v))
-			snprintf(buf, sizeof(buf), "%s", json_object_get_string(v));
-		else if (r->type == FR_REC_TCP && json_object_object_get_ex(j, "event", &v))
-			snprintf(buf, sizeof(buf), "tcp %s", json_object_get_string(v));
+		const char *nm = fr_record_type_name(r->type), *s;
+		char sig[32], *line;
+
+		p->line.len = 0;
+		if (fr_window_entry_json(p->json, &p->line, w, e) == 0 && !p->line.err) {
+			p->line.p[p->line.len - 1] = 0; /* its newline */
+			line = strdup(p->line.p);
+			j = line ? json_object_new_object() : NULL;
+			if (j)
+				json_object_set_serializer(j, json_object_userdata_to_json_string, line,
+							   json_object_free_userdata);
+			else
+				free(line);
+		}
+		/* marks and triggers are named by their text (as it is in the
+		 * JSON, invalid UTF-8 replaced), signals and TCP events by theirs */
+		if ((r->type == FR_REC_MARK || r->type == FR_REC_TRIGGER) && j &&
+		    (v = json_tokener_parse(p->line.p))) {
+			struct json_object *t;
+			if (json_object_object_get_ex(v, r->type == FR_REC_MARK ? "text" : "rule", &t))
+				snprintf(buf, sizeof(buf), "%s: %s", nm, json_object_get_string(t));
+			else
+				snprintf(buf, sizeof(buf), "%s", nm);
+			json_object_put(v);
+		} else if (r->type == FR_REC_SIGNAL && (s = fr_signal_name((int)r->signal.sig, sig, sizeof(sig))))
+			snprintf(buf, sizeof(buf), "%s", s);
+		else if (r->type == FR_REC_TCP)
+			snprintf(buf, sizeof(buf), "tcp %s", fr_tcp_event_name(r->tcp.event));
 		else
 			snprintf(buf, sizeof(buf), "%s", nm);
 		instant(p, buf, nm, global ? "g" : "t", e->wall_ns, global ? 0 : r->pid, global ? 0 : r->tid, j);
@@ -463,6 +489,8 @@ void fr_perfetto_end(struct fr_perfetto *p, const uint8_t *boot_id)
 	fputs("}\n", p->out);
 	free_names(&p->procs);
 	free_names(&p->threads);
+	fr_json_writer_free(p->json);
+	free(p->line.p);
 	free(p->cpu);
 	free(p);
 }

@@ -14,8 +14,14 @@
 #include "../lib/syscall-names.h"
 #include "frctl.h"
 
+/* Record types with a column of their own: the name padded to 8, and a
+ * space. */
+#define TYPE_COLUMNS 64
+
 struct fr_text {
 	unsigned flags;
+	char type_col[TYPE_COLUMNS][16];
+	uint8_t type_col_len[TYPE_COLUMNS];
 	/* the local date and time of the last second printed */
 	uint64_t sec;
 	char stamp[32];
@@ -30,6 +36,10 @@ struct fr_text *fr_text_new(unsigned flags)
 		return NULL;
 	t->flags = flags;
 	t->sec = UINT64_MAX;
+	for (unsigned i = 0; i < TYPE_COLUMNS; i++) {
+		int n = snprintf(t->type_col[i], sizeof(t->type_col[i]), "%-8s ", fr_record_type_name((uint16_t)i));
+		t->type_col_len[i] = (uint8_t)MIN((size_t)MAX(n, 0), sizeof(t->type_col[i]) - 1);
+	}
 	return t;
 }
 
@@ -39,12 +49,14 @@ struct fr_text *fr_text_free(struct fr_text *t)
 	return NULL;
 }
 
-/* Local time with milliseconds; the seconds are formatted once each. */
-static void print_local_time(struct fr_text *t, struct fr_out *o, uint64_t wall_ns)
+/* Local time with milliseconds, and the CPU column; the seconds are
+ * formatted once each.  Written in place: bytes put together on the
+ * stack and copied would wait for each other (store forwarding). */
+static void print_local_time(struct fr_text *t, struct fr_out *o, uint64_t wall_ns, uint32_t cpu)
 {
 	uint64_t sec = wall_ns / NSEC_PER_SEC;
 	unsigned ms = (unsigned)(wall_ns % NSEC_PER_SEC / NSEC_PER_MSEC);
-	char frac[4] = { '.', (char)('0' + ms / 100), (char)('0' + ms / 10 % 10), (char)('0' + ms % 10) };
+	char *d;
 
 	if (sec != t->sec) {
 		time_t tt = (time_t)sec;
@@ -55,8 +67,29 @@ static void print_local_time(struct fr_text *t, struct fr_out *o, uint64_t wall_
 					t->flags & FR_TEXT_NO_DATE ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm);
 		t->sec = sec;
 	}
-	fr_out_write(o, t->stamp, t->stamp_len);
-	fr_out_write(o, frac, sizeof(frac));
+	d = fr_out_room(o, sizeof(t->stamp) + 16);
+	memcpy(d, t->stamp, sizeof(t->stamp));
+	d += t->stamp_len;
+	d[0] = '.';
+	d[1] = (char)('0' + ms / 100);
+	d[2] = (char)('0' + ms / 10 % 10);
+	d[3] = (char)('0' + ms % 10);
+	memcpy(d + 4, " cpu", 4);
+	o->len += t->stamp_len + 8;
+	if (cpu < 10) {
+		d[8] = (char)('0' + cpu);
+		d[9] = ' ';
+		d[10] = ' ';
+		o->len += 3;
+	} else if (cpu < 100) {
+		d[8] = (char)('0' + cpu / 10);
+		d[9] = (char)('0' + cpu % 10);
+		d[10] = ' ';
+		o->len += 3;
+	} else {
+		fr_out_u64(o, cpu);
+		fr_out_putc(o, ' ');
+	}
 }
 
 bool fr_text_colour(FILE *out)
@@ -91,9 +124,7 @@ static const char *type_colour(uint16_t type)
 
 static void print_duration(struct fr_out *o, uint64_t ns)
 {
-	char buf[32];
-
-	fr_out_puts(o, fr_format_duration(ns, buf, sizeof(buf)));
+	o->len += fr_format_duration_n(ns, fr_out_room(o, FR_DURATION_MAX));
 }
 
 static void print_frames(struct fr_out *o, struct fr_window *w, const struct fr_window_entry *e)
@@ -125,15 +156,16 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 	const struct fr_record *r = &e->r;
 	char buf[64];
 
-	print_local_time(t, o, e->wall_ns);
-	fr_out_write(o, " cpu", 4);
-	fr_out_u64_pad(o, r->cpu, 2);
-	fr_out_putc(o, ' ');
+	print_local_time(t, o, e->wall_ns, r->cpu);
 	if (t->flags & FR_TEXT_COLOUR) {
 		fr_out_puts(o, type_colour(r->type));
 		fr_out_pad(o, fr_record_type_name(r->type), 8);
 		fr_out_write(o, "\033[0m ", 5);
-	} else {
+	} else if (r->type < TYPE_COLUMNS) {
+		memcpy(fr_out_room(o, sizeof(t->type_col[0])), t->type_col[r->type], sizeof(t->type_col[0]));
+		o->len += t->type_col_len[r->type];
+	}
+	else {
 		fr_out_pad(o, fr_record_type_name(r->type), 8);
 		fr_out_putc(o, ' ');
 	}
@@ -175,9 +207,10 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 		fr_out_u64(o, r->fork.child_pid);
 		break;
 	case FR_REC_SYSCALL: {
-		const char *name = fr_syscall_name(r->syscall.nr);
+		size_t len;
+		const char *name = fr_syscall_name_n(r->syscall.nr, &len);
 		if (name)
-			fr_out_puts(o, name);
+			fr_out_write(o, name, len);
 		else {
 			fr_out_puts(o, "syscall_");
 			fr_out_u64(o, r->syscall.nr);

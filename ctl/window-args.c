@@ -147,27 +147,30 @@ static bool cgroup_under(const struct fr_window_entry *e, const char *path)
 	return n == 1 || e->cgroup_len == n || e->cgroup[n] == '/';
 }
 
-bool frctl_window_entry(const struct frctl_window_args *a, const struct fr_window *w, size_t i,
-			struct fr_window_entry *e)
+bool frctl_window_item_shown(const struct frctl_window_args *a, const struct fr_window_item *it)
 {
-	const struct fr_window_item *it = &w->items[i];
-
 	/* context (keyframes, execs before the window) is not printed; type
 	 * and pid are known before decoding.  Gaps concern every process: a
 	 * filtered view must still show them */
 	if (it->hidden || (a->type >= 0 && it->type != a->type))
 		return false;
-	if (it->type == FR_REC_GAP)
-		return fr_window_get(w, i, e) == 0;
-	if (a->pid >= 0 && it->pid != (uint32_t)a->pid)
-		return false;
-	if (fr_window_get(w, i, e) < 0)
-		return false;
+	return it->type == FR_REC_GAP || a->pid < 0 || it->pid == (uint32_t)a->pid;
+}
+
+bool frctl_window_entry_shown(const struct frctl_window_args *a, const struct fr_window_entry *e)
+{
+	if (e->r.type == FR_REC_GAP)
+		return true;
 	if (a->comm && strcmp(e->r.comm, a->comm) != 0)
 		return false;
-	if (a->cgroup && !cgroup_under(e, a->cgroup))
-		return false;
-	return true;
+	return !a->cgroup || cgroup_under(e, a->cgroup);
+}
+
+bool frctl_window_entry(const struct frctl_window_args *a, const struct fr_window *w, size_t i,
+			struct fr_window_entry *e)
+{
+	return frctl_window_item_shown(a, &w->items[i]) && fr_window_get(w, i, e) == 0 &&
+	       frctl_window_entry_shown(a, e);
 }
 
 /* --boot: "0", "-N" or an id, resolved against the boots in the source. */
@@ -246,7 +249,8 @@ int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct
 {
 	int k;
 
-	*s = (struct frctl_source){ .q = { .since_ns = a->since_ns, .until_ns = a->until_ns, .skip_exe = !a->need_exe } };
+	*s = (struct frctl_source){ .q = { .since_ns = a->since_ns, .until_ns = a->until_ns, .skip_exe = !a->need_exe,
+					   .line = a->line, .line_userdata = a->line_userdata } };
 	if (frctl_load_conf(f) < 0)
 		return EXIT_USAGE;
 	if (a->input || a->incident) {

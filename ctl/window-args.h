@@ -60,6 +60,11 @@ struct frctl_window_args {
 	bool need_exe;        /* the verb prints executables (entries' exe) */
 	bool stream;          /* the verb reads the window once, in order:
 				 fr_window_stream_next() gives it in slices */
+	/* streamed, optional: lines written as the window loads (see
+	 * fr_window_query.line) */
+	void (*line)(struct fr_window *w, const struct fr_window_item *it, const struct fr_window_entry *e,
+		     unsigned slot, struct fr_out *o, void *userdata);
+	void *line_userdata;
 	/* set by finish */
 	uint64_t since_ns, until_ns;
 	bool window_given;
@@ -76,6 +81,9 @@ bool frctl_window_filtered(const struct frctl_window_args *a);
  * never are; gaps are shown under every filter but --type. */
 bool frctl_window_entry(const struct frctl_window_args *a, const struct fr_window *w, size_t i,
 			struct fr_window_entry *e);
+/* Its two halves: what the item tells before decoding, then the entry. */
+bool frctl_window_item_shown(const struct frctl_window_args *a, const struct fr_window_item *it);
+bool frctl_window_entry_shown(const struct frctl_window_args *a, const struct fr_window_entry *e);
 
 /* An opened source and its loaded window. */
 struct frctl_source {

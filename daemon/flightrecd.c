@@ -44,12 +44,12 @@ int fr_log_debug;
 
 /* Under a flood the daemon sheds load instead of following it: in each
  * drain window (recorder.drain_interval) the loop drains the rings only
- * until its thread has used --max-drain-cpu percent of one CPU in that
- * window; the rest stays in the rings, which overflow, and BPF counts the
- * overflow as drops that become gap records.  Measured cost: ~0.1-0.2 µs
- * of daemon CPU per record (RELIABILITY.md), so the default 20 % is over a
- * million records/s: a cap for pathological floods, not a normal state. */
-#define DRAIN_CPU_PERCENT_DEFAULT 20
+ * until its thread has used recorder.drain_cpu (or --max-drain-cpu)
+ * percent of one CPU in that window; the rest stays in the rings, which
+ * overflow, and BPF counts the overflow as drops that become gap records.
+ * Measured cost: ~0.1-0.2 µs of daemon CPU per record (RELIABILITY.md), so
+ * the default 20 % is over a million records/s: a cap for pathological
+ * floods, not a normal state. */
 
 struct daemon {
 	struct fr_conf conf;
@@ -58,7 +58,7 @@ struct daemon {
 	char *store_override;
 	char *socket_path;
 	uint64_t status_interval_ns;
-	unsigned drain_cpu_percent;
+	unsigned drain_cpu_override; /* --max-drain-cpu, 0 if not given */
 
 	sd_event *event;
 	struct fr_store_writer *writer;
@@ -106,16 +106,17 @@ static void help(void)
 	       "      --check-config         validate the configuration, print\n"
 	       "                             \"configuration OK\" or the errors, and exit\n"
 	       "      --status-interval DUR  log a status line every DUR (e.g. 5s)\n"
-	       "      --max-drain-cpu PCT    share of one CPU (1-100, default %d) the daemon\n"
-	       "                             may spend draining the rings; past it a flood\n"
-	       "                             is dropped in the kernel and recorded as gaps\n"
+	       "      --max-drain-cpu PCT    share of one CPU (1-100) the daemon may spend\n"
+	       "                             draining the rings; past it a flood is dropped\n"
+	       "                             in the kernel and recorded as gaps (overrides\n"
+	       "                             recorder.drain_cpu, default %d)\n"
 	       "  -d, --debug                debug logging\n"
 	       "  -h, --help                 this help\n"
 	       "      --version              version\n"
 	       "\n"
 	       "Signals: SIGTERM/SIGINT flush and exit 0; SIGHUP reloads the configuration.\n"
 	       "See flightrecd(8), flightrec.conf(5).\n",
-	       FR_CONF_DEFAULT_PATH, DRAIN_CPU_PERCENT_DEFAULT);
+	       FR_CONF_DEFAULT_PATH, FR_CONF_DRAIN_CPU_DEFAULT);
 }
 
 static int load_config(struct daemon *d, struct fr_conf *c)
@@ -132,6 +133,9 @@ static int load_config(struct daemon *d, struct fr_conf *c)
 	}
 	/* latency rules need their source's records: lower its threshold */
 	fr_triggers_adjust_thresholds(c);
+	/* the command line wins over the file, at start and at every reload */
+	if (d->drain_cpu_override)
+		c->drain_cpu_percent = d->drain_cpu_override;
 	if (d->store_override) {
 		free(c->store_path);
 		c->store_path = strdup(d->store_override);
@@ -187,8 +191,8 @@ static int on_drain(sd_event_source *s, uint64_t usec, void *userdata)
 	struct daemon *d = userdata;
 
 	if (d->drain_cut && !d->shedding) {
-		log_warning("Overloaded: draining the rings is capped at %d%% of a CPU; the rest is dropped in the kernel and recorded as gaps.",
-			    d->drain_cpu_percent);
+		log_warning("Overloaded: draining the rings is capped at %u%% of a CPU; the rest is dropped in the kernel and recorded as gaps.",
+			    d->conf.drain_cpu_percent);
 		d->shedding = true;
 		d->shed_since = d->windows_cut - 1;
 	} else if (!d->drain_cut && d->shedding) {
@@ -197,7 +201,7 @@ static int on_drain(sd_event_source *s, uint64_t usec, void *userdata)
 		d->shedding = false;
 	}
 	/* a new window, a new budget */
-	d->drain_deadline = fr_rings_thread_cpu_ns() + d->conf.drain_interval_ns * d->drain_cpu_percent / 100;
+	d->drain_deadline = fr_rings_thread_cpu_ns() + d->conf.drain_interval_ns * d->conf.drain_cpu_percent / 100;
 	d->drain_cut = false;
 	if (d->ring_src)
 		(void)sd_event_source_set_enabled(d->ring_src, SD_EVENT_ON);
@@ -224,7 +228,7 @@ static uint64_t total_dropped(struct daemon *d)
 	for (unsigned i = 0; i < fr_rings_ncpu(d->rings); i++) {
 		struct fr_recorder_cpu_stats st;
 		fr_recorder_cpu_stats(d->rec, i, &st);
-		sum += st.dropped + st.lost_write;
+		sum += st.dropped + st.lost_write + st.lost_decode;
 	}
 	return sum;
 }
@@ -339,7 +343,7 @@ static struct json_object *status_json(struct daemon *d)
 	{
 		/* load shedding: windows whose drain budget ran out */
 		struct json_object *ov = json_object_new_object();
-		json_object_object_add(ov, "drain_cpu_percent", json_object_new_int((int)d->drain_cpu_percent));
+		json_object_object_add(ov, "drain_cpu_percent", json_object_new_int((int)d->conf.drain_cpu_percent));
 		json_object_object_add(ov, "windows_cut", json_object_new_uint64(d->windows_cut));
 		json_object_object_add(o, "overload", ov);
 	}
@@ -822,7 +826,7 @@ static int run(struct daemon *d)
 	d->sources = fr_sources_free(d->sources);
 	(void)fr_rings_consume(d->rings);
 	lifecycle_mark(d, "stopped");
-	fr_recorder_flush(d->rec);
+	fr_recorder_finish(d->rec);
 	/* incidents still open are written with what there is */
 	fr_triggers_flush_pending(d->triggers);
 	return k;
@@ -889,7 +893,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{},
 	};
-	struct daemon d = { .config_path = FR_CONF_DEFAULT_PATH, .drain_cpu_percent = DRAIN_CPU_PERCENT_DEFAULT };
+	struct daemon d = { .config_path = FR_CONF_DEFAULT_PATH };
 	bool check = false;
 	int c, k;
 
@@ -924,7 +928,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "flightrecd: --max-drain-cpu: \"%s\" is not a percentage from 1 to 100\n", optarg);
 				return 2;
 			}
-			d.drain_cpu_percent = (unsigned)v;
+			d.drain_cpu_override = (unsigned)v;
 			break;
 		}
 		case 'd':

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -28,6 +29,8 @@ struct cpu_state {
 	uint64_t rereport;      /* counts from gap records that were lost */
 	uint64_t lost_decode;   /* delivered but malformed: too short, unknown type */
 	uint64_t lost_decode_reported;
+	uint64_t open_events;   /* events in the open chunk: lost if it can
+				   never be compressed */
 };
 
 struct fr_recorder {
@@ -45,6 +48,7 @@ struct fr_recorder {
 	uint64_t records;
 	struct fr_counters *scratch; /* ncpu counters, for reads */
 	bool warned_encode, warned_decode;
+	bool compress_failing;     /* logged once on entering */
 	bool write_failing;        /* logged once on entering, once on leaving */
 	uint64_t written_at_failure;
 };
@@ -140,9 +144,24 @@ void fr_recorder_set_triggers(struct fr_recorder *r, struct fr_triggers *t)
 	r->triggers = t;
 }
 
-/* Compresses and queues @b's open chunk.  @lost is where its records are
- * counted if that fails (the CPU's write losses; NULL for keyframes). */
-static void close_builder(struct fr_recorder *r, struct fr_chunk_builder *b, uint64_t *lost)
+/* A closed chunk that will never be written: its events are the CPU's
+ * write losses, and the counts its gap records carried are due again.
+ * (Keyframe chunks hold no events and no gaps.) */
+static void count_chunk_loss(struct fr_recorder *r, uint32_t cpu, uint64_t records, uint64_t gap_lost)
+{
+	if (cpu >= r->ncpu)
+		return;
+	r->cpu[cpu].lost_write += records;
+	r->cpu[cpu].rereport += gap_lost;
+}
+
+/* Compresses and queues @b's open chunk.  If compressing fails (out of
+ * memory: zstd's workspace or the output buffer), the builder keeps its
+ * records and the next close tries again; meanwhile records that do not
+ * fit are counted where they are added.  Once compressed, a chunk that
+ * cannot be queued or written is counted through the writer's loss
+ * callback, out of memory included. */
+static void close_builder(struct fr_recorder *r, struct fr_chunk_builder *b, struct cpu_state *c)
 {
 	uint32_t n = fr_chunk_builder_count(b);
 	void *buf;
@@ -153,15 +172,20 @@ static void close_builder(struct fr_recorder *r, struct fr_chunk_builder *b, uin
 		return;
 	k = fr_chunk_builder_close(b, r->cctx, 0, r->boot_id.bytes, &buf, &len);
 	if (k < 0) {
-		log_error_errno(k, "Failed to compress a chunk (%u records lost): %m", n);
-		if (lost)
-			*lost += n;
+		/* once per episode: with memory short this repeats per record */
+		if (!r->compress_failing)
+			log_error_errno(k, "Failed to compress a chunk of %u records, keeping them for the next try: %m", n);
+		r->compress_failing = true;
 		return;
 	}
+	r->compress_failing = false;
+	if (c)
+		c->open_events = 0;
 	if (!r->w) {
+		const struct fr_chunk_header *h = buf;
+
+		count_chunk_loss(r, le32toh(h->cpu), le32toh(h->nevents), le64toh(h->gap_lost));
 		free(buf);
-		if (lost)
-			*lost += n;
 		return;
 	}
 	log_debug("chunk of %u records, %zu bytes encoded, %zu on disk", n,
@@ -172,7 +196,7 @@ static void close_builder(struct fr_recorder *r, struct fr_chunk_builder *b, uin
 
 static void close_chunk(struct fr_recorder *r, unsigned cpu)
 {
-	close_builder(r, r->cpu[cpu].b, &r->cpu[cpu].lost_write);
+	close_builder(r, r->cpu[cpu].b, &r->cpu[cpu]);
 }
 
 /* Size of the code descriptions @d[0..n) not yet in @b's open chunk. */
@@ -201,9 +225,10 @@ static void add_code(struct fr_chunk_builder *b, const struct fr_frame_desc *d, 
 
 /* Adds @rec to builder @b, first describing its cgroup and the code of its
  * frames (@frames[0..nframes)) if this chunk has not yet, so every chunk
- * decodes on its own.  Returns 0, or -ENOBUFS if the record cannot fit any
- * chunk. */
-static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, uint64_t *lost,
+ * decodes on its own.  @c is the CPU whose builder it is (NULL for
+ * keyframes), where a record that cannot be added is counted: an event as
+ * lost, a gap's count as due again.  Returns 0, or -ENOBUFS. */
+static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, struct cpu_state *c,
 		  const struct fr_record *rec, const struct fr_frame_desc *frames, unsigned nframes)
 {
 	struct fr_record meta = { .type = FR_REC_CGROUP, .ts = rec->ts, .cgroup_id = rec->cgroup_id };
@@ -220,21 +245,27 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, uint64_t *l
 	}
 	need += code_need(b, frames, nframes);
 	if (fr_chunk_builder_raw_size(b) + need > r->conf->chunk_size)
-		close_builder(r, b, lost);
+		close_builder(r, b, c);
 	if (fr_chunk_builder_count(b) == 0)
 		fr_chunk_builder_set_opened(b, fr_now_ns(CLOCK_MONOTONIC));
 	if (path && !fr_chunk_builder_described(b, &meta))
 		(void)fr_chunk_builder_add(b, &meta);
 	add_code(b, frames, nframes);
 	if (fr_chunk_builder_add(b, rec) < 0) {
-		/* cannot happen for records under chunk_size; count, never hide */
-		if (lost)
-			(*lost)++;
-		if (!r->warned_encode)
+		/* the full chunk could not be compressed (logged there), or a
+		 * record over chunk_size (cannot happen); count, never hide */
+		if (c && rec->type == FR_REC_GAP)
+			c->rereport += rec->gap.lost;
+		else if (c)
+			c->lost_write++;
+		if (!r->warned_encode && !r->compress_failing) {
 			log_warning("Record of type %u does not fit a chunk; counted as lost", rec->type);
-		r->warned_encode = true;
+			r->warned_encode = true;
+		}
 		return -ENOBUFS;
 	}
+	if (c && rec->type != FR_REC_GAP && !fr_record_type_is_meta(rec->type))
+		c->open_events++;
 	return 0;
 }
 
@@ -255,13 +286,13 @@ static void add_sample(struct fr_recorder *r, unsigned cpu, const struct fr_reco
 		for (unsigned i = 0; i < n; i++)
 			d[i].mapping.ts = d[i].symbol.ts = rec->ts;
 	}
-	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu].lost_write, rec, d, n);
+	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu], rec, d, n);
 	r->records++;
 }
 
 static void add_record(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec)
 {
-	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu].lost_write, rec, NULL, 0);
+	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu], rec, NULL, 0);
 	r->records++;
 }
 
@@ -494,10 +525,7 @@ void fr_recorder_on_write_loss(uint32_t cpu, uint64_t records, uint64_t gap_lost
 	struct fr_recorder *r = userdata;
 	struct fr_store_writer_stats st;
 
-	if (cpu < r->ncpu) {
-		r->cpu[cpu].lost_write += records;
-		r->cpu[cpu].rereport += gap_lost;
-	}
+	count_chunk_loss(r, cpu, records, gap_lost);
 	/* once per episode, not per chunk: ENOSPC would flood the log */
 	if (!r->write_failing) {
 		log_error_errno(error, "Failed to write to the store, records are being lost and counted: %m");
@@ -528,8 +556,8 @@ static void emit_gap(struct fr_recorder *r, unsigned cpu, uint64_t lost)
 	struct fr_record gap = { .type = FR_REC_GAP, .ts = fr_now_ns(CLOCK_BOOTTIME) };
 
 	gap.gap.lost = lost;
-	add_record(r, cpu, &gap);
-	r->records--; /* a gap is not a recorded event */
+	/* not an event: if it finds no room, its count waits for the next tick */
+	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu], &gap, NULL, 0);
 }
 
 /* Sum over sources of what BPF could not deliver, per CPU.  (Untracked
@@ -586,6 +614,22 @@ void fr_recorder_flush(struct fr_recorder *r)
 	fr_recorder_tick(r, fr_now_ns(CLOCK_MONOTONIC));
 	for (unsigned i = 0; i < r->ncpu; i++)
 		close_chunk(r, i);
+}
+
+void fr_recorder_finish(struct fr_recorder *r)
+{
+	fr_recorder_flush(r);
+	/* a chunk that could not be compressed even now never will be */
+	for (unsigned i = 0; i < r->ncpu; i++) {
+		struct cpu_state *c = &r->cpu[i];
+
+		if (c->open_events == 0)
+			continue;
+		log_error("%" PRIu64 " records of CPU %u could not be compressed at exit; counted as lost.",
+			  c->open_events, i);
+		c->lost_write += c->open_events;
+		c->open_events = 0;
+	}
 }
 
 uint64_t fr_recorder_records(const struct fr_recorder *r)

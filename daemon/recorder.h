@@ -22,8 +22,9 @@ struct fr_recorder_cpu_stats {
 	uint64_t delivered; /* records received from the ring */
 	uint64_t dropped;   /* ring reserve failures, all sources */
 	uint64_t untracked; /* syscalls not timed (no per-thread state) */
-	uint64_t lost_write;/* records in chunks the store could not write (or
-			     * encode, or compress) */
+	uint64_t lost_write;/* records in chunks the store could not queue (out
+			     * of memory) or write, and records with no room
+			     * while a full chunk could not be compressed */
 	uint64_t lost_decode;/* delivered records the daemon could not decode */
 };
 
@@ -57,8 +58,12 @@ int fr_recorder_keyframe(struct fr_recorder *r);
 void fr_recorder_mark(struct fr_recorder *r, uint32_t pid, const char *text, size_t len);
 /* Records a user-space event made by the daemon (metrics) on this CPU. */
 void fr_recorder_add_user(struct fr_recorder *r, const struct fr_record *rec);
-/* Closes every open chunk (before a sync, and at shutdown). */
+/* Closes every open chunk (before a sync).  A chunk that cannot be
+ * compressed (out of memory) stays open for the next try. */
 void fr_recorder_flush(struct fr_recorder *r);
+/* The last flush, at shutdown: the events of chunks that still cannot be
+ * compressed are counted as lost (lost_write). */
+void fr_recorder_finish(struct fr_recorder *r);
 
 uint64_t fr_recorder_records(const struct fr_recorder *r);
 void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_recorder_cpu_stats *ret);

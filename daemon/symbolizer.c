@@ -382,7 +382,6 @@ static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, 
 	}
 	r = file_load_fd(f, fd);
 	close(fd);
-	if (r < 0 && !f->nload)
 	s->st.cache_bytes += f->bytes;
 	return r;
 }

@@ -16,6 +16,9 @@
 #define FR_STORE_DEFAULT_PATH "/var/lib/flightrec"
 #define FR_SOCKET_DEFAULT_PATH "/run/flightrec/control.sock"
 #define FR_CONTROL_GROUP_DEFAULT "flightrec"
+/* recorder.drain_cpu: percent of one CPU the daemon may spend draining the
+ * rings per drain window (see flightrecd.c) */
+#define FR_CONF_DRAIN_CPU_DEFAULT 20
 
 /* Must match FR_SYSCALL_MAX in bpf/event.h. */
 #define FR_CONF_SYSCALL_MAX 512
@@ -31,6 +34,7 @@ struct fr_conf {
 	uint64_t chunk_size;       /* raw bytes that close a chunk */
 	uint64_t chunk_age_ns;     /* age that closes a chunk */
 	uint64_t drain_interval_ns;
+	uint32_t drain_cpu_percent; /* of one CPU, per drain window */
 	int zstd_level;
 
 	bool proc_enabled;

@@ -94,10 +94,27 @@ static char *format_u64(uint64_t v, char *end)
 	return p;
 }
 
+static unsigned digits(uint64_t v)
+{
+	unsigned n = 1;
+
+	for (; v >= 10000; v /= 10000)
+		n += 4;
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
 void fr_out_u64(struct fr_out *o, uint64_t v)
 {
-	char buf[20], *p = format_u64(v, buf + sizeof(buf));
+	char buf[20], *p;
 
+	/* in place, where there is room for the longest */
+	if (o->cap - o->len >= sizeof(buf)) {
+		unsigned n = digits(v);
+		format_u64(v, o->p + o->len + n);
+		o->len += n;
+		return;
+	}
+	p = format_u64(v, buf + sizeof(buf));
 	fr_out_write(o, p, (size_t)(buf + sizeof(buf) - p));
 }
 
@@ -211,7 +228,7 @@ static void safe(struct fr_out *o, const char *s, size_t n, char nul)
 	}
 }
 
-void fr_out_safe(struct fr_out *o, const char *s, size_t n)
+void fr_out_safe_slow(struct fr_out *o, const char *s, size_t n)
 {
 	safe(o, s, n, 0);
 }

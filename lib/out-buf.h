@@ -57,6 +57,17 @@ static inline void fr_out_write(struct fr_out *o, const void *s, size_t n)
 	o->len += n;
 }
 
+/* Room for @n bytes (at most 4 KiB) at o->p + o->len, made by writing
+ * out or growing what is there: the caller writes there directly and
+ * adds what it wrote to o->len.  (After a write error there is room, the
+ * error sticks.) */
+static inline char *fr_out_room(struct fr_out *o, size_t n)
+{
+	if (o->cap - o->len < n)
+		fr_out_flush(o);
+	return o->p + o->len;
+}
+
 static inline void fr_out_putc(struct fr_out *o, char c)
 {
 	if (o->len == o->cap)
@@ -75,7 +86,28 @@ void fr_out_i64(struct fr_out *o, int64_t v);
 void fr_out_u64_pad(struct fr_out *o, uint64_t v, unsigned width);
 void fr_out_pad(struct fr_out *o, const char *s, unsigned width);
 /* Bytes for a terminal: control characters, DEL and backslash as \xNN. */
-void fr_out_safe(struct fr_out *o, const char *s, size_t n);
+void fr_out_safe_slow(struct fr_out *o, const char *s, size_t n);
+static inline void fr_out_safe(struct fr_out *o, const char *s, size_t n)
+{
+	/* short strings (command names, most paths) without a call: copied
+	 * up to the first byte that needs escaping */
+	if (n <= 16 && o->cap - o->len >= 16) {
+		char *d = o->p + o->len;
+		size_t i = 0;
+		for (; i < n; i++) {
+			unsigned char c = (unsigned char)s[i];
+			if (c < 0x20 || c == 0x7f || c == '\\')
+				break;
+			d[i] = (char)c;
+		}
+		o->len += i;
+		if (i == n)
+			return;
+		s += i;
+		n -= i;
+	}
+	fr_out_safe_slow(o, s, n);
+}
 /* NUL-separated strings (an argv), safe, each NUL printed as @sep. */
 void fr_out_safe_list(struct fr_out *o, const char *s, size_t n, char sep);
 __attribute__((format(printf, 2, 3))) void fr_out_printf(struct fr_out *o, const char *fmt, ...);

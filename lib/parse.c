@@ -204,18 +204,19 @@ char *fr_format_rfc3339(uint64_t wall_ns, char *buf, size_t len)
 	return buf;
 }
 
-char *fr_format_duration(uint64_t ns, char *buf, size_t len)
+size_t fr_format_duration_n(uint64_t ns, char out[static FR_DURATION_MAX])
 {
-	static const struct { uint64_t unit; const char *suffix; } units[] = {
+	static const struct { uint64_t unit; char suffix[3]; } units[] = {
 		{ NSEC_PER_SEC, "s" }, { NSEC_PER_MSEC, "ms" }, { NSEC_PER_USEC, "us" },
 	};
-	char tmp[40], *p = tmp + sizeof(tmp);
 	const char *suffix = "ns";
-	uint64_t v = ns;
-	int decimals = 0;
+	uint64_t v = ns, t;
+	unsigned decimals = 0, n = 1;
+	char *p;
 
-	/* three decimals, rounded half up; integer arithmetic (this is on
-	 * the path of every record dump prints) */
+	/* three decimals, rounded half up; integer arithmetic, digits
+	 * written in place (this is on the path of every record dump
+	 * prints) */
 	for (size_t i = 0; i < ELEMENTSOF(units); i++)
 		if (ns >= units[i].unit) {
 			uint64_t step = units[i].unit / 1000;
@@ -224,18 +225,30 @@ char *fr_format_duration(uint64_t ns, char *buf, size_t len)
 			decimals = 3;
 			break;
 		}
-	for (int d = 0; v || d <= decimals; d++) {
+	for (t = v; t >= 10; t /= 10)
+		n++;
+	n = MAX(n, decimals + 1);
+	p = out + n + (decimals ? 1 : 0);
+	for (unsigned d = 0; d < n; d++) {
 		if (d == decimals && decimals)
 			*--p = '.';
 		*--p = (char)('0' + v % 10);
 		v /= 10;
 	}
-	size_t n = MIN((size_t)(tmp + sizeof(tmp) - p), len - 1);
-	memcpy(buf, p, n);
+	p = out + n + (decimals ? 1 : 0);
+	p[0] = suffix[0];
+	if (suffix[1])
+		p[1] = suffix[1];
+	return (size_t)(p - out) + (suffix[1] ? 2 : 1);
+}
+
+char *fr_format_duration(uint64_t ns, char *buf, size_t len)
+{
+	char tmp[FR_DURATION_MAX];
+	size_t n = MIN(fr_format_duration_n(ns, tmp), len - 1);
+
+	memcpy(buf, tmp, n);
 	buf[n] = 0;
-	size_t m = MIN(strlen(suffix), len - 1 - n);
-	memcpy(buf + n, suffix, m);
-	buf[n + m] = 0;
 	return buf;
 }
 

@@ -28,6 +28,9 @@ char *fr_format_rfc3339(uint64_t wall_ns, char *buf, size_t len);
 
 /* Formats a duration compactly ("1.502s", "12ms"). */
 char *fr_format_duration(uint64_t ns, char *buf, size_t len);
+/* The same, not NUL-terminated, in @out; returns its length. */
+#define FR_DURATION_MAX 32
+size_t fr_format_duration_n(uint64_t ns, char out[static FR_DURATION_MAX]);
 
 /* Formats a byte count with a binary unit ("12.0M"). */
 char *fr_format_size(uint64_t bytes, char *buf, size_t len);

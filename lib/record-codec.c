@@ -350,85 +350,92 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 		     struct fr_record *out)
 {
 	struct reader r = { .buf = buf, .len = len, .pos = *pos };
-	struct fr_record rec = {};
+	/* filled in place: the caller's record is scratch until this
+	 * returns 0 */
+	struct fr_record *rec = out;
 	uint64_t v;
 
-	rec.type = get_u8(&r);
-	rec.flags = get_u8(&r);
-	rec.ts = st->prev_ts + (uint64_t)get_svarint(&r);
+	memset(rec, 0, sizeof(*rec));
+	rec->type = get_u8(&r);
+	rec->flags = get_u8(&r);
+	rec->ts = st->prev_ts + (uint64_t)get_svarint(&r);
 	v = get_varint(&r);
-	rec.pid = (uint32_t)v;
+	rec->pid = (uint32_t)v;
 	if (v > UINT32_MAX)
 		r.bad = 1;
 	/* unsigned arithmetic: a hostile delta must wrap, not overflow */
-	rec.tid = (uint32_t)((uint64_t)rec.pid + (uint64_t)get_svarint(&r));
-	rec.cgroup_id = get_varint(&r);
-	rec.comm_len = get_u8(&r);
-	if (rec.comm_len > FR_REC_COMM_MAX || rec.comm_len > r.len - r.pos) {
+	rec->tid = (uint32_t)((uint64_t)rec->pid + (uint64_t)get_svarint(&r));
+	rec->cgroup_id = get_varint(&r);
+	rec->comm_len = get_u8(&r);
+	if (rec->comm_len > FR_REC_COMM_MAX || rec->comm_len > r.len - r.pos) {
 		r.bad = 1;
 	} else if (!r.bad) {
-		memcpy(rec.comm, r.buf + r.pos, rec.comm_len);
-		rec.comm[rec.comm_len] = 0;
-		r.pos += rec.comm_len;
+		/* all the room of comm in one move where the input has it */
+		if (r.len - r.pos >= FR_REC_COMM_MAX)
+			memcpy(rec->comm, r.buf + r.pos, FR_REC_COMM_MAX);
+		else
+			memcpy(rec->comm, r.buf + r.pos, rec->comm_len);
+		rec->comm[rec->comm_len] = 0;
+		r.pos += rec->comm_len;
 	}
 	if (r.bad)
 		return -EBADMSG;
 
-	switch (rec.type) {
+	switch (rec->type) {
 	case FR_REC_EXEC:
-		rec.exec.ppid = (uint32_t)get_varint(&r);
-		rec.exec.filename = get_str(&r, &rec.exec.filename_len);
-		rec.exec.args = get_str(&r, &rec.exec.args_len);
+		rec->exec.ppid = (uint32_t)get_varint(&r);
+		rec->exec.filename = get_str(&r, &rec->exec.filename_len);
+		rec->exec.args = get_str(&r, &rec->exec.args_len);
 		break;
 	case FR_REC_EXIT:
-		rec.exit.status = (uint32_t)get_varint(&r);
+		rec->exit.status = (uint32_t)get_varint(&r);
 		break;
 	case FR_REC_FORK:
-		rec.fork.child_pid = (uint32_t)get_varint(&r);
+		rec->fork.child_pid = (uint32_t)get_varint(&r);
 		break;
 	case FR_REC_SYSCALL:
-		rec.syscall.nr = (uint32_t)get_varint(&r);
-		rec.syscall.duration_ns = get_varint(&r);
-		rec.syscall.ret = get_svarint(&r);
+		rec->syscall.nr = (uint32_t)get_varint(&r);
+		rec->syscall.duration_ns = get_varint(&r);
+		rec->syscall.ret = get_svarint(&r);
 		break;
 	case FR_REC_OFFCPU:
 	case FR_REC_RUNQ:
-		rec.sched.duration_ns = get_varint(&r);
+		rec->sched.duration_ns = get_varint(&r);
 		break;
 	case FR_REC_BLOCK:
-		rec.block.dev = (uint32_t)get_varint(&r);
-		rec.block.op = (uint32_t)get_varint(&r);
-		rec.block.sector = get_varint(&r);
-		rec.block.bytes = (uint32_t)get_varint(&r);
-		rec.block.error = (int32_t)get_svarint(&r);
-		rec.block.duration_ns = get_varint(&r);
+		rec->block.dev = (uint32_t)get_varint(&r);
+		rec->block.op = (uint32_t)get_varint(&r);
+		rec->block.sector = get_varint(&r);
+		rec->block.bytes = (uint32_t)get_varint(&r);
+		rec->block.error = (int32_t)get_svarint(&r);
+		rec->block.duration_ns = get_varint(&r);
 		break;
 	case FR_REC_OOM:
-		rec.oom.rss_kb = get_varint(&r);
-		rec.oom.memcg_id = get_varint(&r);
-		rec.oom.memcg = get_str(&r, &rec.oom.memcg_len);
+		rec->oom.rss_kb = get_varint(&r);
+		rec->oom.memcg_id = get_varint(&r);
+		rec->oom.memcg = get_str(&r, &rec->oom.memcg_len);
 		break;
 	case FR_REC_SIGNAL:
-		rec.signal.sig = (uint32_t)get_varint(&r);
-		rec.signal.sender_pid = (uint32_t)get_varint(&r);
-		rec.signal.code = (int32_t)get_svarint(&r);
-		rec.signal.result = (int32_t)get_svarint(&r);
-		rec.signal.sender_comm = get_str(&r, &rec.signal.sender_comm_len);
+		rec->signal.sig = (uint32_t)get_varint(&r);
+		rec->signal.sender_pid = (uint32_t)get_varint(&r);
+		rec->signal.code = (int32_t)get_svarint(&r);
+		rec->signal.result = (int32_t)get_svarint(&r);
+		rec->signal.sender_comm = get_str(&r, &rec->signal.sender_comm_len);
 		break;
 	case FR_REC_TCP: {
 		size_t alen;
-		rec.tcp.event = get_u8(&r);
-		rec.tcp.state = get_u8(&r);
-		rec.tcp.family = (uint16_t)get_varint(&r);
-		rec.tcp.sport = (uint16_t)get_varint(&r);
-		rec.tcp.dport = (uint16_t)get_varint(&r);
-		alen = rec.tcp.family == 10 ? 16 : 4;
+		rec->tcp.event = get_u8(&r);
+		rec->tcp.state = get_u8(&r);
+		rec->tcp.family = (uint16_t)get_varint(&r);
+		rec->tcp.sport = (uint16_t)get_varint(&r);
+		rec->tcp.dport = (uint16_t)get_varint(&r);
+		alen = rec->tcp.family == 10 ? 16 : 4;
 		if (r.bad || 2 * alen > r.len - r.pos) {
 			r.bad = 1;
 			break;
 		}
-		memcpy(rec.tcp.saddr, r.buf + r.pos, alen);
-		memcpy(rec.tcp.daddr, r.buf + r.pos + alen, alen);
+		memcpy(rec->tcp.saddr, r.buf + r.pos, alen);
+		memcpy(rec->tcp.daddr, r.buf + r.pos + alen, alen);
 		r.pos += 2 * alen;
 		break;
 	}
@@ -438,66 +445,65 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 			r.bad = 1;
 			break;
 		}
-		rec.sample.kernel_frames = (uint16_t)kf;
-		rec.sample.user_frames = (uint16_t)uf;
-		rec.sample.enc = (const uint8_t *)get_str(&r, &rec.sample.enc_len);
+		rec->sample.kernel_frames = (uint16_t)kf;
+		rec->sample.user_frames = (uint16_t)uf;
+		rec->sample.enc = (const uint8_t *)get_str(&r, &rec->sample.enc_len);
 		break;
 	}
 	case FR_REC_SWITCH:
-		rec.sw.prev_state = (uint32_t)get_varint(&r);
-		rec.sw.next_pid = (uint32_t)get_varint(&r);
-		rec.sw.next_tid = (uint32_t)((uint64_t)rec.sw.next_pid + (uint64_t)get_svarint(&r));
-		rec.sw.next_comm = get_str(&r, &rec.sw.next_comm_len);
+		rec->sw.prev_state = (uint32_t)get_varint(&r);
+		rec->sw.next_pid = (uint32_t)get_varint(&r);
+		rec->sw.next_tid = (uint32_t)((uint64_t)rec->sw.next_pid + (uint64_t)get_svarint(&r));
+		rec->sw.next_comm = get_str(&r, &rec->sw.next_comm_len);
 		break;
 	case FR_REC_MARK:
-		rec.mark.text = get_str(&r, &rec.mark.text_len);
+		rec->mark.text = get_str(&r, &rec->mark.text_len);
 		break;
 	case FR_REC_METRICS:
-		rec.metrics.json = get_str(&r, &rec.metrics.json_len);
+		rec->metrics.json = get_str(&r, &rec->metrics.json_len);
 		break;
 	case FR_REC_TRIGGER:
-		rec.trigger.rule = get_str(&r, &rec.trigger.rule_len);
-		rec.trigger.incident = get_str(&r, &rec.trigger.incident_len);
+		rec->trigger.rule = get_str(&r, &rec->trigger.rule_len);
+		rec->trigger.incident = get_str(&r, &rec->trigger.incident_len);
 		break;
 	case FR_REC_GAP:
-		rec.gap.lost = get_varint(&r);
+		rec->gap.lost = get_varint(&r);
 		break;
 	case FR_REC_CGROUP:
-		rec.cgroup.path = get_str(&r, &rec.cgroup.path_len);
+		rec->cgroup.path = get_str(&r, &rec->cgroup.path_len);
 		break;
 	case FR_REC_PROCESS:
-		rec.process.ppid = (uint32_t)get_varint(&r);
-		rec.process.exe = get_str(&r, &rec.process.exe_len);
-		rec.process.args = get_str(&r, &rec.process.args_len);
+		rec->process.ppid = (uint32_t)get_varint(&r);
+		rec->process.exe = get_str(&r, &rec->process.exe_len);
+		rec->process.args = get_str(&r, &rec->process.args_len);
 		break;
 	case FR_REC_MAPPING:
-		rec.mapping.start = get_varint(&r);
-		rec.mapping.end = rec.mapping.start + get_varint(&r);
-		if (rec.mapping.end < rec.mapping.start)
+		rec->mapping.start = get_varint(&r);
+		rec->mapping.end = rec->mapping.start + get_varint(&r);
+		if (rec->mapping.end < rec->mapping.start)
 			r.bad = 1;
-		rec.mapping.offset = get_varint(&r);
-		rec.mapping.vaddr = get_varint(&r);
-		rec.mapping.path = get_str(&r, &rec.mapping.path_len);
-		rec.mapping.build_id = (const uint8_t *)get_str(&r, &rec.mapping.build_id_len);
-		if (rec.mapping.build_id_len > FR_BUILD_ID_MAX)
+		rec->mapping.offset = get_varint(&r);
+		rec->mapping.vaddr = get_varint(&r);
+		rec->mapping.path = get_str(&r, &rec->mapping.path_len);
+		rec->mapping.build_id = (const uint8_t *)get_str(&r, &rec->mapping.build_id_len);
+		if (rec->mapping.build_id_len > FR_BUILD_ID_MAX)
 			r.bad = 1;
 		break;
 	case FR_REC_SYMBOL:
-		rec.symbol.start = get_varint(&r);
-		rec.symbol.size = get_varint(&r);
-		if (rec.symbol.start + rec.symbol.size < rec.symbol.start)
+		rec->symbol.start = get_varint(&r);
+		rec->symbol.size = get_varint(&r);
+		if (rec->symbol.start + rec->symbol.size < rec->symbol.start)
 			r.bad = 1;
-		rec.symbol.name = get_str(&r, &rec.symbol.name_len);
-		rec.symbol.module = get_str(&r, &rec.symbol.module_len);
+		rec->symbol.name = get_str(&r, &rec->symbol.name_len);
+		rec->symbol.module = get_str(&r, &rec->symbol.module_len);
 		break;
 	default:
 		return -EBADMSG;
 	}
 	if (r.bad)
 		return -EBADMSG;
-	st->prev_ts = rec.ts;
+	st->prev_ts = rec->ts;
 	*pos = r.pos;
-	*out = rec;
 	return 0;
 }
 

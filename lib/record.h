@@ -199,8 +199,9 @@ size_t fr_record_max_encoded_size(const struct fr_record *r);
 int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8_t *buf,
 		     size_t cap, size_t len);
 
-/* Decodes one record at *pos in buf[0..len); advances *pos.  Returns 0,
- * or -EBADMSG for malformed input (never reads outside the buffer). */
+/* Decodes one record at *pos in buf[0..len) into *out; advances *pos.
+ * Returns 0, or -EBADMSG for malformed input (never reads outside the
+ * buffer; *out is then scratch). */
 int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, size_t *pos,
 		     struct fr_record *r);
 

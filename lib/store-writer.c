@@ -128,13 +128,19 @@ static struct io_uring_sqe *get_sqe(struct fr_store_writer *w)
 	return sqe;
 }
 
-static void report_loss(struct fr_store_writer *w, struct op *op, int error)
+static void count_loss(struct fr_store_writer *w, uint32_t cpu, uint64_t nrecords, uint64_t gap_lost,
+		       int error)
 {
 	w->st.chunks_failed++;
-	w->st.records_lost += op->nrecords;
+	w->st.records_lost += nrecords;
 	w->st.last_error = error;
 	if (w->loss_cb)
-		w->loss_cb(op->cpu, op->nrecords, op->gap_lost, error, w->userdata);
+		w->loss_cb(cpu, nrecords, gap_lost, error, w->userdata);
+}
+
+static void report_loss(struct fr_store_writer *w, struct op *op, int error)
+{
+	count_loss(w, op->cpu, op->nrecords, op->gap_lost, error);
 }
 
 static int queue_op(struct fr_store_writer *w, struct op *op)
@@ -301,6 +307,9 @@ int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len)
 
 	op = calloc(1, sizeof(*op));
 	if (!op) {
+		/* the chunk is lost like one the disk refused: counted, and
+		 * its gaps' counts reported again */
+		count_loss(w, le32toh(h->cpu), le32toh(h->nevents), le64toh(h->gap_lost), -ENOMEM);
 		free(buf);
 		return -ENOMEM;
 	}

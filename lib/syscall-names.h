@@ -3,8 +3,12 @@
 #ifndef FR_SYSCALL_NAMES_H
 #define FR_SYSCALL_NAMES_H
 
+#include <stddef.h>
+
 /* Returns the name or NULL when unknown. The string is owned by the table. */
 const char *fr_syscall_name(unsigned nr);
+/* The same, and its length in *@len. */
+const char *fr_syscall_name_n(unsigned nr, size_t *len);
 /* Returns the number, or -ENOENT. */
 int fr_syscall_number(const char *name);
 

@@ -11,6 +11,7 @@
 #include "big-alloc.h"
 #include "ksyms.h"
 #include "macro.h"
+#include "out-buf.h"
 #include "record-fields.h"
 #include "pid-map.h"
 #include "store-format.h"
@@ -117,8 +118,12 @@ _Static_assert(sizeof(struct fr_window_item) == 32, "items are sorted and kept b
 
 struct fr_window_chunk {
 	uint8_t *buf;            /* the decoded payload */
-	struct fr_record *recs;  /* streamed: its items' records, decoded once
+	const uint32_t *rec_off; /* streamed with query.line: item pos's record
+				    is at buf + rec_off[pos] */
+	struct fr_window_entry *ents; /* streamed: its items' records, decoded once
 				    (an item's pos indexes them) */
+	const char *lines;       /* streamed with query.line: item pos's line */
+	const uint32_t *line_off;/* is lines[line_off[pos]..line_off[pos + 1]) */
 	struct fr_symtab symtab; /* the code it describes */
 	struct cgroup_desc *cg;  /* the cgroups it describes, by id */
 	size_t ncg, cgcap;
@@ -168,16 +173,26 @@ static const struct cgroup_desc *cgroup_find(const struct fr_window_chunk *c, ui
 	return lo < c->ncg && c->cg[lo].id == id ? &c->cg[lo] : NULL;
 }
 
+/* A buffer and its size, kept for reuse. */
+struct spare {
+	void *p;
+	size_t cap;
+};
+
 /* One chunk's share of the loading, done by whichever thread takes it. */
 struct chunk_job {
 	uint32_t idx;      /* the chunk's index in fr_window.cd */
 	size_t first, max; /* its slice of the items (whole-window load) */
 	struct fr_window_item *items; /* room for max items */
-	struct fr_record *recs;       /* NULL, or room for max records */
+	struct fr_window_entry *ents; /* NULL, or room for max records */
+	uint32_t *rec_off;            /* with lines: room for max offsets */
+	struct spare *lines;          /* with query.line: the lines, */
+	uint32_t *line_off;           /* and room for max + 1 offsets */
 	uint8_t *buf;      /* room for its payload */
 	size_t n;          /* items it gave */
 	uint64_t bad;      /* records that did not decode */
 	int k;             /* 0, -EBADMSG (damaged: skipped) or fatal */
+	bool done;         /* streamed: k and the rest are set */
 };
 
 /* The first pass over loaded chunk @idx: names go into its tables, and
@@ -193,51 +208,94 @@ static int decode_chunk(struct fr_window *w, uint32_t idx, const struct fr_chunk
 
 	for (uint32_t i = 0; i < ref->info.nrecords; i++) {
 		size_t start = pos;
-		struct fr_record rec;
+		struct fr_record local;
+		/* streamed, each record is decoded where it is kept (a record
+		 * not kept is overwritten by the next) */
+		struct fr_record *rec = job->ents && job->n < job->max ? &job->ents[job->n].r : &local;
 
-		if (fr_record_decode(&st, c->buf, ref->info.raw_size, &pos, &rec) < 0) {
+		if (fr_record_decode(&st, c->buf, ref->info.raw_size, &pos, rec) < 0) {
 			job->bad = ref->info.nrecords - i;
 			break;
 		}
-		if (rec.type == FR_REC_MAPPING || rec.type == FR_REC_SYMBOL) {
-			if (fr_symtab_add(&c->symtab, &rec) < 0)
+		if (rec->type == FR_REC_MAPPING || rec->type == FR_REC_SYMBOL) {
+			if (fr_symtab_add(&c->symtab, rec) < 0)
 				return -ENOMEM;
 			continue;
 		}
-		if (rec.type == FR_REC_CGROUP) {
+		if (rec->type == FR_REC_CGROUP) {
 			if (grow((void **)&c->cg, &c->cgcap, c->ncg + 1, sizeof(*c->cg)) < 0)
 				return -ENOMEM;
-			c->cg[c->ncg] = (struct cgroup_desc){ rec.cgroup_id, rec.cgroup.path, rec.cgroup.path_len,
+			c->cg[c->ncg] = (struct cgroup_desc){ rec->cgroup_id, rec->cgroup.path, rec->cgroup.path_len,
 							      (uint32_t)c->ncg };
 			c->ncg++;
 			continue;
 		}
-		uint64_t wall = rec.ts + (uint64_t)ref->info.realtime_offset;
+		uint64_t wall = rec->ts + (uint64_t)ref->info.realtime_offset;
 		bool hidden = false;
 		/* keyframe records, and exec/fork records before the window,
 		 * are kept as context: they name the window's processes */
-		if (rec.type == FR_REC_PROCESS)
+		if (rec->type == FR_REC_PROCESS)
 			hidden = true;
 		else if (wall > until)
 			continue;
 		else if (wall < since) {
-			if (rec.type != FR_REC_EXEC && rec.type != FR_REC_FORK)
+			if (rec->type != FR_REC_EXEC && rec->type != FR_REC_FORK)
 				continue;
 			hidden = true;
 		}
 		if (job->n == job->max) /* cannot be: a record takes 7 bytes at least */
 			return -EBADMSG;
-		if (job->recs) {
-			rec.cpu = ref->info.cpu;
-			job->recs[job->n] = rec;
+		if (job->ents) {
+			rec->cpu = ref->info.cpu;
+			if (job->rec_off)
+				job->rec_off[job->n] = (uint32_t)start;
 			start = job->n;
 		}
 		items[job->n++] = (struct fr_window_item){ .wall_ns = wall, .chunk = idx, .pos = (uint32_t)start,
-							    .pid = rec.pid, .type = rec.type, .hidden = hidden };
+							    .pid = rec->pid, .type = rec->type, .hidden = hidden };
 	}
 	cgroups_finish(c);
 	fr_symtab_finish(&c->symtab);
 	return 0;
+}
+
+/* Streamed with query.line: the second pass over chunk @idx, once its
+ * names are all known, writes the line of each of its items, in the
+ * loading thread @slot, while the chunk is fresh in its cache. */
+static int chunk_lines(struct fr_window *w, const struct fr_window_query *q, uint32_t idx, struct chunk_job *job,
+		       unsigned slot)
+{
+	struct fr_window_chunk *c = &w->cd[idx];
+	struct fr_out o = { .p = job->lines->p, .cap = job->lines->cap };
+
+	for (size_t j = 0; j < job->n; j++) {
+		const struct fr_window_item *it = &job->items[j];
+		struct fr_window_entry *e = &job->ents[j];
+		const struct cgroup_desc *cg;
+
+		job->line_off[j] = (uint32_t)o.len;
+		if (it->hidden)
+			continue;
+		/* the record is in place: the rest of its entry joins it */
+		cg = cgroup_find(c, e->r.cgroup_id);
+		e->wall_ns = it->wall_ns;
+		e->chunk = idx;
+		e->cgroup = cg ? cg->path : NULL;
+		e->cgroup_len = cg ? cg->len : 0;
+		e->exe = NULL;
+		e->exe_len = 0;
+		e->kernel_thread = false;
+		e->hidden = false;
+		q->line(w, it, e, slot, &o, q->line_userdata);
+		/* the offsets are 32 bits: no chunk's lines come near */
+		if (o.len > UINT32_MAX)
+			o.err = EFBIG;
+	}
+	job->line_off[job->n] = (uint32_t)o.len;
+	*job->lines = (struct spare){ o.p, o.cap };
+	c->lines = o.p;
+	c->line_off = job->line_off;
+	return -o.err;
 }
 
 /* Items a chunk can give: one per record, and a record takes 7 bytes at
@@ -255,10 +313,12 @@ static int item_decode(const struct fr_window *w, const struct fr_window_item *i
 	size_t pos = it->pos;
 	int k;
 
-	if (w->cd[it->chunk].recs) {
-		*r = w->cd[it->chunk].recs[it->pos];
+	if (w->cd[it->chunk].ents) {
+		*r = w->cd[it->chunk].ents[it->pos].r;
 		return 0;
 	}
+	if (w->cd[it->chunk].rec_off)
+		pos = w->cd[it->chunk].rec_off[it->pos];
 	k = fr_record_decode(&st, w->cd[it->chunk].buf, ci->raw_size, &pos, r);
 
 	/* the time is delta-coded: it comes from the item */
@@ -347,6 +407,15 @@ int fr_window_get(const struct fr_window *w, size_t i, struct fr_window_entry *e
 	return k;
 }
 
+const char *fr_window_line(const struct fr_window *w, size_t i, size_t *len)
+{
+	const struct fr_window_item *it = &w->items[i];
+	const struct fr_window_chunk *c = &w->cd[it->chunk];
+
+	*len = c->line_off[it->pos + 1] - c->line_off[it->pos];
+	return c->lines + c->line_off[it->pos];
+}
+
 int fr_window_select(struct fr_store_reader *r, const struct fr_window_query *q, struct fr_chunk_ref **ret,
 		     size_t *nret)
 {
@@ -390,52 +459,103 @@ struct load {
 	size_t total;      /* for progress: done counts on from an earlier load */
 };
 
-/* Takes chunks until none is left: loads, decompresses and decodes each. */
-static int load_chunks(struct load *l, bool report)
-{
-	ZSTD_DCtx *dctx = ZSTD_createDCtx();
-	void *buf = NULL;
-	size_t cap = 0;
+/* What a loading thread keeps from chunk to chunk. */
+struct loader {
+	ZSTD_DCtx *dctx;
+	void *buf; /* the compressed payload */
+	size_t cap;
+	struct fr_window_entry *ents; /* with query.line: one chunk's records */
+	size_t ents_cap;
+	unsigned slot;
+};
 
-	if (!dctx)
+static void loader_done(struct loader *t)
+{
+	ZSTD_freeDCtx(t->dctx);
+	free(t->buf);
+	free(t->ents);
+	*t = (struct loader){};
+}
+
+/* Loads, decompresses and decodes the chunk of @job (and with query.line,
+ * writes its lines); the result in job->k. */
+static void load_chunk(struct fr_window *w, struct fr_store_reader *r, const struct fr_window_query *q,
+		       const struct fr_chunk_ref *ref, struct chunk_job *job, struct loader *t)
+{
+	w->cd[job->idx].buf = job->buf;
+	/* lines are written from records decoded into the thread's own
+	 * room, still in its cache, and not kept */
+	if (job->lines && t->ents_cap < job->max) {
+		size_t cap = MAX(job->max, t->ents_cap * 2);
+		free(t->ents);
+		t->ents = malloc(cap * sizeof(*t->ents));
+		t->ents_cap = t->ents ? cap : 0;
+		if (!t->ents) {
+			job->k = -ENOMEM;
+			return;
+		}
+	}
+	if (job->lines)
+		job->ents = t->ents;
+	job->k = fr_store_reader_load_into(r, t->dctx, ref, job->buf, &t->buf, &t->cap);
+	if (job->k == 0)
+		job->k = decode_chunk(w, job->idx, ref, job, q->since_ns, q->until_ns);
+	if (job->k == 0 && job->lines)
+		job->k = chunk_lines(w, q, job->idx, job, t->slot);
+	if (job->lines)
+		job->ents = NULL;
+}
+
+/* Takes chunks until none is left; @slot names the thread. */
+static int load_chunks(struct load *l, unsigned slot)
+{
+	struct loader t = { .dctx = ZSTD_createDCtx(), .slot = slot };
+
+	if (!t.dctx)
 		return -ENOMEM;
 	for (;;) {
 		size_t i = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED), done;
-		struct chunk_job *job;
 
 		if (i >= l->n)
 			break;
-		job = &l->jobs[i];
-		l->w->cd[job->idx].buf = job->buf;
-		job->k = fr_store_reader_load_into(l->r, dctx, &l->refs[i], job->buf, &buf, &cap);
-		if (job->k == 0)
-			job->k = decode_chunk(l->w, job->idx, &l->refs[i], job, l->q->since_ns, l->q->until_ns);
+		load_chunk(l->w, l->r, l->q, &l->refs[i], &l->jobs[i], &t);
 		done = __atomic_add_fetch(&l->done, 1, __ATOMIC_RELAXED);
-		if (report && l->q->progress)
+		if (slot == 0 && l->q->progress)
 			l->q->progress(done, l->total, l->q->userdata);
 	}
-	ZSTD_freeDCtx(dctx);
-	free(buf);
+	loader_done(&t);
 	return 0;
 }
 
+struct load_thread {
+	struct load *l;
+	unsigned slot;
+};
+
 static void *load_thread(void *userdata)
 {
-	return (void *)(intptr_t)load_chunks(userdata, false);
+	struct load_thread *t = userdata;
+
+	return (void *)(intptr_t)load_chunks(t->l, t->slot);
 }
 
 /* Chunks are independent: decompressing and decoding them is spread over
- * the CPUs; the calling thread takes its share and reports progress. */
+ * the CPUs; the calling thread takes its share (slot 0) and reports
+ * progress. */
 static int load_parallel(struct load *l)
 {
 	pthread_t threads[FR_WINDOW_THREADS_MAX];
+	struct load_thread args[FR_WINDOW_THREADS_MAX];
 	unsigned nthreads = 0;
 	int k;
 
-	while (nthreads + 1 < MIN(fr_window_threads(), l->n) &&
-	       pthread_create(&threads[nthreads], NULL, load_thread, l) == 0)
+	while (nthreads + 1 < MIN(fr_window_threads(), l->n)) {
+		args[nthreads] = (struct load_thread){ l, nthreads + 1 };
+		if (pthread_create(&threads[nthreads], NULL, load_thread, &args[nthreads]) != 0)
+			break;
 		nthreads++;
-	k = load_chunks(l, true);
+	}
+	k = load_chunks(l, 0);
 	for (unsigned i = 0; i < nthreads; i++) {
 		void *tk;
 		pthread_join(threads[i], &tk);
@@ -569,15 +689,10 @@ fail:
  * once those up to some chunk are loaded, every record before that chunk's
  * first one is known, and those records are the next slice.
  */
-struct spare {
-	void *p;
-	size_t cap;
-};
-
 struct stream_chunk {
 	struct fr_window_item *items; /* its records not yet handed out */
 	size_t n;
-	struct spare buf, itembuf, recbuf; /* what it holds */
+	struct spare buf, itembuf, entbuf, linebuf, offbuf; /* what it holds */
 };
 
 struct fr_window_stream {
@@ -585,8 +700,11 @@ struct fr_window_stream {
 	struct fr_window_query q;
 	struct fr_chunk_ref *refs;
 	uint32_t *order;       /* chunk indices by first record, then store order */
-	size_t next;           /* order[next]: the next chunk to load */
-	size_t loaded;         /* for progress */
+	struct chunk_job *jobs;/* jobs[i] loads chunk order[i] */
+	size_t next;           /* order[next]: the next chunk to hand to the loaders */
+	size_t merged;         /* jobs[0..merged) are done and in the open chunks */
+	size_t batch_end[2];   /* the slices' worth handed out, oldest first */
+	unsigned nbatches;
 	struct stream_chunk *sc;
 	uint32_t *open;        /* the loaded chunks, in store order */
 	size_t nopen;
@@ -595,18 +713,23 @@ struct fr_window_stream {
 	struct fr_pid_map pids;
 	size_t exes_cap;
 	struct fr_window_item *scratch; /* for sorting, as big as w->items */
-	/* the chunks loading in the background */
-	struct load l;
-	struct chunk_job jobs[256];
-	struct fr_chunk_ref batch_refs[256];
-	pthread_t loader;
-	bool loading, started;
-	int load_k;
+	/* the loading threads: they take jobs[taken..limit) in turn */
+	pthread_t threads[FR_WINDOW_THREADS_MAX];
+	unsigned nthreads;
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;
+	size_t taken, limit;
+	bool stop, started;
+	struct loader self;    /* the calling thread's, when it helps */
+	struct stream_worker {
+		struct fr_window *w;
+		unsigned slot;
+	} workers[FR_WINDOW_THREADS_MAX];
 };
 
 /* Bytes of payload loaded per slice (at least one chunk), unless the
  * query says. */
-#define STREAM_SLICE_BYTES (2u << 20)
+#define STREAM_SLICE_BYTES (512u << 10)
 
 static uint64_t ref_first(const struct fr_chunk_ref *ref)
 {
@@ -656,7 +779,9 @@ static void stream_drop(struct fr_window *w, uint32_t idx)
 	w->cd[idx] = (struct fr_window_chunk){};
 	(void)spare_put(s, &c->buf);
 	(void)spare_put(s, &c->itembuf);
-	(void)spare_put(s, &c->recbuf);
+	(void)spare_put(s, &c->entbuf);
+	(void)spare_put(s, &c->linebuf);
+	(void)spare_put(s, &c->offbuf);
 	c->items = NULL;
 	c->n = 0;
 }
@@ -698,6 +823,9 @@ int fr_window_stream_open(struct fr_store_reader *r, const struct fr_window_quer
 		fr_window_free(w);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->work, NULL);
+	pthread_cond_init(&s->done, NULL);
 	s->r = r;
 	s->q = *q;
 	k = fr_window_select(r, q, &s->refs, &n);
@@ -710,7 +838,8 @@ int fr_window_stream_open(struct fr_store_reader *r, const struct fr_window_quer
 	s->sc = calloc(n ? n : 1, sizeof(*s->sc));
 	s->order = calloc(n ? n : 1, sizeof(*s->order));
 	s->open = calloc(n ? n : 1, sizeof(*s->open));
-	if (!w->chunks || !w->cd || !s->sc || !s->order || !s->open) {
+	s->jobs = calloc(n ? n : 1, sizeof(*s->jobs));
+	if (!w->chunks || !w->cd || !s->sc || !s->order || !s->open || !s->jobs) {
 		fr_window_free(w);
 		return -ENOMEM;
 	}
@@ -724,73 +853,147 @@ int fr_window_stream_open(struct fr_store_reader *r, const struct fr_window_quer
 	return 0;
 }
 
-static void *stream_loader(void *userdata)
+/* Job @i, by a loading thread. */
+static void stream_job(struct fr_window *w, size_t i, struct loader *t)
 {
-	return (void *)(intptr_t)load_parallel(userdata);
+	struct fr_window_stream *s = w->stream;
+
+	load_chunk(w, s->r, &s->q, &s->refs[s->order[i]], &s->jobs[i], t);
 }
 
-/* Picks the next chunks in order of their first record, STREAM_SLICE_BYTES
- * of payload (one chunk at least), and starts loading them, all at once
- * over the CPUs, in the background: the slice before prints meanwhile. */
-static int stream_load_begin(struct fr_window *w)
+/* A loading thread: takes the chunks handed out, in order, as long as
+ * there are; they run ahead of the printing by up to two slices. */
+static void *stream_worker(void *userdata)
+{
+	struct stream_worker *sw = userdata;
+	struct fr_window_stream *s = sw->w->stream;
+	struct loader t = { .dctx = ZSTD_createDCtx(), .slot = sw->slot };
+
+	pthread_mutex_lock(&s->lock);
+	while (t.dctx) {
+		while (!s->stop && s->taken == s->limit)
+			pthread_cond_wait(&s->work, &s->lock);
+		if (s->stop)
+			break;
+		size_t i = s->taken++;
+		pthread_mutex_unlock(&s->lock);
+		stream_job(sw->w, i, &t);
+		pthread_mutex_lock(&s->lock);
+		s->jobs[i].done = true;
+		pthread_cond_broadcast(&s->done);
+	}
+	pthread_mutex_unlock(&s->lock);
+	loader_done(&t);
+	return NULL;
+}
+
+/* Hands the loading threads the next chunks in order of their first
+ * record: STREAM_SLICE_BYTES of payload (one chunk at least), with the
+ * buffers they load into. */
+static int stream_schedule(struct fr_window *w)
 {
 	struct fr_window_stream *s = w->stream;
 	size_t bytes = 0, slice = s->q.slice_bytes ? s->q.slice_bytes : STREAM_SLICE_BYTES;
+	int k = 0;
 
-	s->l = (struct load){ .w = w, .r = s->r, .q = &s->q, .refs = s->batch_refs, .jobs = s->jobs,
-			      .total = w->ncd, .done = s->loaded };
-	while (s->next < w->ncd && s->l.n < ELEMENTSOF(s->jobs) && (s->l.n == 0 || bytes < slice)) {
-		uint32_t idx = s->order[s->next++];
+	while (s->next < w->ncd && (bytes == 0 || bytes < slice)) {
+		uint32_t idx = s->order[s->next];
 		struct stream_chunk *c = &s->sc[idx];
 		size_t max = chunk_max_items(&s->refs[idx]);
-		struct chunk_job *job = &s->jobs[s->l.n];
+		struct chunk_job *job = &s->jobs[s->next];
 
-		s->batch_refs[s->l.n++] = s->refs[idx];
 		*job = (struct chunk_job){ .idx = idx, .max = max,
 			.buf = spare_take(s, s->refs[idx].info.raw_size, &c->buf),
-			.items = spare_take(s, max * sizeof(struct fr_window_item), &c->itembuf),
-			.recs = spare_take(s, max * sizeof(struct fr_record), &c->recbuf) };
-		s->open[s->nopen++] = idx;
-		if (!job->buf || !job->items || !job->recs)
-			return -ENOMEM;
-		w->cd[idx].recs = job->recs;
+			.items = spare_take(s, max * sizeof(struct fr_window_item), &c->itembuf) };
+		s->next++;
+		if (!job->buf || !job->items)
+			k = -ENOMEM;
+		if (s->q.line) {
+			/* the lines (text takes about twice its payload; it
+			 * grows if not), their offsets and the records' */
+			job->lines = &c->linebuf;
+			job->line_off = spare_take(s, (2 * max + 1) * sizeof(uint32_t), &c->offbuf);
+			job->rec_off = job->line_off ? job->line_off + max + 1 : NULL;
+			if (!job->line_off || !spare_take(s, s->refs[idx].info.raw_size * 2, &c->linebuf))
+				k = -ENOMEM;
+		} else if (!(job->ents = spare_take(s, max * sizeof(struct fr_window_entry), &c->entbuf)))
+			k = -ENOMEM;
+		if (k < 0) {
+			job->k = k;
+			job->done = true;
+			break;
+		}
+		w->cd[idx].ents = job->ents;
+		w->cd[idx].rec_off = job->rec_off;
 		bytes += s->refs[idx].info.raw_size;
 	}
-	s->loading = pthread_create(&s->loader, NULL, stream_loader, &s->l) == 0;
-	if (!s->loading)
-		s->load_k = load_parallel(&s->l);
+	s->batch_end[s->nbatches++] = s->next;
+	pthread_mutex_lock(&s->lock);
+	/* a job that failed here is done already: the threads skip it */
+	s->limit = k < 0 ? s->next - 1 : s->next;
+	pthread_cond_broadcast(&s->work);
+	pthread_mutex_unlock(&s->lock);
+	return k;
+}
+
+static int stream_start(struct fr_window *w)
+{
+	struct fr_window_stream *s = w->stream;
+	unsigned n = fr_window_threads();
+
+	s->self = (struct loader){ .dctx = ZSTD_createDCtx(), .slot = n };
+	if (!s->self.dctx)
+		return -ENOMEM;
+	for (unsigned t = 0; t < n; t++) {
+		s->workers[t] = (struct stream_worker){ w, t };
+		if (pthread_create(&s->threads[s->nthreads], NULL, stream_worker, &s->workers[t]) == 0)
+			s->nthreads++;
+	}
+	s->started = true;
 	return 0;
 }
 
-/* Waits for the chunks stream_load_begin() picked; their records join
- * the open chunks'. */
-static int stream_load_end(struct fr_window *w)
+/* Waits for the oldest slice's worth of chunks, helping with them while
+ * some are not taken yet; their records join the open chunks'. */
+static int stream_merge(struct fr_window *w)
 {
 	struct fr_window_stream *s = w->stream;
-	int k = s->load_k;
+	size_t end = s->batch_end[0];
+	int k = 0;
 
-	if (s->loading) {
-		void *tk;
-		pthread_join(s->loader, &tk);
-		k = (int)(intptr_t)tk;
-		s->loading = false;
-	}
-	s->loaded += s->l.n;
-	for (size_t i = 0; i < s->l.n && k == 0; i++) {
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = s->merged; i < end; i++)
+		while (!s->jobs[i].done) {
+			if (s->taken < end && s->taken < s->limit) {
+				size_t j = s->taken++;
+				pthread_mutex_unlock(&s->lock);
+				stream_job(w, j, &s->self);
+				pthread_mutex_lock(&s->lock);
+				s->jobs[j].done = true;
+			} else
+				pthread_cond_wait(&s->done, &s->lock);
+		}
+	pthread_mutex_unlock(&s->lock);
+	for (size_t i = s->merged; i < end; i++) {
 		const struct chunk_job *job = &s->jobs[i];
 		struct stream_chunk *c = &s->sc[job->idx];
 
+		s->open[s->nopen++] = job->idx;
 		if (job->k == -EBADMSG) {
 			w->chunks_damaged++;
 			continue; /* no items: dropped with the drained */
 		}
-		if (job->k < 0)
-			return job->k;
+		if (job->k < 0 && k == 0)
+			k = job->k;
 		w->records_bad += job->bad;
 		c->items = job->items;
 		c->n = job->n;
 	}
-	s->l.n = 0;
+	s->merged = end;
+	s->batch_end[0] = s->batch_end[1];
+	s->nbatches--;
+	if (s->q.progress)
+		s->q.progress(s->merged, w->ncd, s->q.userdata);
 	/* ties in time go in store order */
 	qsort(s->open, s->nopen, sizeof(*s->open), cmp_u32);
 	return k;
@@ -805,14 +1008,15 @@ int fr_window_stream_next(struct fr_window *w)
 
 	if (!s)
 		return -EINVAL;
-	/* the first slice: nothing loading yet */
+	/* the first slice: the loaders start on two slices' worth */
 	if (!s->started) {
-		s->started = true;
-		if (s->next < w->ncd && (k = stream_load_begin(w)) < 0)
+		if ((k = stream_start(w)) < 0)
 			return k;
+		for (int b = 0; b < 2 && s->next < w->ncd; b++)
+			if ((k = stream_schedule(w)) < 0)
+				return k;
 	}
-	k = stream_load_end(w);
-	if (k < 0)
+	if (s->nbatches && (k = stream_merge(w)) < 0)
 		return k;
 	/* what the last slice handed out is done with */
 	for (size_t i = 0; i < s->nopen; i++) {
@@ -823,10 +1027,10 @@ int fr_window_stream_next(struct fr_window *w)
 	}
 	s->nopen = kept;
 	w->n = 0;
-	if (s->next == w->ncd && s->nopen == 0)
+	if (s->merged == w->ncd && s->nopen == 0)
 		return 0;
-	/* no chunk left to load has a record before its first one */
-	until = s->next < w->ncd ? ref_first(&s->refs[s->order[s->next]]) : UINT64_MAX;
+	/* no chunk not merged yet has a record before its first one */
+	until = s->merged < w->ncd ? ref_first(&s->refs[s->order[s->merged]]) : UINT64_MAX;
 	for (size_t i = 0; i < s->nopen; i++)
 		need += s->sc[s->open[i]].n;
 	if (need > w->cap) {
@@ -856,9 +1060,9 @@ int fr_window_stream_next(struct fr_window *w)
 	k = fr_window_items_sort(&w->items, &s->scratch, w->n, w->cap);
 	if (k == 0 && !s->q.skip_exe)
 		k = resolve_exe_items(w, &s->pids, &s->exes_cap, true);
-	/* the next chunks load while this slice is printed */
-	if (k == 0 && s->next < w->ncd)
-		k = stream_load_begin(w);
+	/* the loaders go on, a slice ahead of the one being printed */
+	if (k == 0 && s->next < w->ncd && s->nbatches < 2)
+		k = stream_schedule(w);
 	return k < 0 ? k : 1;
 }
 
@@ -868,12 +1072,22 @@ static void stream_free(struct fr_window *w)
 
 	if (!s)
 		return;
-	if (s->loading)
-		pthread_join(s->loader, NULL);
+	pthread_mutex_lock(&s->lock);
+	s->stop = true;
+	pthread_cond_broadcast(&s->work);
+	pthread_mutex_unlock(&s->lock);
+	for (unsigned t = 0; t < s->nthreads; t++)
+		pthread_join(s->threads[t], NULL);
+	loader_done(&s->self);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->work);
+	pthread_cond_destroy(&s->done);
 	for (size_t i = 0; s->sc && i < w->ncd; i++) {
 		free(s->sc[i].buf.p);
 		free(s->sc[i].itembuf.p);
-		free(s->sc[i].recbuf.p);
+		free(s->sc[i].entbuf.p);
+		free(s->sc[i].linebuf.p);
+		free(s->sc[i].offbuf.p);
 	}
 	for (size_t i = 0; i < s->nspares; i++)
 		free(s->spares[i].p);
@@ -885,10 +1099,12 @@ static void stream_free(struct fr_window *w)
 	free(s->sc);
 	free(s->order);
 	free(s->open);
+	free(s->jobs);
 	free(s->refs);
 	free(s);
 	w->stream = NULL;
 }
+
 
 struct fr_window *fr_window_free(struct fr_window *w)
 {

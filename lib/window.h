@@ -43,6 +43,7 @@ struct fr_window_item {
 	bool hidden;
 };
 
+struct fr_out;
 struct fr_window_chunk; /* per loaded chunk: payload, names (window.c) */
 
 struct fr_window {
@@ -79,7 +80,17 @@ struct fr_window_query {
 					(0: a few MiB) */
 	/* called after each chunk loaded, if set */
 	void (*progress)(size_t done, size_t total, void *userdata);
-	void *userdata;
+	/* streamed, optional: the line of each record (not hidden) is
+	 * written to @o by the thread that decoded its chunk, while that is
+	 * fresh in its cache, in store order; fr_window_line() hands it out
+	 * in time order.  Writing nothing leaves the record out.  @slot (<=
+	 * fr_window_threads()) is the calling thread's, for state of its
+	 * own: each slot is one thread at a time, the slots run at once.
+	 * @e's exe is not known there (skip_exe). */
+	void (*line)(struct fr_window *w, const struct fr_window_item *it, const struct fr_window_entry *e,
+		     unsigned slot, struct fr_out *o, void *userdata);
+	void *userdata;      /* progress's */
+	void *line_userdata; /* line's */
 };
 
 int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
@@ -101,6 +112,9 @@ int fr_window_stream_next(struct fr_window *w);
  * and live as long as it.  -EBADMSG cannot happen for a window that
  * loaded (the record decoded then), but is checked. */
 int fr_window_get(const struct fr_window *w, size_t i, struct fr_window_entry *e);
+/* Streamed with query.line: the line written for item @i (< w->n),
+ * @len bytes (0: left out). */
+const char *fr_window_line(const struct fr_window *w, size_t i, size_t *len);
 
 /* The chunks fr_window_load() would read for @q (the window, the keyframe
  * before it and the context between), in store order.  Caller frees. */

@@ -12,7 +12,11 @@
 # script -i perf.data (its default output: stacks symbolized at print
 # time).  Cold: after sync + drop_caches, once each.  Warm: REPS runs each,
 # alternating; medians and spreads.  Output goes to /dev/null; lines are
-# counted in a separate run.
+# counted in a separate run.  The machine is shared, so each warm run is
+# repeated under perf stat for its CPU time (task-clock, all threads).
+# BASE=OTHER_BUILD_DIR also times that build's frctl on the same window,
+# interleaved (a before/after on one recording), and says whether its
+# output is the same bytes.
 # Target (issue 9): <= 0.2x perf script's wall time.
 #   tests/bench/dump-window.sh BUILD_DIR [REPS] [WINDOW_S]   QUICK=1: 2 reps, 10 s
 BUILD=${1:-build}
@@ -42,7 +46,13 @@ stop_tool # flightrecd: its store is final
 W=(--since "$(date -u -d @"$t0" +%Y-%m-%dT%H:%M:%SZ)" --until "$(date -u -d @"$t1" +%Y-%m-%dT%H:%M:%SZ)")
 ours() { "${FRCTL[@]}" dump "${W[@]}" --format json; }
 peer() { perf script -i "$T/perf.data" 2>/dev/null; }
+base() { "$BASE/ctl/frctl" "${FRCTL[@]:1}" dump "${W[@]}" --format json; }
 drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+# cpu_secs COMMAND...: CPU seconds (user + system, all threads) of one run
+cpu_secs() {
+	perf stat -x, -e task-clock -o "$T/stat" "$@" >/dev/null 2>&1
+	awk -F, '/task-clock/ { printf "%.6f", $1 / 1000 }' "$T/stat"
+}
 
 lines_ours=$(ours | wc -l)
 lines_peer=$(peer | wc -l)
@@ -50,17 +60,30 @@ samples_ours=$(ours | grep -c '"type": *"sample"' || true)
 samples_peer=$(perf report -i "$T/perf.data" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
 drop_caches; cold_ours=$(secs ours)
 drop_caches; cold_peer=$(secs peer)
-declare -A warm
+declare -A warm cpu
 for i in $(seq "$REPS"); do
 	warm[ours]+="$(secs ours) "
 	warm[peer]+="$(secs peer) "
+	[ -z "${BASE:-}" ] || warm[base]+="$(secs base) "
+	cpu[ours]+="$(cpu_secs "${FRCTL[@]}" dump "${W[@]}" --format json) "
+	cpu[peer]+="$(cpu_secs perf script -i "$T/perf.data") "
+	[ -z "${BASE:-}" ] || cpu[base]+="$(cpu_secs "$BASE/ctl/frctl" "${FRCTL[@]:1}" dump "${W[@]}" --format json) "
 done
 
 machine
 echo "window: ${WINDOW}s of a busy machine recorded by both at once; frctl dump --format json: $lines_ours lines ($samples_ours samples); perf script: $lines_peer lines ($samples_peer samples); $(du -sh "$T/store" | cut -f1) store, $(du -h "$T/perf.data" | cut -f1) perf.data"
-printf '%-26s %10s %10s %20s\n' "" "cold s" "warm s" "warm spread"
-printf '%-26s %10s %10s %20s\n' "frctl dump --format json" "$cold_ours" "$(med "${warm[ours]}")" "$(spr "${warm[ours]}")"
-printf '%-26s %10s %10s %20s\n' "perf script" "$cold_peer" "$(med "${warm[peer]}")" "$(spr "${warm[peer]}")"
+printf '%-26s %10s %10s %20s %10s\n' "" "cold s" "warm s" "warm spread" "warm CPU s"
+printf '%-26s %10s %10s %20s %10s\n' "frctl dump --format json" "$cold_ours" "$(med "${warm[ours]}")" "$(spr "${warm[ours]}")" \
+	"$(med "${cpu[ours]}")"
+printf '%-26s %10s %10s %20s %10s\n' "perf script" "$cold_peer" "$(med "${warm[peer]}")" "$(spr "${warm[peer]}")" \
+	"$(med "${cpu[peer]}")"
+if [ -n "${BASE:-}" ]; then
+	same=different; cmp -s <(ours) <(base) && same=same
+	printf '%-26s %10s %10s %20s %10s\n' "BASE's frctl dump" "" "$(med "${warm[base]}")" "$(spr "${warm[base]}")" \
+		"$(med "${cpu[base]}")"
+	echo "BASE ($BASE): $same output; warm $(calc "$(med "${warm[base]}") / $(med "${warm[peer]}")")x perf script's time"
+fi
+echo "warm CPU: frctl dump is $(calc "$(med "${cpu[ours]}") / $(med "${cpu[peer]}")")x perf script's CPU time"
 for c in cold warm; do
 	if [ $c = cold ]; then o=$cold_ours p=$cold_peer; else o=$(med "${warm[ours]}") p=$(med "${warm[peer]}"); fi
 	ratio=$(calc "$o / $p"); met=$(le "$ratio" 0.2)
@@ -68,5 +91,7 @@ for c in cold warm; do
 	result "dump of a ${WINDOW}s window as JSON, $c cache" "s" "$o" "$p" "perf script (perf record -a -g -F 49, same window)" \
 		"$ratio" "<= 0.2" "$met" "$(jq -cn --argjson lo "$lines_ours" --argjson lp "$lines_peer" --argjson so "$samples_ours" \
 		--argjson sp "${samples_peer:-0}" --arg ro "${warm[ours]}" --arg rp "${warm[peer]}" \
-		'{lines_ours: $lo, lines_peer: $lp, samples_ours: $so, samples_peer: $sp, warm_runs_ours: $ro, warm_runs_peer: $rp, recorded: "at the same time"}')"
+		--arg co "${cpu[ours]}" --arg cp "${cpu[peer]}" \
+		'{lines_ours: $lo, lines_peer: $lp, samples_ours: $so, samples_peer: $sp, warm_runs_ours: $ro, warm_runs_peer: $rp,
+		  warm_cpu_ours: $co, warm_cpu_peer: $cp, recorded: "at the same time"}')"
 done

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Test workload for CPU sampling: for SECONDS of CPU time, spends 70 % of
- * it in fr_spin_seventy() and 30 % in fr_spin_thirty(), alternating every
- * 10 ms.  Built with frame pointers, so stacks unwind through main().
- * Prints its pid first.
+ * it in fr_spin_seventy() and 30 % in fr_spin_thirty().  Each round lasts
+ * a pseudo-random 2 to 18 ms of CPU, split 70/30: a fixed period (it was
+ * 7 ms + 3 ms) is close to half the 49 Hz sampling period, and under CPU
+ * contention the scheduler's slices locked samples to one phase.  Built
+ * with frame pointers, so stacks unwind through main().  Prints its pid
+ * first.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -47,14 +50,21 @@ __attribute__((noinline)) void fr_spin_thirty(uint64_t ns)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 4;
-	uint64_t end;
+	uint64_t end, x = 0x9e3779b97f4a7c15ULL;
 
 	printf("%d\n", getpid());
 	fflush(stdout);
 	end = cpu_ns() + (uint64_t)(secs * 1e9);
 	while (cpu_ns() < end) {
-		fr_spin_seventy(7000000);
-		fr_spin_thirty(3000000);
+		uint64_t round;
+
+		/* xorshift64: rounds of 2..18 ms, 10 ms on average */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		round = 2000000 + x % 16000001;
+		fr_spin_seventy(round * 7 / 10);
+		fr_spin_thirty(round * 3 / 10);
 	}
 	return 0;
 }

@@ -107,7 +107,10 @@ grep -q " t do_syscall_64$" "$T/kallsyms.txt" || fail "the snapshot lacks do_sys
 ok "kernel symbols of this boot saved in the store ($(stat -c %s "$T/store/kallsyms/$BOOT.zst") bytes)"
 
 "$FRCTL" --store "$T/store" status --json >"$T/status.json"
-jq -e '.sampler.symbols.user_named > 0 and .sampler.symbols.kernel_named > 0 and .sampler.symbols.kernel_symbols > 10000' \
+# the files' symbol tables are counted against the cache's bound (24 MiB):
+# a cache that counts nothing is never trimmed
+jq -e '.sampler.symbols.user_named > 0 and .sampler.symbols.kernel_named > 0 and .sampler.symbols.kernel_symbols > 10000
+	and .sampler.symbols.cached_files > 0 and .sampler.symbols.cache_bytes > 0' \
 	"$T/status.json" >/dev/null || fail "status: $(jq -c .sampler "$T/status.json")"
 ok "status: $(jq -c .sampler.symbols "$T/status.json")"
 stop_daemon

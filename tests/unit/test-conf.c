@@ -50,6 +50,7 @@ int main(void)
 	CHECK_EQ(c.syscall_threshold_ns, 100 * NSEC_PER_MSEC);
 	CHECK(fr_conf_syscall_excluded(&c, (unsigned)fr_syscall_number("epoll_wait")));
 	CHECK(!fr_conf_syscall_excluded(&c, (unsigned)fr_syscall_number("read")));
+	CHECK_EQ(c.drain_cpu_percent, FR_CONF_DRAIN_CPU_DEFAULT);
 	fr_conf_done(&c);
 
 	/* a good file */
@@ -61,6 +62,17 @@ int main(void)
 	CHECK_EQ(c.syscall_threshold_ns, 5 * NSEC_PER_MSEC);
 	CHECK(fr_conf_syscall_excluded(&c, (unsigned)fr_syscall_number("read")));
 	CHECK(!fr_conf_syscall_excluded(&c, (unsigned)fr_syscall_number("epoll_wait")));
+	fr_conf_done(&c);
+
+	/* the drain budget, both ends of its range */
+	CHECK_EQ(load("recorder = { drain_cpu = 5; };\n", err, sizeof(err), &c), 0);
+	CHECK_EQ(c.drain_cpu_percent, 5);
+	fr_conf_done(&c);
+	CHECK_EQ(load("recorder = { drain_cpu = 100; drain_interval = \"50ms\"; };\n", err, sizeof(err), &c), 0);
+	CHECK_EQ(c.drain_cpu_percent, 100);
+	fr_conf_done(&c);
+	CHECK_EQ(load("recorder = { drain_cpu = 1; };\n", err, sizeof(err), &c), 0);
+	CHECK_EQ(c.drain_cpu_percent, 1);
 	fr_conf_done(&c);
 
 	bad("store = {\n  sise = \"1G\";\n};\n", "F:2: unknown setting 'sise' in 'store'");
@@ -97,6 +109,16 @@ int main(void)
 	    "F:1: 'drain_interval' = \"100d\" is out of range [1.000ms, 10.000s]");
 	bad("recorder = { zstd_level = \"3\"; };\n",
 	    "F:1: 'zstd_level' must be an integer");
+	bad("recorder = {\n  drain_cpu = 0;\n};\n",
+	    "F:2: 'drain_cpu' = 0 is out of range [1, 100]");
+	bad("recorder = { drain_cpu = 101; };\n",
+	    "F:1: 'drain_cpu' = 101 is out of range [1, 100]");
+	bad("recorder = { drain_cpu = -20; };\n",
+	    "F:1: 'drain_cpu' = -20 is out of range [1, 100]");
+	bad("recorder = { drain_cpu = \"20%\"; };\n",
+	    "F:1: 'drain_cpu' must be an integer");
+	bad("recorder = { drain_cpu = 20.5; };\n",
+	    "F:1: 'drain_cpu' must be an integer");
 	bad("sources = { sample = { hz = 100000; }; };\n",
 	    "F:1: 'hz' = 100000 is out of range [1, 1000]");
 	bad("metrics = { top = -1; };\n",

@@ -289,6 +289,30 @@ int main(void)
 			free(copy);
 		}
 	}
+	/* every width of varint (1 to 10 bytes, and each byte boundary
+	 * either side), followed by enough bytes for the decoder's
+	 * word-at-a-time path, and at the very end of the buffer */
+	for (unsigned bits = 0; bits <= 64; bits++)
+		for (int d = -1; d <= 1; d++) {
+			uint64_t v = bits == 64 ? UINT64_MAX : (1ULL << bits) + (uint64_t)(int64_t)d;
+			struct fr_record g = { .type = FR_REC_GAP, .ts = 5, .gap.lost = v };
+			struct fr_codec_state e = {}, dd = {};
+			uint8_t wide[64];
+			size_t p = 0;
+			int n = fr_record_encode(&e, &g, wide, sizeof(wide), 0);
+			CHECK(n > 0);
+			memset(wide + n, 0xff, sizeof(wide) - (size_t)n); /* padding with high bits set */
+			CHECK_EQ(fr_record_decode(&dd, wide, sizeof(wide), &p, &out), 0);
+			CHECK_EQ(out.gap.lost, v);
+			CHECK_EQ(p, (size_t)n);
+			uint8_t *exact = malloc((size_t)n); /* exact size: ASan sees over-reads */
+			memcpy(exact, wide, (size_t)n);
+			dd = (struct fr_codec_state){};
+			p = 0;
+			CHECK_EQ(fr_record_decode(&dd, exact, (size_t)n, &p, &out), 0);
+			CHECK_EQ(out.gap.lost, v);
+			free(exact);
+		}
 	/* unknown type and overlong varint */
 	{
 		uint8_t bad1[] = { 200, 0, 0, 1, 0, 0, 0 };

@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "chunk.h"
+#include "out-buf.h"
 #include "store-format.h"
 #include "store-reader.h"
 #include "store-writer.h"
@@ -138,7 +139,49 @@ static void describe(const struct fr_window *w, size_t i, char *out, size_t n)
 		 (int)e.exe_len, e.exe ? e.exe : "(none)", e.kernel_thread, e.hidden);
 }
 
-static void compare(const char *dir, const struct fr_window_query *q, size_t slice_bytes)
+static int line_userdata;
+
+/* The line a query.line callback writes for @e: none for a pid that is
+ * a multiple of 3 (left out). */
+static size_t line_of(const struct fr_window_entry *e, char *out, size_t n)
+{
+	if (e->r.pid % 3 == 0)
+		return 0;
+	return (size_t)snprintf(out, n, "%llu cpu%u %s %u/%u %s\n", (unsigned long long)e->wall_ns, e->r.cpu,
+				fr_record_type_name(e->r.type), e->r.pid, e->r.tid, e->r.comm);
+}
+
+static void on_line(struct fr_window *w, const struct fr_window_item *it, const struct fr_window_entry *e,
+		    unsigned slot, struct fr_out *o, void *userdata)
+{
+	char buf[256];
+	size_t n = line_of(e, buf, sizeof(buf));
+
+	CHECK(slot <= fr_window_threads());
+	CHECK(!it->hidden);
+	CHECK(userdata == &line_userdata);
+	CHECK(w != NULL);
+	fr_out_write(o, buf, n);
+}
+
+/* Streamed with query.line: every shown entry's line, as the thread that
+ * loaded it wrote it, comes out with it. */
+static void check_line(const struct fr_window *whole, size_t i, const struct fr_window *st, size_t j,
+		       size_t *mismatches)
+{
+	struct fr_window_entry e;
+	char want[256];
+	size_t n = 0, len;
+	const char *got = fr_window_line(st, j, &len);
+
+	CHECK_EQ(fr_window_get(whole, i, &e), 0);
+	if (!e.hidden)
+		n = line_of(&e, want, sizeof(want));
+	if ((len != n || memcmp(got, want, n) != 0) && (*mismatches)++ < 5)
+		fprintf(stderr, "entry %zu: line \"%.*s\", want \"%.*s\"\n", i, (int)len, got, (int)n, want);
+}
+
+static void compare(const char *dir, const struct fr_window_query *q, size_t slice_bytes, bool lines)
 {
 	struct fr_store_reader *r;
 	struct fr_window *whole, *st;
@@ -150,6 +193,10 @@ static void compare(const char *dir, const struct fr_window_query *q, size_t sli
 	CHECK_EQ(fr_store_reader_open(dir, &r), 0);
 	CHECK_EQ(fr_window_load(r, q, &whole), 0);
 	sq.slice_bytes = slice_bytes;
+	if (lines) {
+		sq.line = on_line;
+		sq.line_userdata = &line_userdata;
+	}
 	CHECK_EQ(fr_window_stream_open(r, &sq, &st), 0);
 	while ((k = fr_window_stream_next(st)) > 0) {
 		slices++;
@@ -162,6 +209,8 @@ static void compare(const char *dir, const struct fr_window_query *q, size_t sli
 			describe(st, j, b, sizeof(b));
 			if (strcmp(a, b) != 0 && mismatches++ < 5)
 				fprintf(stderr, "slice %zu entry %zu:\n  whole:  %s\n  stream: %s\n", slices, i, a, b);
+			if (lines)
+				check_line(whole, i, st, j, &mismatches);
 		}
 	}
 	CHECK_EQ(k, 0);
@@ -170,8 +219,8 @@ static void compare(const char *dir, const struct fr_window_query *q, size_t sli
 	CHECK_EQ(st->chunks_damaged, 0);
 	if (slice_bytes == 1)
 		CHECK(slices > 20); /* one chunk a slice: many */
-	fprintf(stderr, "slice_bytes %zu: %zu entries in %zu slices, same as the whole window\n", slice_bytes, i,
-		slices);
+	fprintf(stderr, "slice_bytes %zu%s: %zu entries in %zu slices, same as the whole window\n", slice_bytes,
+		lines ? ", with lines" : "", i, slices);
 	fr_window_free(st);
 	fr_window_free(whole);
 	fr_store_reader_free(r);
@@ -192,14 +241,21 @@ int main(void)
 	/* the window starts after the keyframe and some execs and forks */
 	q.since_ns = T0 + (uint64_t)offset + 1500 * MS;
 	q.until_ns = T0 + (uint64_t)offset + 7000 * MS;
-	compare(dir, &q, 1);
-	compare(dir, &q, 0);
+	compare(dir, &q, 1, false);
+	compare(dir, &q, 0, false);
 	/* and the whole store */
 	q.since_ns = 0;
 	q.until_ns = UINT64_MAX;
-	compare(dir, &q, 1);
+	compare(dir, &q, 1, false);
 	q.skip_exe = true;
-	compare(dir, &q, 3 * CHUNK);
+	compare(dir, &q, 3 * CHUNK, false);
+	/* lines written by the loading threads, in slices of one chunk and
+	 * of several */
+	compare(dir, &q, 1, true);
+	compare(dir, &q, 3 * CHUNK, true);
+	q.since_ns = T0 + (uint64_t)offset + 1500 * MS;
+	q.until_ns = T0 + (uint64_t)offset + 7000 * MS;
+	compare(dir, &q, 0, true);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK_EQ(system(cmd), 0);
