@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <liburing.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -77,7 +78,10 @@
  */
 #define STAGE_META_SLACK 16384
 
-enum spare_state { SPARE_NONE, SPARE_BUILDING, SPARE_READY, SPARE_OFF };
+/* STRANDED: .spare holds a durable incident that could not be renamed
+ * (or could not be checked); it is never written over, and renaming it
+ * is tried again at the next incident. */
+enum spare_state { SPARE_NONE, SPARE_BUILDING, SPARE_READY, SPARE_OFF, SPARE_STRANDED };
 /* io_uring user_data of the incident I/O */
 enum { IO_SPARE_WRITE = 1, IO_SPARE_SYNC, IO_SPARE_DIRSYNC, IO_NAME_DIRSYNC };
 
@@ -139,6 +143,8 @@ struct fr_triggers {
 	void *spare_zeros;        /* the buffer the spare's zeros come from */
 	unsigned spare_ops;       /* of its chain, still in flight */
 	bool spare_failed;
+	char stranded_id[96];     /* the incident a stranded spare holds; "" unknown */
+	int stranded_err;         /* why it is stranded (logged once per change) */
 
 	/* the incident written ahead into the spare (one at a time) */
 	struct pending *staged;
@@ -391,33 +397,115 @@ static bool id_ok(const char *id)
 	return id && id[0] && id[0] != '.' && !strchr(id, '/') && strlen(id) < 200;
 }
 
-/* At start: a spare holding a whole sealed incident is one that was durable
- * when the daemon stopped before its rename was; it gets its name now.
- * Anything else there (unused, or torn mid-write) is removed. */
-static void spare_recover(struct fr_triggers *t)
+/* Whether @id is that of an incident still open, other than @self: its
+ * file name is taken, though the file does not exist yet. */
+static bool id_pending(const struct fr_triggers *t, const char *id, const struct pending *self)
 {
-	_cleanup_close_ int fd = openat(t->dir_fd, SPARE_NAME, O_RDWR | O_CLOEXEC);
-	_cleanup_free_ char *meta = NULL;
-	struct json_object *o = NULL, *id = NULL;
-	char name[256];
-	uint64_t len;
+	for (unsigned i = 0; i < t->npending; i++)
+		if (t->pending[i] != self && !strcmp(t->pending[i]->id, id))
+			return true;
+	return false;
+}
 
-	if (fd < 0)
-		return;
-	if (fr_incident_check_sealed(fd, &meta, &len) == 0 && (o = json_tokener_parse(meta)) &&
-	    json_object_object_get_ex(o, "id", &id) && id_ok(json_object_get_string(id))) {
-		snprintf(name, sizeof(name), "%s%s", json_object_get_string(id), FR_INCIDENT_SUFFIX);
-		if (faccessat(t->dir_fd, name, F_OK, 0) < 0 && ftruncate(fd, (off_t)len) == 0 && fsync(fd) == 0 &&
-		    renameat(t->dir_fd, SPARE_NAME, t->dir_fd, name) == 0) {
-			(void)fsync(t->dir_fd);
-			log_notice("Incident %s, durable in the spare file when the daemon stopped, is now %s/%s.",
-				   json_object_get_string(id), t->incidents_dir, name);
-			json_object_put(o);
-			return;
+/* Renames the spare to the first free name of ID.fri, ID-2.fri, ID-3.fri,
+ * ... (never over an existing file, nor to the name of an incident still
+ * open other than @self); *name gets the file name.  0 or -errno. */
+static int spare_rename(struct fr_triggers *t, const char *id, const struct pending *self, char *name,
+			size_t size)
+{
+	for (unsigned n = 1; n <= 1000; n++) {
+		char cand[128];
+
+		snprintf(cand, sizeof(cand), n > 1 ? "%s-%u" : "%s", id, n);
+		if (id_pending(t, cand, self))
+			continue;
+		snprintf(name, size, "%s%s", cand, FR_INCIDENT_SUFFIX);
+		if (renameat2(t->dir_fd, SPARE_NAME, t->dir_fd, name, RENAME_NOREPLACE) == 0)
+			return 0;
+		/* a filesystem without RENAME_NOREPLACE: link() does not
+		 * replace either */
+		if (errno == EINVAL && linkat(t->dir_fd, SPARE_NAME, t->dir_fd, name, 0) == 0) {
+			(void)unlinkat(t->dir_fd, SPARE_NAME, 0);
+			return 0;
 		}
+		if (errno != EEXIST)
+			return negative_errno();
 	}
-	json_object_put(o);
-	(void)unlinkat(t->dir_fd, SPARE_NAME, 0);
+	return -EEXIST;
+}
+
+/* A spare holding a whole sealed incident is one that was durable when the
+ * daemon stopped (@at_start) or when its rename failed: it gets its name,
+ * ID.fri, or ID-N.fri when that is taken.  A spare that is not sealed or
+ * fails its crc (never used, or torn mid-write) is no incident and is
+ * removed.  Anything else (it cannot be read, checked or renamed) keeps
+ * it where it is, stranded: never written over, tried again at the next
+ * incident. */
+static void spare_recover(struct fr_triggers *t, bool at_start)
+{
+	_cleanup_close_ int fd = -EBADF;
+	_cleanup_free_ char *meta = NULL;
+	struct json_object *o = NULL, *idv = NULL;
+	char id[96], name[256], own[128];
+	const char *why = NULL;
+	uint64_t len;
+	int k;
+
+	t->spare = SPARE_NONE;
+	fd = openat(t->dir_fd, SPARE_NAME, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	k = fd < 0 ? negative_errno() : fr_incident_check_sealed(fd, &meta, &len);
+	if (k == -ENOENT || k == -EBADMSG) {
+		/* none, or not an incident: never sealed, or torn mid-write */
+		if (k == -EBADMSG)
+			(void)unlinkat(t->dir_fd, SPARE_NAME, 0);
+		t->stranded_id[0] = 0;
+		t->stranded_err = 0;
+		return;
+	}
+	if (k < 0) {
+		why = fd < 0 ? "Cannot open" : "Cannot check";
+		id[0] = 0;
+	} else {
+		/* sealed: the crc held, so the metadata is the daemon's; an id
+		 * that is no file name (never written so) still gets one */
+		if ((o = json_tokener_parse(meta)) && json_object_object_get_ex(o, "id", &idv) &&
+		    id_ok(json_object_get_string(idv)) && strlen(json_object_get_string(idv)) < sizeof(id) - 8)
+			snprintf(id, sizeof(id), "%s", json_object_get_string(idv));
+		else {
+			time_t now = time(NULL);
+			struct tm tm;
+			gmtime_r(&now, &tm);
+			strftime(id, sizeof(id), "%Y%m%dT%H%M%SZ-recovered", &tm);
+		}
+		json_object_put(o);
+		/* cut to its length first: a name never points at the spare's
+		 * zeros */
+		k = ftruncate(fd, (off_t)len) < 0 || fsync(fd) < 0 ? negative_errno() : 0;
+		if (k == 0)
+			k = spare_rename(t, id, NULL, name, sizeof(name));
+	}
+	if (k < 0) {
+		/* kept: never written over; fire() keeps its id free */
+		snprintf(t->stranded_id, sizeof(t->stranded_id), "%s", id);
+		t->spare = SPARE_STRANDED;
+		if (at_start || k != t->stranded_err) {
+			if (why)
+				log_warning_errno(k, "%s the spare incident file %s/%s: %m; kept there, tried again at the next incident.",
+						  why, t->incidents_dir, SPARE_NAME);
+			else
+				log_warning_errno(k, "Incident %s is durable in %s/%s but cannot be renamed: %m; kept there, tried again at the next incident.",
+						  id, t->incidents_dir, SPARE_NAME);
+		}
+		t->stranded_err = k;
+		return;
+	}
+	(void)fsync(t->dir_fd);
+	t->stranded_id[0] = 0;
+	t->stranded_err = 0;
+	snprintf(own, sizeof(own), "%s%s", id, FR_INCIDENT_SUFFIX);
+	log_notice("Incident %s, durable in the spare file %s, is now %s/%s%s.", id,
+		   at_start ? "when the daemon stopped" : "since its rename failed", t->incidents_dir, name,
+		   strcmp(name, own) ? " (its own name was taken)" : "");
 }
 
 int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *rules, struct fr_triggers **ret)
@@ -453,7 +541,7 @@ int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *r
 		fr_triggers_free(t);
 		return k;
 	}
-	spare_recover(t);
+	spare_recover(t, true);
 	k = ring_setup(t);
 	if (k < 0)
 		/* incidents are still written, the plain way */
@@ -707,9 +795,9 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	for (unsigned n = 0;; n++) {
 		snprintf(p->id, sizeof(p->id), n ? "%s-%s-%u" : "%s-%s", stamp, r->name, n);
 		snprintf(path, sizeof(path), "%s/%s%s", t->incidents_dir, p->id, FR_INCIDENT_SUFFIX);
-		bool taken = access(path, F_OK) == 0;
-		for (unsigned i = 0; i < t->npending; i++)
-			taken |= !strcmp(t->pending[i]->id, p->id);
+		bool taken = access(path, F_OK) == 0 || id_pending(t, p->id, p);
+		/* the incident in a stranded spare gets its id's name later */
+		taken |= t->spare == SPARE_STRANDED && !strcmp(t->stranded_id, p->id);
 		if (!taken)
 			break;
 	}
@@ -1114,19 +1202,24 @@ static int64_t write_spare(struct fr_triggers *t, const char *meta, struct fr_st
 
 /* The incident in the spare is durable: it gets its name (cut to its
  * length first, so a name never points at the spare's zeros), and the
- * directory's sync is queued.  Returns 0 or -errno (then it stays in the
- * spare, where the next start finds it). */
-static int publish_spare(struct fr_triggers *t, const char *name, uint64_t len)
+ * directory's sync is queued.  *name gets the file name (ID.fri, or
+ * ID-N.fri should that be taken).  Returns 0 or -errno: then it stays in
+ * the spare, stranded, until a rename succeeds (at the next incident or
+ * the next start). */
+static int publish_spare(struct fr_triggers *t, const struct pending *p, uint64_t len, char *name, size_t size)
 {
 	struct io_uring_sqe *sqe;
 	int k = 0;
 
-	if (ftruncate(t->spare_fd, (off_t)len) < 0 || renameat(t->dir_fd, SPARE_NAME, t->dir_fd, name) < 0)
+	if (ftruncate(t->spare_fd, (off_t)len) < 0)
 		k = negative_errno();
+	if (k == 0)
+		k = spare_rename(t, p->id, p, name, size);
 	closep(&t->spare_fd);
 	if (k < 0) {
-		/* never overwritten: no spare is made any more */
-		t->spare = SPARE_OFF;
+		t->spare = SPARE_STRANDED;
+		snprintf(t->stranded_id, sizeof(t->stranded_id), "%s", p->id);
+		t->stranded_err = k;
 		return k;
 	}
 	t->spare = SPARE_NONE;
@@ -1154,6 +1247,10 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	bool spare = false, written_ahead;
 	int k = 0;
 
+	/* an incident left in the spare by a failed rename: named now, and
+	 * the spare made again below */
+	if (t->spare == SPARE_STRANDED)
+		spare_recover(t, false);
 	/* everything up to now (past the window's end) into the store first:
 	 * queued is enough when it was written ahead (the new chunks came
 	 * through fr_triggers_on_chunk), readable otherwise; the store syncs
@@ -1197,10 +1294,13 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	free(refs);
 	fr_store_reader_free(r);
 	if (k >= 0 && spare) {
-		k = publish_spare(t, path + strlen(t->incidents_dir) + 1, (uint64_t)bytes);
+		char name[256];
+		k = publish_spare(t, p, (uint64_t)bytes, name, sizeof(name));
 		if (k < 0)
 			log_error_errno(k, "Incident %s is durable in %s/%s but cannot be renamed: %m", p->id,
 					t->incidents_dir, SPARE_NAME);
+		else
+			snprintf(path, sizeof(path), "%s/%s", t->incidents_dir, name);
 	}
 	if (!t->spare_zeros && t->spare == SPARE_NONE)
 		spare_build(t);

@@ -8,6 +8,8 @@
 #   - an incident left durable in incidents/.spare (a crash between its
 #     fdatasync and its rename) gets its name at the next start, readable
 #   - a torn spare (a crash mid-write) is removed, never given a name
+#   - a durable spare whose ID.fri exists is not lost: it becomes ID-2.fri
+#   - a spare that cannot be opened or checked is kept, not removed
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 KILLS=${FR_INCIDENT_CRASH_KILLS:-12}
@@ -108,3 +110,41 @@ stop_daemon
 [ ! -e "$INC/$ID2.fri" ] || fail "a torn spare was given the name $ID2.fri"
 check_whole >/dev/null || fail "an incident file is not whole"
 ok "a torn spare is removed, not named"
+
+# 4. durable in the spare while ID.fri exists: renamed to a free name,
+# ID-N.fri (N from 2), not lost
+ID=$(ls "$INC" | grep '\.fri$' | tail -1)
+ID=${ID%.fri}
+ls "$INC" >"$T/names.before"
+cp "$INC/$ID.fri" "$INC/.spare"
+truncate -s $(($(stat -c %s "$INC/.spare") + 65536)) "$INC/.spare"
+start_daemon "$T/fr.conf"
+stop_daemon
+NEW=$(ls "$INC" | comm -13 "$T/names.before" -)
+[[ "$NEW" =~ ^$ID-[0-9]+\.fri$ ]] || fail "a durable spare whose name $ID.fri was taken became '$NEW', not $ID-N.fri"
+cmp -s "$INC/$ID.fri" "$INC/$NEW" || fail "$NEW is not the incident the spare held"
+grep -q "Incident $ID, durable in the spare file when the daemon stopped, is now $INC/$NEW (its own name was taken)" \
+	"$T/daemon.log" || fail "the rename to $NEW was not logged"
+"$FRCTL" --store "$T/store" dump --incident "${NEW%.fri}" --format json >/dev/null || fail "${NEW%.fri} does not dump"
+rm "$INC/$NEW"
+ok "a durable spare whose name is taken becomes $NEW, logged"
+
+# 5. a spare that cannot be opened is kept (and incidents still written)
+rm -f "$INC/.spare" # the spare left at exit
+mkdir "$INC/.spare"
+n0=$(ls "$INC" | grep -c '\.fri$')
+start_daemon "$T/fr.conf"
+"$FRCTL" --store "$T/store" freeze --reason kept >/dev/null
+for _ in $(seq 50); do
+	[ "$(ls "$INC" | grep -c '\.fri$')" -gt "$n0" ] && break
+	sleep 0.1
+done
+stop_daemon
+[ -d "$INC/.spare" ] || fail "a spare that could not be opened was removed"
+grep -q "Cannot open the spare incident file $INC/.spare: Is a directory; kept there" "$T/daemon.log" ||
+	fail "keeping the spare was not logged"
+[ "$(grep -c "Cannot open the spare incident file" "$T/daemon.log")" -eq 1 ] ||
+	fail "keeping the spare was logged more than once"
+[ "$(ls "$INC" | grep -c '\.fri$')" -gt "$n0" ] || fail "no incident written while the spare was kept"
+rmdir "$INC/.spare"
+ok "a spare that cannot be opened is kept and logged once; incidents are still written"
