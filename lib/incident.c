@@ -309,6 +309,21 @@ int fr_incident_check_sealed(int fd, char **ret_meta, uint64_t *ret_length)
 	return 0;
 }
 
+int fr_incident_read_length(int fd, uint64_t *ret_length)
+{
+	struct fr_incident_header h;
+	ssize_t n = pread(fd, &h, sizeof(h), 0);
+
+	if (n < 0)
+		return negative_errno();
+	if (n != (ssize_t)sizeof(h))
+		return -EBADMSG;
+	if (!(le32toh(h.compat_flags) & FR_INCIDENT_COMPAT_SEALED))
+		return 0;
+	*ret_length = le64toh(h.length);
+	return 1;
+}
+
 int fr_incident_read_header(int fd, char **ret_meta, uint64_t *ret_chunks_offset)
 {
 	struct fr_incident_header h;

@@ -87,6 +87,12 @@ int fr_incident_write_at(int fd, const void *buf, size_t len);
  * -EBADMSG / -EPROTONOSUPPORT / -errno. */
 int fr_incident_read_header(int fd, char **ret_meta, uint64_t *ret_chunks_offset);
 
+/* The seal of an incident file whose header fr_incident_read_header
+ * accepted: 1 with *ret_length (the bytes of the incident, from the
+ * start of the file) when it is sealed, 0 when it is not (an older
+ * file: it ends where the file does), or -errno. */
+int fr_incident_read_length(int fd, uint64_t *ret_length);
+
 /* Checks that @fd holds a whole sealed incident (header, metadata, and
  * every byte of its chunk area against body_crc): 0 with *ret_meta and
  * *ret_length, -EBADMSG for a torn, unsealed or damaged file, or -errno. */

@@ -10,6 +10,8 @@
 #   - a torn spare (a crash mid-write) is removed, never given a name
 #   - a durable spare whose ID.fri exists is not lost: it becomes ID-2.fri
 #   - a spare that cannot be opened or checked is kept, not removed
+#   - readers take a sealed incident's length: zeros after it are not read,
+#     and a file cut short is reported as truncated, in one line
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 KILLS=${FR_INCIDENT_CRASH_KILLS:-12}
@@ -148,3 +150,28 @@ grep -q "Cannot open the spare incident file $INC/.spare: Is a directory; kept t
 [ "$(ls "$INC" | grep -c '\.fri$')" -gt "$n0" ] || fail "no incident written while the spare was kept"
 rmdir "$INC/.spare"
 ok "a spare that cannot be opened is kept and logged once; incidents are still written"
+
+# 6. the seal's length, for readers: a tail after it is ignored, a file
+# shorter than it is truncated (one line, exit 1), in the store's list too
+ID=$(ls "$INC" | grep '\.fri$' | tail -1)
+ID=${ID%.fri}
+"$FRCTL" --store "$T/store" dump --incident "$ID" --format json >"$T/whole.json"
+cp "$INC/$ID.fri" "$T/tail.fri"
+truncate -s $(($(stat -c %s "$T/tail.fri") + 65536)) "$T/tail.fri"
+"$FRCTL" dump --input "$T/tail.fri" --format json >"$T/tail.json" 2>"$T/tail.err" ||
+	fail "an incident followed by zeros does not dump: $(cat "$T/tail.err")"
+[ ! -s "$T/tail.err" ] && cmp -s "$T/whole.json" "$T/tail.json" ||
+	fail "an incident followed by zeros reads differently: $(head -3 "$T/tail.err")"
+head -c $(($(stat -c %s "$INC/$ID.fri") - 100)) "$INC/$ID.fri" >"$INC/$ID-cut.fri"
+for v in "dump --incident $ID-cut --format json" "report --incident $ID-cut" "dump --input $INC/$ID-cut.fri"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$FRCTL" --store "$T/store" $v >/dev/null 2>"$T/cut.err" || rc=$?
+	[ "$rc" -eq 1 ] || fail "frctl $v on a truncated incident exited $rc, not 1"
+	[ "$(wc -l <"$T/cut.err")" -eq 1 ] && grep -q "$ID-cut.fri is truncated: the file is shorter than the length sealed in its header" "$T/cut.err" ||
+		fail "frctl $v on a truncated incident: $(cat "$T/cut.err")"
+done
+"$FRCTL" --store "$T/store" incidents --json | jq -e --arg id "$ID-cut" 'any(.[]; .id == $id and .error == "truncated")' >/dev/null ||
+	fail "frctl incidents does not list $ID-cut as truncated"
+rm "$INC/$ID-cut.fri"
+ok "a sealed incident is read up to its length; one cut short is reported as truncated in one line"
