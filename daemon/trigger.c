@@ -375,20 +375,29 @@ static void ring_drain(struct fr_triggers *t)
 	}
 }
 
+/* The ring for the spare's I/O, its completions on an eventfd in the
+ * loop.  All or nothing: ring_ok only once every part is set up. */
 static int ring_setup(struct fr_triggers *t)
 {
 	int k = io_uring_queue_init(16, &t->ring, 0);
 
 	if (k < 0)
 		return k;
-	t->ring_ok = true;
 	t->ring_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (t->ring_fd < 0)
-		return negative_errno();
-	k = io_uring_register_eventfd(&t->ring, t->ring_fd);
-	if (k < 0)
+		k = negative_errno();
+	if (k >= 0)
+		k = io_uring_register_eventfd(&t->ring, t->ring_fd);
+	if (k >= 0)
+		k = sd_event_add_io(t->p.event, &t->ring_source, t->ring_fd, EPOLLIN, on_ring, t);
+	if (k < 0) {
+		t->ring_source = sd_event_source_disable_unref(t->ring_source);
+		io_uring_queue_exit(&t->ring);
+		closep(&t->ring_fd);
 		return k;
-	return sd_event_add_io(t->p.event, &t->ring_source, t->ring_fd, EPOLLIN, on_ring, t);
+	}
+	t->ring_ok = true;
+	return 0;
 }
 
 /* An incident id as a file name: no path, not hidden. */
