@@ -272,6 +272,12 @@ static void spare_build(struct fr_triggers *t)
 
 	if (!t->ring_ok || t->spare != SPARE_NONE || size < 64 * 1024 || t->ring_inflight + 3 > 16)
 		return;
+	/* its three SQEs are taken together or not at all: an SQE taken and
+	 * left unprepared would be submitted with the next one */
+	if (io_uring_sq_space_left(&t->ring) < 3)
+		(void)io_uring_submit(&t->ring);
+	if (io_uring_sq_space_left(&t->ring) < 3)
+		return; /* tried again after the next incident */
 	if (fstatvfs(t->dir_fd, &sv) < 0 ||
 	    (uint64_t)sv.f_bavail * sv.f_frsize < MAX(SPARE_FREE_MIN, 16 * size)) {
 		/* tried again after the next incident */
@@ -294,12 +300,7 @@ static void spare_build(struct fr_triggers *t)
 		return;
 	}
 	for (unsigned i = 0; i < 3; i++)
-		if (!(sqe[i] = ring_sqe(t))) {
-			/* never submitted: nothing references the buffer */
-			free(TAKE_PTR(t->spare_zeros));
-			spare_drop(t);
-			return;
-		}
+		sqe[i] = io_uring_get_sqe(&t->ring); /* room checked above */
 	io_uring_prep_write(sqe[0], t->spare_fd, t->spare_zeros, (unsigned)size, 0);
 	io_uring_sqe_set_data64(sqe[0], IO_SPARE_WRITE);
 	sqe[0]->flags |= IOSQE_IO_LINK;
