@@ -81,7 +81,7 @@
 /* STRANDED: .spare holds a durable incident that could not be renamed
  * (or could not be checked); it is never written over, and renaming it
  * is tried again at the next incident. */
-enum spare_state { SPARE_NONE, SPARE_BUILDING, SPARE_READY, SPARE_OFF, SPARE_STRANDED };
+enum spare_state { SPARE_NONE, SPARE_BUILDING, SPARE_READY, SPARE_STRANDED };
 /* io_uring user_data of the incident I/O */
 enum { IO_SPARE_WRITE = 1, IO_SPARE_SYNC, IO_SPARE_DIRSYNC, IO_NAME_DIRSYNC };
 
@@ -129,6 +129,8 @@ struct fr_triggers {
 	uint64_t incidents_size;
 	uint32_t incidents_max;
 	uint64_t written;
+	uint64_t failed;      /* incidents lost: not written */
+	uint64_t not_renamed; /* durable in the spare, rename failed */
 	sd_event_source *sync_soon;
 
 	int dir_fd; /* incidents/ */
@@ -142,7 +144,10 @@ struct fr_triggers {
 	uint64_t spare_size, spare_want;
 	void *spare_zeros;        /* the buffer the spare's zeros come from */
 	unsigned spare_ops;       /* of its chain, still in flight */
-	bool spare_failed;
+	bool spare_failed;        /* its chain: one op failed */
+	int spare_err;            /* the last failure to make one (logged once per change) */
+	bool spare_low_space;     /* not made for lack of free space (logged once per change) */
+	uint64_t spares_made, spare_used; /* spares made ready; incidents written over one */
 	char stranded_id[96];     /* the incident a stranded spare holds; "" unknown */
 	int stranded_err;         /* why it is stranded (logged once per change) */
 
@@ -263,12 +268,50 @@ static struct io_uring_sqe *ring_sqe(struct fr_triggers *t)
 /* Makes a new spare: created under its name, zeros over its whole size,
  * fdatasync, fsync of the directory, linked so each starts when the one
  * before succeeded.  Ready when the last completes. */
+/* A spare could not be made: logged when the error is new, tried again
+ * after the next incident. */
+static void spare_build_failed(struct fr_triggers *t, int k)
+{
+	if (k != t->spare_err)
+		log_warning_errno(k, "Failed to make the spare incident file: %m");
+	t->spare_err = k;
+}
+
+/* Whether the filesystem has room for a spare of @size bytes to spare:
+ * logged (at info) when that changes. */
+static bool spare_room(struct fr_triggers *t, uint64_t size)
+{
+	uint64_t need = MAX(SPARE_FREE_MIN, 16 * size), avail;
+	struct statvfs sv;
+	char a[32], b[32];
+
+	if (fstatvfs(t->dir_fd, &sv) < 0) {
+		spare_build_failed(t, negative_errno());
+		return false;
+	}
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (avail < need) {
+		if (!t->spare_low_space)
+			log_info("No spare incident file while the filesystem of %s has %s free, under %s (16 times the spare, at least 64M): incidents are written as new files.",
+				 t->incidents_dir, fr_format_size(avail, a, sizeof(a)), fr_format_size(need, b, sizeof(b)));
+		t->spare_low_space = true;
+		return false;
+	}
+	if (t->spare_low_space)
+		log_info("The filesystem of %s has %s free again: making a spare incident file.", t->incidents_dir,
+			 fr_format_size(avail, a, sizeof(a)));
+	t->spare_low_space = false;
+	return true;
+}
+
+/* Makes a new spare: created under its name, zeros over its whole size,
+ * fdatasync, fsync of the directory, linked so each starts when the one
+ * before succeeded.  Ready when the last completes.  Whatever stops it
+ * (no room, an error), it is tried again after the next incident. */
 static void spare_build(struct fr_triggers *t)
 {
 	struct io_uring_sqe *sqe[3];
 	uint64_t size = MIN(t->spare_want, spare_cap(t));
-
-	struct statvfs sv;
 
 	if (!t->ring_ok || t->spare != SPARE_NONE || size < 64 * 1024 || t->ring_inflight + 3 > 16)
 		return;
@@ -277,25 +320,21 @@ static void spare_build(struct fr_triggers *t)
 	if (io_uring_sq_space_left(&t->ring) < 3)
 		(void)io_uring_submit(&t->ring);
 	if (io_uring_sq_space_left(&t->ring) < 3)
-		return; /* tried again after the next incident */
-	if (fstatvfs(t->dir_fd, &sv) < 0 ||
-	    (uint64_t)sv.f_bavail * sv.f_frsize < MAX(SPARE_FREE_MIN, 16 * size)) {
-		/* tried again after the next incident */
-		log_debug("Not enough free space for a spare incident file of %" PRIu64 " bytes.", size);
 		return;
-	}
+	if (!spare_room(t, size))
+		return;
 	/* O_TRUNC: whatever an earlier, torn spare held is gone before
 	 * anything can be read as valid again */
 	t->spare_fd = openat(t->dir_fd, SPARE_NAME, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 	if (t->spare_fd < 0) {
-		log_warning_errno(negative_errno(), "Failed to create the spare incident file: %m");
-		t->spare = SPARE_OFF;
+		spare_build_failed(t, negative_errno());
 		return;
 	}
 	(void)fchmod(t->spare_fd, 0640);
 	/* untouched anonymous memory: the kernel reads its zero page */
 	t->spare_zeros = calloc(1, size);
 	if (!t->spare_zeros) {
+		spare_build_failed(t, -ENOMEM);
 		spare_drop(t);
 		return;
 	}
@@ -325,20 +364,25 @@ static void ring_complete(struct fr_triggers *t, uint64_t what, int res)
 			log_warning_errno(res, "Failed to sync the incidents directory: %m");
 		return;
 	}
-	/* the spare's chain: a short write fails it like an error */
-	if (res < 0 || (what == IO_SPARE_WRITE && (uint64_t)res != t->spare_size)) {
-		if (!t->spare_failed && res != -ECANCELED)
-			log_warning_errno(res < 0 ? res : -ENOSPC, "Failed to make the spare incident file: %m");
+	/* the spare's chain: a short write fails it like an error (the ops
+	 * after the failed one complete with -ECANCELED) */
+	if (!t->spare_failed && (res < 0 || (what == IO_SPARE_WRITE && (uint64_t)res != t->spare_size))) {
+		spare_build_failed(t, res < 0 ? res : -ENOSPC);
 		t->spare_failed = true;
 	}
 	if (what == IO_SPARE_WRITE)
 		free(TAKE_PTR(t->spare_zeros));
 	if (--t->spare_ops > 0)
 		return;
-	if (t->spare_failed)
+	if (t->spare_failed) {
 		spare_drop(t);
-	else
-		t->spare = SPARE_READY;
+		return;
+	}
+	if (t->spare_err)
+		log_info("Spare incident file made again.");
+	t->spare_err = 0;
+	t->spare = SPARE_READY;
+	t->spares_made++;
 }
 
 static void ring_process(struct fr_triggers *t)
@@ -737,6 +781,7 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	struct rule_state *st = &t->state[ri];
 	uint64_t wall = rec_wall(rec), mono = fr_now_ns(CLOCK_MONOTONIC);
 	struct pending *p;
+	int ka;
 
 	/* inside an open incident's window: join it, and extend it */
 	for (unsigned i = 0; i < t->npending; i++) {
@@ -775,8 +820,11 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	}
 
 	p = calloc(1, sizeof(*p));
-	if (!p)
+	if (!p) {
+		t->failed++;
+		log_oom();
 		return NULL;
+	}
 	p->owner = t;
 	p->trigger_wall = wall;
 	p->start_wall = wall > r->before_ns ? wall - r->before_ns : 0;
@@ -811,7 +859,10 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 		if (!taken)
 			break;
 	}
-	if (arm(p) < 0) {
+	ka = arm(p);
+	if (ka < 0) {
+		t->failed++;
+		log_error_errno(ka, "Rule %s fired, but incident %s cannot be scheduled: %m", r->name, p->id);
 		pending_free(p);
 		return NULL;
 	}
@@ -1305,18 +1356,22 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	fr_store_reader_free(r);
 	if (k >= 0 && spare) {
 		char name[256];
-		k = publish_spare(t, p, (uint64_t)bytes, name, sizeof(name));
-		if (k < 0)
-			log_error_errno(k, "Incident %s is durable in %s/%s but cannot be renamed: %m", p->id,
+		int kp = publish_spare(t, p, (uint64_t)bytes, name, sizeof(name));
+		t->spare_used++;
+		if (kp < 0) {
+			/* durable all the same: announced, with where it is */
+			log_error_errno(kp, "Incident %s is durable in %s/%s but cannot be renamed: %m", p->id,
 					t->incidents_dir, SPARE_NAME);
-		else
+			t->not_renamed++;
+			snprintf(path, sizeof(path), "%s/%s", t->incidents_dir, SPARE_NAME);
+		} else
 			snprintf(path, sizeof(path), "%s/%s", t->incidents_dir, name);
 	}
 	if (!t->spare_zeros && t->spare == SPARE_NONE)
 		spare_build(t);
 	if (k < 0) {
-		if (!spare)
-			log_error_errno(k, "Failed to write incident %s: %m", p->id);
+		t->failed++;
+		log_error_errno(k, "Failed to write incident %s: %m", p->id);
 	} else {
 		const char *rules = json_object_to_json_string_ext(p->rules, JSON_C_TO_STRING_PLAIN);
 		t->written++;
@@ -1414,6 +1469,32 @@ struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason
 	return o;
 }
 
+static const char *spare_state_name(const struct fr_triggers *t)
+{
+	if (!t->ring_ok)
+		return "unavailable";
+	switch (t->spare) {
+	case SPARE_BUILDING: return "building";
+	case SPARE_READY: return "ready";
+	case SPARE_STRANDED: return "stranded";
+	default: return t->spare_low_space ? "low_space" : "none";
+	}
+}
+
+static struct json_object *spare_status(const struct fr_triggers *t)
+{
+	struct json_object *o = json_object_new_object();
+	bool has = t->spare == SPARE_BUILDING || t->spare == SPARE_READY;
+
+	json_object_object_add(o, "state", json_object_new_string(spare_state_name(t)));
+	json_object_object_add(o, "bytes", json_object_new_uint64(has ? t->spare_size : 0));
+	json_object_object_add(o, "made", json_object_new_uint64(t->spares_made));
+	json_object_object_add(o, "used", json_object_new_uint64(t->spare_used));
+	json_object_object_add(o, "error", t->spare_err && t->spare == SPARE_NONE ?
+				       json_object_new_string(strerror(-t->spare_err)) : NULL);
+	return o;
+}
+
 struct json_object *fr_triggers_status(struct fr_triggers *t)
 {
 	struct json_object *o = json_object_new_object(), *rules = json_object_new_object();
@@ -1429,6 +1510,9 @@ struct json_object *fr_triggers_status(struct fr_triggers *t)
 	json_object_object_add(o, "rules", rules);
 	json_object_object_add(o, "open", json_object_new_int((int)t->npending));
 	json_object_object_add(o, "written", json_object_new_uint64(t->written));
+	json_object_object_add(o, "failed", json_object_new_uint64(t->failed));
+	json_object_object_add(o, "not_renamed", json_object_new_uint64(t->not_renamed));
+	json_object_object_add(o, "spare", spare_status(t));
 	return o;
 }
 

@@ -10,6 +10,10 @@
 #   - a torn spare (a crash mid-write) is removed, never given a name
 #   - a durable spare whose ID.fri exists is not lost: it becomes ID-2.fri
 #   - a spare that cannot be opened or checked is kept, not removed
+#   - a rename that fails (the directory made immutable) leaves the incident
+#     durable in the spare: announced and its action run with that path,
+#     counted in status, its id not given to the next incident; it gets its
+#     name at the first incident after the directory is writable again
 #   - readers take a sealed incident's length: zeros after it are not read,
 #     and a file cut short is reported as truncated, in one line
 BUILD=$1
@@ -175,3 +179,57 @@ done
 	fail "frctl incidents does not list $ID-cut as truncated"
 rm "$INC/$ID-cut.fri"
 ok "a sealed incident is read up to its length; one cut short is reported as truncated in one line"
+
+# 7. the rename fails: the incident stays durable in the spare
+cat >"$T/action.sh" <<ACTION
+#!/bin/sh
+printf '%s\n' "\$1" >>"$T/action.paths"
+cp "\$1" "$T/action-copy.\$(wc -l <"$T/action.paths").fri"
+ACTION
+chmod +x "$T/action.sh"
+cat >"$T/fr7.conf" <<CONF
+store = { size = "16M"; segments = 4; sync_interval = "200ms"; keyframe_interval = "2s"; };
+triggers = { rules = ( { name = "manual"; condition = "manual"; before = "1s"; after = "0s";
+                         cooldown = "0s"; max_per_hour = 3600; exec = [ "$T/action.sh" ]; } ); };
+CONF
+trap 'chattr -i "$INC" 2>/dev/null || true; cleanup' EXIT
+spare_state() { "$FRCTL" --store "$T/store" status --json | jq -r .triggers.spare.state; }
+wait_log() { # wait_log TEXT: until the daemon logged it (5 s)
+	for _ in $(seq 50); do
+		grep -qF -- "$1" "$T/daemon.log" && return 0
+		sleep 0.1
+	done
+	fail "the daemon did not log: $1"
+}
+start_daemon "$T/fr7.conf"
+for _ in $(seq 50); do [ "$(spare_state)" = ready ] && break; sleep 0.1; done
+[ "$(spare_state)" = ready ] || fail "no spare file ready: $(spare_state)"
+# early in a second, so that the next freeze falls in the same one
+while [ "$(date +%N)" -gt 200000000 ]; do sleep 0.02; done
+chattr +i "$INC"
+id1=$("$FRCTL" --store "$T/store" freeze | awk '/^incident/ {print $2}')
+wait_log "Incident $id1 is durable in $INC/.spare but cannot be renamed: Operation not permitted"
+id2=$("$FRCTL" --store "$T/store" freeze | awk '/^incident/ {print $2}')
+[ "$id2" != "$id1" ] || fail "a second incident got the id $id1 of the one in the spare"
+same=""
+[ "${id1%%-*}" = "${id2%%-*}" ] && same=" in the same second"
+wait_log "Failed to write incident $id2: Operation not permitted"
+wait_log "Incident $id1 captured: $INC/.spare,"
+"$FRCTL" --store "$T/store" status --json >"$T/s7.json"
+jq -e '.triggers | .not_renamed == 1 and .failed == 1 and .spare.state == "stranded"' "$T/s7.json" >/dev/null ||
+	fail "status after a failed rename: $(jq -c .triggers "$T/s7.json")"
+"$FRCTL" --store "$T/store" status | grep -q "incidents: .* 1 failed, .*1 not renamed; spare file stranded" ||
+	fail "status text after a failed rename: $("$FRCTL" --store "$T/store" status | grep incidents)"
+for _ in $(seq 50); do [ -s "$T/action-copy.1.fri" ] && break; sleep 0.1; done
+[ "$(head -1 "$T/action.paths")" = "$INC/.spare" ] || fail "the action got $(head -1 "$T/action.paths"), not $INC/.spare"
+"$FRCTL" dump --input "$T/action-copy.1.fri" --format json >/dev/null || fail "the action's copy of the spare does not dump"
+chattr -i "$INC"
+id3=$("$FRCTL" --store "$T/store" freeze | awk '/^incident/ {print $2}')
+wait_log "Incident $id1, durable in the spare file since its rename failed, is now $INC/$id1.fri."
+wait_log "Incident $id3 captured: $INC/$id3.fri,"
+for _ in $(seq 50); do [ "$(spare_state)" = ready ] && break; sleep 0.1; done
+[ "$(spare_state)" = ready ] || fail "no spare file made again after the rename: $(spare_state)"
+stop_daemon
+cmp -s "$T/action-copy.1.fri" "$INC/$id1.fri" || fail "$id1.fri is not what was durable in the spare"
+check_whole >/dev/null || fail "an incident file is not whole after the failed rename"
+ok "a failed rename: $id1 durable in the spare, announced, action run, counted; $id2$same got another id; named at the next incident"
