@@ -145,6 +145,7 @@ struct fr_triggers {
 	void *spare_zeros;        /* the buffer the spare's zeros come from */
 	unsigned spare_ops;       /* of its chain, still in flight */
 	bool spare_failed;        /* its chain: one op failed */
+	bool stopping;            /* no new spare: the daemon is exiting */
 	int spare_err;            /* the last failure to make one (logged once per change) */
 	bool spare_low_space;     /* not made for lack of free space (logged once per change) */
 	uint64_t spares_made, spare_used; /* spares made ready; incidents written over one */
@@ -313,21 +314,34 @@ static void spare_build(struct fr_triggers *t)
 	struct io_uring_sqe *sqe[3];
 	uint64_t size = MIN(t->spare_want, spare_cap(t));
 
-	if (!t->ring_ok || t->spare != SPARE_NONE || size < 64 * 1024 || t->ring_inflight + 3 > 16)
+	struct stat st;
+
+	/* none while stopping: it would only delay the exit */
+	if (!t->ring_ok || t->spare != SPARE_NONE || t->stopping)
 		return;
 	/* its three SQEs are taken together or not at all: an SQE taken and
 	 * left unprepared would be submitted with the next one */
 	if (io_uring_sq_space_left(&t->ring) < 3)
 		(void)io_uring_submit(&t->ring);
-	if (io_uring_sq_space_left(&t->ring) < 3)
+	if (size < 64 * 1024 || t->ring_inflight + 3 > 16 || io_uring_sq_space_left(&t->ring) < 3 ||
+	    !spare_room(t, size)) {
+		/* none now; a spare left from before the start keeps no old
+		 * data meanwhile */
+		(void)unlinkat(t->dir_fd, SPARE_NAME, 0);
 		return;
-	if (!spare_room(t, size))
-		return;
-	/* O_TRUNC: whatever an earlier, torn spare held is gone before
-	 * anything can be read as valid again */
-	t->spare_fd = openat(t->dir_fd, SPARE_NAME, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	}
+	/* a spare left from before the start (no incident: spare_recover
+	 * checked) is made again over its own blocks when it has the size;
+	 * otherwise it is emptied first.  Either way zeros are written over
+	 * every byte before it is used. */
+	t->spare_fd = openat(t->dir_fd, SPARE_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (t->spare_fd < 0) {
 		spare_build_failed(t, negative_errno());
+		return;
+	}
+	if (fstat(t->spare_fd, &st) < 0 || ((uint64_t)st.st_size != size && ftruncate(t->spare_fd, 0) < 0)) {
+		spare_build_failed(t, negative_errno());
+		spare_drop(t);
 		return;
 	}
 	(void)fchmod(t->spare_fd, 0640);
@@ -408,16 +422,26 @@ static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	return 0;
 }
 
-/* Waits for the incident I/O in flight (at exit). */
-static void ring_drain(struct fr_triggers *t)
+/* Waits for the incident I/O in flight (at exit).  Returns whether
+ * none is left: otherwise the kernel may still read the spare's zeros
+ * buffer. */
+static bool ring_drain(struct fr_triggers *t)
 {
 	while (t->ring_ok && t->ring_inflight > 0) {
 		struct io_uring_cqe *cqe;
-		io_uring_submit(&t->ring);
-		if (io_uring_wait_cqe(&t->ring, &cqe) < 0)
-			break;
+		int k;
+
+		(void)io_uring_submit(&t->ring);
+		k = io_uring_wait_cqe(&t->ring, &cqe);
+		if (k == -EINTR)
+			continue;
+		if (k < 0) {
+			log_warning_errno(k, "Failed to wait for the incident file I/O: %m");
+			return false;
+		}
 		ring_process(t);
 	}
+	return true;
 }
 
 /* The ring for the spare's I/O, its completions on an eventfd in the
@@ -509,8 +533,15 @@ static void spare_recover(struct fr_triggers *t, bool at_start)
 	fd = openat(t->dir_fd, SPARE_NAME, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	k = fd < 0 ? negative_errno() : fr_incident_check_sealed(fd, &meta, &len);
 	if (k == -ENOENT || k == -EBADMSG) {
-		/* none, or not an incident: never sealed, or torn mid-write */
-		if (k == -EBADMSG)
+		/* none, or not an incident: never sealed, or torn mid-write.
+		 * At start, one of a size a spare can have is made again over
+		 * its own blocks (spare_build writes zeros over all of it
+		 * before it is used); anything else is removed. */
+		struct stat st;
+		if (k == -EBADMSG && at_start && t->ring_ok && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size >= 64 * 1024 && (uint64_t)st.st_size <= spare_cap(t) && st.st_size % 4096 == 0)
+			t->spare_want = MAX(t->spare_want, (uint64_t)st.st_size);
+		else if (k == -EBADMSG)
 			(void)unlinkat(t->dir_fd, SPARE_NAME, 0);
 		t->stranded_id[0] = 0;
 		t->stranded_err = 0;
@@ -595,12 +626,12 @@ int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *r
 		fr_triggers_free(t);
 		return k;
 	}
-	spare_recover(t, true);
 	k = ring_setup(t);
 	if (k < 0)
 		/* incidents are still written, the plain way */
 		log_info_errno(k, "No io_uring for incident files (%m): no spare file, incidents wait for two journal commits.");
 	t->spare_want = SPARE_FIRST;
+	spare_recover(t, true);
 	spare_build(t);
 	*ret = t;
 	return 0;
@@ -626,18 +657,22 @@ static void pending_free(struct pending *p)
 
 struct fr_triggers *fr_triggers_free(struct fr_triggers *t)
 {
+	bool drained;
+
 	if (!t)
 		return NULL;
 	for (unsigned i = 0; i < t->npending; i++)
 		pending_free(t->pending[i]);
 	sd_event_source_disable_unref(t->sync_soon);
 	/* names queued for syncing get synced; a spare still being made is
-	 * removed at the next start */
-	ring_drain(t);
+	 * made again at the next start */
+	drained = ring_drain(t);
 	sd_event_source_disable_unref(t->ring_source);
 	if (t->ring_ok)
 		io_uring_queue_exit(&t->ring);
-	free(t->spare_zeros);
+	/* a write from it may still be in flight: left to the exit */
+	if (drained)
+		free(t->spare_zeros);
 	closep(&t->ring_fd);
 	closep(&t->spare_fd);
 	closep(&t->dir_fd);
@@ -1413,6 +1448,7 @@ static int on_window_done(sd_event_source *s, uint64_t usec, void *userdata)
 
 void fr_triggers_flush_pending(struct fr_triggers *t)
 {
+	t->stopping = true;
 	while (t->npending) {
 		struct pending *p = t->pending[0];
 		finalize(t, p);

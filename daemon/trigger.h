@@ -65,7 +65,8 @@ void fr_triggers_on_chunk(struct fr_triggers *t, const void *chunk, size_t len);
 /* frctl freeze: returns the incident it opened or joined (a JSON object
  * with id, path, end), or an error object. */
 struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason, uint32_t pid);
-/* Writes every open incident now (at shutdown). */
+/* Writes every open incident now (at shutdown); no spare file is made
+ * from then on. */
 void fr_triggers_flush_pending(struct fr_triggers *t);
 
 /* For status: per rule {fired, joined, suppressed}, and incident files. */

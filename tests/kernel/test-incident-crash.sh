@@ -14,6 +14,9 @@
 #     durable in the spare: announced and its action run with that path,
 #     counted in status, its id not given to the next incident; it gets its
 #     name at the first incident after the directory is writable again
+#   - stopping: an incident written at shutdown is not followed by a new
+#     spare; a spare left at exit, even holding data written ahead, is made
+#     again over its own file at the next start: same inode, all zeros
 #   - readers take a sealed incident's length: zeros after it are not read,
 #     and a file cut short is reported as truncated, in one line
 BUILD=$1
@@ -48,6 +51,15 @@ for name in sorted(os.listdir(d)):
     n += 1
 print(n)
 PY
+}
+
+spare_state() { "$FRCTL" --store "$T/store" status --json | jq -r .triggers.spare.state; }
+wait_log() { # wait_log TEXT: until the daemon logged it (5 s)
+	for _ in $(seq 50); do
+		grep -qF -- "$1" "$T/daemon.log" && return 0
+		sleep 0.1
+	done
+	fail "the daemon did not log: $1"
 }
 
 readable() { # every listed incident dumps
@@ -138,20 +150,16 @@ ok "a durable spare whose name is taken becomes $NEW, logged"
 # 5. a spare that cannot be opened is kept (and incidents still written)
 rm -f "$INC/.spare" # the spare left at exit
 mkdir "$INC/.spare"
-n0=$(ls "$INC" | grep -c '\.fri$')
 start_daemon "$T/fr.conf"
-"$FRCTL" --store "$T/store" freeze --reason kept >/dev/null
-for _ in $(seq 50); do
-	[ "$(ls "$INC" | grep -c '\.fri$')" -gt "$n0" ] && break
-	sleep 0.1
-done
+id=$("$FRCTL" --store "$T/store" freeze --reason kept | awk '/^incident/ {print $2}')
+wait_log "Incident $id captured: $INC/$id.fri,"
 stop_daemon
 [ -d "$INC/.spare" ] || fail "a spare that could not be opened was removed"
 grep -q "Cannot open the spare incident file $INC/.spare: Is a directory; kept there" "$T/daemon.log" ||
 	fail "keeping the spare was not logged"
 [ "$(grep -c "Cannot open the spare incident file" "$T/daemon.log")" -eq 1 ] ||
 	fail "keeping the spare was logged more than once"
-[ "$(ls "$INC" | grep -c '\.fri$')" -gt "$n0" ] || fail "no incident written while the spare was kept"
+[ -f "$INC/$id.fri" ] || fail "no incident written while the spare was kept"
 rmdir "$INC/.spare"
 ok "a spare that cannot be opened is kept and logged once; incidents are still written"
 
@@ -193,14 +201,6 @@ triggers = { rules = ( { name = "manual"; condition = "manual"; before = "1s"; a
                          cooldown = "0s"; max_per_hour = 3600; exec = [ "$T/action.sh" ]; } ); };
 CONF
 trap 'chattr -i "$INC" 2>/dev/null || true; cleanup' EXIT
-spare_state() { "$FRCTL" --store "$T/store" status --json | jq -r .triggers.spare.state; }
-wait_log() { # wait_log TEXT: until the daemon logged it (5 s)
-	for _ in $(seq 50); do
-		grep -qF -- "$1" "$T/daemon.log" && return 0
-		sleep 0.1
-	done
-	fail "the daemon did not log: $1"
-}
 start_daemon "$T/fr7.conf"
 for _ in $(seq 50); do [ "$(spare_state)" = ready ] && break; sleep 0.1; done
 [ "$(spare_state)" = ready ] || fail "no spare file ready: $(spare_state)"
@@ -233,3 +233,31 @@ stop_daemon
 cmp -s "$T/action-copy.1.fri" "$INC/$id1.fri" || fail "$id1.fri is not what was durable in the spare"
 check_whole >/dev/null || fail "an incident file is not whole after the failed rename"
 ok "a failed rename: $id1 durable in the spare, announced, action run, counted; $id2$same got another id; named at the next incident"
+
+# 8. stopping, and the spare left at exit
+rm -f "$INC/.spare"
+start_daemon "$T/fr.conf"
+for _ in $(seq 50); do [ "$(spare_state)" = ready ] && break; sleep 0.1; done
+"$FRCTL" --store "$T/store" freeze --reason "at shutdown" >/dev/null
+stop_daemon # before the window is complete: written by the shutdown
+grep -q 'Incident .* captured: .*, 1 triggers' "$T/daemon.log" || fail "no incident written at shutdown"
+[ ! -e "$INC/.spare" ] || fail "a new spare was made while the daemon stopped"
+start_daemon "$T/fr.conf"
+for _ in $(seq 50); do [ "$(spare_state)" = ready ] && break; sleep 0.1; done
+stop_daemon
+[ -f "$INC/.spare" ] || fail "no spare left at exit"
+ino=$(stat -c "%i %w" "$INC/.spare") # inode and birth: a new file is born anew
+size=$(stat -c %s "$INC/.spare")
+# what an incident written ahead leaves: chunks after a zero header
+head -c 200000 /dev/urandom | dd of="$INC/.spare" bs=4096 seek=4 conv=notrunc status=none
+start_daemon "$T/fr.conf"
+for _ in $(seq 50); do [ "$(spare_state)" = ready ] && break; sleep 0.1; done
+[ "$(spare_state)" = ready ] || fail "no spare made at start over the old one: $(spare_state)"
+[ "$(stat -c "%i %w" "$INC/.spare")" = "$ino" ] && [ "$(stat -c %s "$INC/.spare")" = "$size" ] ||
+	fail "the spare left at exit was not made again over its own file"
+python3 - "$INC/.spare" <<'PY' || fail "the spare made again still holds old data"
+import sys
+assert not any(open(sys.argv[1], "rb").read()), "not zeros"
+PY
+stop_daemon
+ok "no spare made while stopping; the spare left at exit is made again in place, all zeros"
