@@ -47,10 +47,13 @@
  * then.  It is then cut to its length and renamed to ID.fri, and the
  * directory's fsync is queued; until that completes, a power cut leaves
  * the incident under .spare, where the daemon finds it at its next start,
- * checks the seal and renames it.  A spare that does not verify (never
- * used, or torn by a crash mid-write) is removed; nothing unsealed ever
- * gets an incident's name.  An incident larger than the spare is written
- * the plain way, and the next spare is made larger.
+ * checks the seal and renames it (never over a file: ID-2.fri when ID.fri
+ * exists).  A spare that does not verify (never used, or torn by a crash
+ * mid-write) holds no incident: it is made again over its own blocks, or
+ * removed; nothing unsealed ever gets an incident's name.  One that cannot
+ * be checked or renamed is kept, stranded, and tried again at the next
+ * incident.  An incident larger than the spare is written the plain way,
+ * and the next spare is made larger.
  */
 #define SPARE_NAME ".spare"
 #define SPARE_MIN (1ULL << 20)

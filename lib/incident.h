@@ -4,8 +4,10 @@
  * documented in flightrec-store(5)):
  *   incident header (64 bytes)
  *   metadata: one JSON object (id, rules, reason, triggers, host, kernel,
- *             boot id, start, end, config), padded with spaces to a
- *             multiple of 8 bytes (or to the room a builder left for it)
+ *             boot id, start, end, config): from fr_incident_write, its
+ *             own length, then zero bytes (not counted) up to a multiple
+ *             of 8; from a builder, padded with spaces (counted) to the
+ *             room it left for it, a multiple of 8
  *   chunks: byte copies of the store's chunks for the window, including
  *           the keyframe before it, each 8-byte aligned, as in a segment
  * The store reader opens an incident file like a one-segment store.
