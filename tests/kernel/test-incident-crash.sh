@@ -4,7 +4,9 @@
 #     are being written (frctl freeze in a loop); after every kill and at
 #     the end, every ID.fri present is whole: sealed, its length the file's,
 #     its chunk area matching its crc (checked here in Python, not with the
-#     daemon's code), and frctl dumps it
+#     daemon's code), and frctl dumps it; every incident the daemon
+#     reported durable (its "captured" or recovery log line) still exists;
+#     and incidents did go through the spare (status: triggers.spare.used)
 #   - an incident left durable in incidents/.spare (a crash between its
 #     fdatasync and its rename) gets its name at the next start, readable
 #   - a torn spare (a crash mid-write) is removed, never given a name
@@ -27,7 +29,8 @@ INC=$T/store/incidents
 cat >"$T/fr.conf" <<CONF
 store = { size = "16M"; segments = 4; sync_interval = "200ms"; keyframe_interval = "2s"; };
 triggers = { rules = ( { name = "manual"; condition = "manual"; before = "1s"; after = "0s";
-                         cooldown = "0s"; max_per_hour = 3600; } ); };
+                         cooldown = "0s"; max_per_hour = 3600; } );
+             incidents = { max = 100000; }; }; # none removed for the budget
 CONF
 
 # every ID.fri whole; prints how many
@@ -62,6 +65,14 @@ wait_log() { # wait_log TEXT: until the daemon logged it (5 s)
 	fail "the daemon did not log: $1"
 }
 
+# prints the incident files the daemon reported durable that are gone
+reported_missing() {
+	{ grep -oE '(captured: |, is now )[^ ,]*\.fri' "$T/daemon.log" || true; } |
+		sed -E 's/^(captured: |, is now )//' | sort -u | while read -r path; do
+			[ -f "$path" ] || echo "$path"
+		done
+}
+
 readable() { # every listed incident dumps
 	local id
 	for id in $("$FRCTL" --store "$T/store" incidents --json | jq -r '.[].id'); do
@@ -71,6 +82,7 @@ readable() { # every listed incident dumps
 }
 
 # 1. kill -9 while incidents are being written
+used=0
 for i in $(seq "$KILLS"); do
 	start_daemon "$T/fr.conf"
 	(
@@ -81,23 +93,31 @@ for i in $(seq "$KILLS"); do
 	) &
 	LOOP=$!
 	sleep "$((RANDOM % 2)).$((RANDOM % 10))$((RANDOM % 10))"
+	u=$("$FRCTL" --store "$T/store" status --json 2>/dev/null | jq '.triggers.spare.used // 0' || echo 0)
+	used=$((used + ${u:-0}))
 	kill -KILL "$DPID"
 	wait "$DPID" 2>/dev/null || true
 	DPID=
 	kill "$LOOP"
 	wait "$LOOP" 2>/dev/null || true
 	n=$(check_whole) || fail "after kill $i, an incident file is not whole"
+	missing=$(reported_missing)
+	[ -z "$missing" ] || fail "after kill $i, incidents reported durable are gone: $missing"
 done
+[ "$used" -gt 0 ] || fail "no incident was written over the spare in $KILLS runs (status: triggers.spare.used)"
 start_daemon "$T/fr.conf"
 stop_daemon
 n=$(check_whole) || fail "after the last start, an incident file is not whole"
 [ "$n" -ge "$KILLS" ] || fail "only $n incidents after $KILLS runs of freezes"
+missing=$(reported_missing)
+[ -z "$missing" ] || fail "after the last start, incidents reported durable are gone: $missing"
+nrep=$(grep -cE 'captured: |durable in the spare file when' "$T/daemon.log" || true)
 readable
 [ ! -e "$INC/.spare" ] || python3 - "$INC/.spare" <<'PY' || fail "the spare left at exit holds data"
 import sys
 assert not any(open(sys.argv[1], "rb").read()), "not zeros"
 PY
-ok "$KILLS kills while writing incidents: all $n incident files whole and readable"
+ok "$KILLS kills while writing incidents: all $n incident files whole and readable, all $nrep reported durable there, $used written over the spare"
 
 # 2. durable in the spare, not yet renamed: named at the next start
 ID=$(ls "$INC" | grep '\.fri$' | tail -1)
