@@ -4,14 +4,11 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <inttypes.h>
-#include <liburing.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <systemd/sd-journal.h>
@@ -26,6 +23,7 @@
 #include "../lib/record-json.h"
 #include "../lib/store-reader.h"
 #include "../lib/window.h"
+#include "incident-spare.h"
 #include "log.h"
 #include "trigger.h"
 #include <limits.h>
@@ -34,36 +32,10 @@
 #define PENDING_MAX 16
 
 /*
- * The spare incident file.  Writing an incident the plain way (a new file,
- * fsync, rename, fsync of the directory) waits for two journal commits on
- * ext4: the new file's blocks and size, then its name.  Instead, a spare
- * file, incidents/.spare, is made ahead of time, off the incident's path:
- * zeros written over its whole size (real blocks, not unwritten extents),
- * fdatasync, fsync of the directory, all through io_uring.  An incident
- * that fits is built in memory (sealed: its header holds the file's length
- * and the crc32 of its chunk area), written over the spare in place and
- * fdatasync()ed: the blocks and the size do not change, so that is a data
- * write and a cache flush, no journal commit.  The incident is durable
- * then.  It is then cut to its length and renamed to ID.fri, and the
- * directory's fsync is queued; until that completes, a power cut leaves
- * the incident under .spare, where the daemon finds it at its next start,
- * checks the seal and renames it (never over a file: ID-2.fri when ID.fri
- * exists).  A spare that does not verify (never used, or torn by a crash
- * mid-write) holds no incident: it is made again over its own blocks, or
- * removed; nothing unsealed ever gets an incident's name.  One that cannot
- * be checked or renamed is kept, stranded, and tried again at the next
- * incident.  An incident larger than the spare is written the plain way,
- * and the next spare is made larger.
- */
-#define SPARE_NAME ".spare"
-#define SPARE_MIN (1ULL << 20)
-#define SPARE_FIRST (4ULL << 20)
-#define SPARE_MAX (64ULL << 20)
-/* A spare is made only while the filesystem keeps this much free, and 16
- * times its size: it must never take the last space the store needs. */
-#define SPARE_FREE_MIN (64ULL << 20)
-
-/*
+ * An incident that fits in the spare incident file (incident-spare.h) is
+ * written over it in place, made durable without a journal commit, then
+ * published under its name; one that does not is written as a new file.
+ *
  * Writing ahead.  When an incident's window ends, and the spare is ready,
  * the daemon selects and copies the window's chunks into the spare right
  * away (the header left zero: unsealed, such a spare is not an incident)
@@ -75,18 +47,10 @@
  * the store's own fdatasync (IOSQE_IO_DRAIN) and so, under I/O load, wait
  * for its journal commit.  The metadata, the header and those chunks are
  * written and the file fdatasync()ed, which has only those pages left to
- * write.  A
- * window that grows after that (a trigger joins and moves its end) or
- * metadata that outgrows its room falls back to writing it whole.
+ * write.  A window that grows after that (a trigger joins and moves its
+ * end) or metadata that outgrows its room falls back to writing it whole.
  */
 #define STAGE_META_SLACK 16384
-
-/* STRANDED: .spare holds a durable incident that could not be renamed
- * (or could not be checked); it is never written over, and renaming it
- * is tried again at the next incident. */
-enum spare_state { SPARE_NONE, SPARE_BUILDING, SPARE_READY, SPARE_STRANDED };
-/* io_uring user_data of the incident I/O */
-enum { IO_SPARE_WRITE = 1, IO_SPARE_SYNC, IO_SPARE_DIRSYNC, IO_NAME_DIRSYNC };
 
 struct rule_state {
 	char *name;
@@ -137,28 +101,14 @@ struct fr_triggers {
 	sd_event_source *sync_soon;
 
 	int dir_fd; /* incidents/ */
-	struct io_uring ring;
-	bool ring_ok;
-	int ring_fd; /* eventfd of the ring's completions */
-	sd_event_source *ring_source;
-	unsigned ring_inflight;
-	enum spare_state spare;
-	int spare_fd;
-	uint64_t spare_size, spare_want;
-	void *spare_zeros;        /* the buffer the spare's zeros come from */
-	unsigned spare_ops;       /* of its chain, still in flight */
-	bool spare_failed;        /* its chain: one op failed */
-	bool stopping;            /* no new spare: the daemon is exiting */
-	int spare_err;            /* the last failure to make one (logged once per change) */
-	bool spare_low_space;     /* not made for lack of free space (logged once per change) */
-	uint64_t spares_made, spare_used; /* spares made ready; incidents written over one */
-	char stranded_id[96];     /* the incident a stranded spare holds; "" unknown */
-	int stranded_err;         /* why it is stranded (logged once per change) */
+	struct fr_spare *spare;
 
 	/* the incident written ahead into the spare (one at a time) */
 	struct pending *staged;
 	struct fr_incident_builder *stage;
 	size_t stage_written;     /* of the builder's bytes, those in the spare */
+	int stage_fd;             /* the spare's, and its size */
+	uint64_t stage_spare_size;
 	uint64_t stage_end;       /* the window's end when it was written ahead */
 	char *stage_meta;         /* the metadata then, in the spare too */
 	size_t stage_meta_len;
@@ -238,244 +188,9 @@ int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules)
 	t->state = st;
 	t->incidents_size = rules->incidents_size;
 	t->incidents_max = rules->incidents_max;
+	if (t->spare)
+		fr_spare_set_budget(t->spare, t->incidents_size);
 	return 0;
-}
-
-/* The size of the next spare: room for twice the largest incident seen,
- * within an eighth of the incidents' space budget. */
-static uint64_t spare_cap(const struct fr_triggers *t)
-{
-	uint64_t cap = MIN(SPARE_MAX, t->incidents_size / 8);
-
-	return cap & ~(uint64_t)4095;
-}
-
-static void spare_drop(struct fr_triggers *t)
-{
-	closep(&t->spare_fd);
-	if (t->dir_fd >= 0)
-		(void)unlinkat(t->dir_fd, SPARE_NAME, 0);
-	t->spare = SPARE_NONE;
-}
-
-static struct io_uring_sqe *ring_sqe(struct fr_triggers *t)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&t->ring);
-
-	if (!sqe) {
-		io_uring_submit(&t->ring);
-		sqe = io_uring_get_sqe(&t->ring);
-	}
-	return sqe;
-}
-
-/* Makes a new spare: created under its name, zeros over its whole size,
- * fdatasync, fsync of the directory, linked so each starts when the one
- * before succeeded.  Ready when the last completes. */
-/* A spare could not be made: logged when the error is new, tried again
- * after the next incident. */
-static void spare_build_failed(struct fr_triggers *t, int k)
-{
-	if (k != t->spare_err)
-		log_warning_errno(k, "Failed to make the spare incident file: %m");
-	t->spare_err = k;
-}
-
-/* Whether the filesystem has room for a spare of @size bytes to spare:
- * logged (at info) when that changes. */
-static bool spare_room(struct fr_triggers *t, uint64_t size)
-{
-	uint64_t need = MAX(SPARE_FREE_MIN, 16 * size), avail;
-	struct statvfs sv;
-	char a[32], b[32];
-
-	if (fstatvfs(t->dir_fd, &sv) < 0) {
-		spare_build_failed(t, negative_errno());
-		return false;
-	}
-	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	if (avail < need) {
-		if (!t->spare_low_space)
-			log_info("No spare incident file while the filesystem of %s has %s free, under %s (16 times the spare, at least 64M): incidents are written as new files.",
-				 t->incidents_dir, fr_format_size(avail, a, sizeof(a)), fr_format_size(need, b, sizeof(b)));
-		t->spare_low_space = true;
-		return false;
-	}
-	if (t->spare_low_space)
-		log_info("The filesystem of %s has %s free again: making a spare incident file.", t->incidents_dir,
-			 fr_format_size(avail, a, sizeof(a)));
-	t->spare_low_space = false;
-	return true;
-}
-
-/* Makes a new spare: created under its name, zeros over its whole size,
- * fdatasync, fsync of the directory, linked so each starts when the one
- * before succeeded.  Ready when the last completes.  Whatever stops it
- * (no room, an error), it is tried again after the next incident. */
-static void spare_build(struct fr_triggers *t)
-{
-	struct io_uring_sqe *sqe[3];
-	uint64_t size = MIN(t->spare_want, spare_cap(t));
-
-	struct stat st;
-
-	/* none while stopping: it would only delay the exit */
-	if (!t->ring_ok || t->spare != SPARE_NONE || t->stopping)
-		return;
-	/* its three SQEs are taken together or not at all: an SQE taken and
-	 * left unprepared would be submitted with the next one */
-	if (io_uring_sq_space_left(&t->ring) < 3)
-		(void)io_uring_submit(&t->ring);
-	if (size < 64 * 1024 || t->ring_inflight + 3 > 16 || io_uring_sq_space_left(&t->ring) < 3 ||
-	    !spare_room(t, size)) {
-		/* none now; a spare left from before the start keeps no old
-		 * data meanwhile */
-		(void)unlinkat(t->dir_fd, SPARE_NAME, 0);
-		return;
-	}
-	/* a spare left from before the start (no incident: spare_recover
-	 * checked) is made again over its own blocks when it has the size;
-	 * otherwise it is emptied first.  Either way zeros are written over
-	 * every byte before it is used. */
-	t->spare_fd = openat(t->dir_fd, SPARE_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
-	if (t->spare_fd < 0) {
-		spare_build_failed(t, negative_errno());
-		return;
-	}
-	if (fstat(t->spare_fd, &st) < 0 || ((uint64_t)st.st_size != size && ftruncate(t->spare_fd, 0) < 0)) {
-		spare_build_failed(t, negative_errno());
-		spare_drop(t);
-		return;
-	}
-	(void)fchmod(t->spare_fd, 0640);
-	/* untouched anonymous memory: the kernel reads its zero page */
-	t->spare_zeros = calloc(1, size);
-	if (!t->spare_zeros) {
-		spare_build_failed(t, -ENOMEM);
-		spare_drop(t);
-		return;
-	}
-	for (unsigned i = 0; i < 3; i++)
-		sqe[i] = io_uring_get_sqe(&t->ring); /* room checked above */
-	io_uring_prep_write(sqe[0], t->spare_fd, t->spare_zeros, (unsigned)size, 0);
-	io_uring_sqe_set_data64(sqe[0], IO_SPARE_WRITE);
-	sqe[0]->flags |= IOSQE_IO_LINK;
-	io_uring_prep_fsync(sqe[1], t->spare_fd, IORING_FSYNC_DATASYNC);
-	io_uring_sqe_set_data64(sqe[1], IO_SPARE_SYNC);
-	sqe[1]->flags |= IOSQE_IO_LINK;
-	io_uring_prep_fsync(sqe[2], t->dir_fd, 0);
-	io_uring_sqe_set_data64(sqe[2], IO_SPARE_DIRSYNC);
-	t->ring_inflight += 3;
-	t->spare_ops = 3;
-	t->spare_failed = false;
-	t->spare_size = size;
-	t->spare = SPARE_BUILDING;
-	(void)io_uring_submit(&t->ring);
-}
-
-static void ring_complete(struct fr_triggers *t, uint64_t what, int res)
-{
-	t->ring_inflight--;
-	if (what == IO_NAME_DIRSYNC) {
-		if (res < 0)
-			log_warning_errno(res, "Failed to sync the incidents directory: %m");
-		return;
-	}
-	/* the spare's chain: a short write fails it like an error (the ops
-	 * after the failed one complete with -ECANCELED) */
-	if (!t->spare_failed && (res < 0 || (what == IO_SPARE_WRITE && (uint64_t)res != t->spare_size))) {
-		spare_build_failed(t, res < 0 ? res : -ENOSPC);
-		t->spare_failed = true;
-	}
-	if (what == IO_SPARE_WRITE)
-		free(TAKE_PTR(t->spare_zeros));
-	if (--t->spare_ops > 0)
-		return;
-	if (t->spare_failed) {
-		spare_drop(t);
-		return;
-	}
-	if (t->spare_err)
-		log_info("Spare incident file made again.");
-	t->spare_err = 0;
-	t->spare = SPARE_READY;
-	t->spares_made++;
-}
-
-static void ring_process(struct fr_triggers *t)
-{
-	struct io_uring_cqe *cqe;
-
-	while (io_uring_peek_cqe(&t->ring, &cqe) == 0) {
-		uint64_t what = io_uring_cqe_get_data64(cqe);
-		int res = cqe->res;
-		io_uring_cqe_seen(&t->ring, cqe);
-		ring_complete(t, what, res);
-	}
-}
-
-static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	struct fr_triggers *t = userdata;
-	eventfd_t v;
-
-	/* the eventfd is only a hint; the CQ is the truth */
-	(void)eventfd_read(t->ring_fd, &v);
-	ring_process(t);
-	return 0;
-}
-
-/* Waits for the incident I/O in flight (at exit).  Returns whether
- * none is left: otherwise the kernel may still read the spare's zeros
- * buffer. */
-static bool ring_drain(struct fr_triggers *t)
-{
-	while (t->ring_ok && t->ring_inflight > 0) {
-		struct io_uring_cqe *cqe;
-		int k;
-
-		(void)io_uring_submit(&t->ring);
-		k = io_uring_wait_cqe(&t->ring, &cqe);
-		if (k == -EINTR)
-			continue;
-		if (k < 0) {
-			log_warning_errno(k, "Failed to wait for the incident file I/O: %m");
-			return false;
-		}
-		ring_process(t);
-	}
-	return true;
-}
-
-/* The ring for the spare's I/O, its completions on an eventfd in the
- * loop.  All or nothing: ring_ok only once every part is set up. */
-static int ring_setup(struct fr_triggers *t)
-{
-	int k = io_uring_queue_init(16, &t->ring, 0);
-
-	if (k < 0)
-		return k;
-	t->ring_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (t->ring_fd < 0)
-		k = negative_errno();
-	if (k >= 0)
-		k = io_uring_register_eventfd(&t->ring, t->ring_fd);
-	if (k >= 0)
-		k = sd_event_add_io(t->p.event, &t->ring_source, t->ring_fd, EPOLLIN, on_ring, t);
-	if (k < 0) {
-		t->ring_source = sd_event_source_disable_unref(t->ring_source);
-		io_uring_queue_exit(&t->ring);
-		closep(&t->ring_fd);
-		return k;
-	}
-	t->ring_ok = true;
-	return 0;
-}
-
-/* An incident id as a file name: no path, not hidden. */
-static bool id_ok(const char *id)
-{
-	return id && id[0] && id[0] != '.' && !strchr(id, '/') && strlen(id) < 200;
 }
 
 /* Whether @id is that of an incident still open, other than @self: its
@@ -488,112 +203,9 @@ static bool id_pending(const struct fr_triggers *t, const char *id, const struct
 	return false;
 }
 
-/* Renames the spare to the first free name of ID.fri, ID-2.fri, ID-3.fri,
- * ... (never over an existing file, nor to the name of an incident still
- * open other than @self); *name gets the file name.  0 or -errno. */
-static int spare_rename(struct fr_triggers *t, const char *id, const struct pending *self, char *name,
-			size_t size)
+static bool spare_name_taken(const char *id, void *userdata)
 {
-	for (unsigned n = 1; n <= 1000; n++) {
-		char cand[128];
-
-		snprintf(cand, sizeof(cand), n > 1 ? "%s-%u" : "%s", id, n);
-		if (id_pending(t, cand, self))
-			continue;
-		snprintf(name, size, "%s%s", cand, FR_INCIDENT_SUFFIX);
-		if (renameat2(t->dir_fd, SPARE_NAME, t->dir_fd, name, RENAME_NOREPLACE) == 0)
-			return 0;
-		/* a filesystem without RENAME_NOREPLACE: link() does not
-		 * replace either */
-		if (errno == EINVAL && linkat(t->dir_fd, SPARE_NAME, t->dir_fd, name, 0) == 0) {
-			(void)unlinkat(t->dir_fd, SPARE_NAME, 0);
-			return 0;
-		}
-		if (errno != EEXIST)
-			return negative_errno();
-	}
-	return -EEXIST;
-}
-
-/* A spare holding a whole sealed incident is one that was durable when the
- * daemon stopped (@at_start) or when its rename failed: it gets its name,
- * ID.fri, or ID-N.fri when that is taken.  A spare that is not sealed or
- * fails its crc (never used, or torn mid-write) is no incident and is
- * removed.  Anything else (it cannot be read, checked or renamed) keeps
- * it where it is, stranded: never written over, tried again at the next
- * incident. */
-static void spare_recover(struct fr_triggers *t, bool at_start)
-{
-	_cleanup_close_ int fd = -EBADF;
-	_cleanup_free_ char *meta = NULL;
-	struct json_object *o = NULL, *idv = NULL;
-	char id[96], name[256], own[128];
-	const char *why = NULL;
-	uint64_t len;
-	int k;
-
-	t->spare = SPARE_NONE;
-	fd = openat(t->dir_fd, SPARE_NAME, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	k = fd < 0 ? negative_errno() : fr_incident_check_sealed(fd, &meta, &len);
-	if (k == -ENOENT || k == -EBADMSG) {
-		/* none, or not an incident: never sealed, or torn mid-write.
-		 * At start, one of a size a spare can have is made again over
-		 * its own blocks (spare_build writes zeros over all of it
-		 * before it is used); anything else is removed. */
-		struct stat st;
-		if (k == -EBADMSG && at_start && t->ring_ok && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		    st.st_size >= 64 * 1024 && (uint64_t)st.st_size <= spare_cap(t) && st.st_size % 4096 == 0)
-			t->spare_want = MAX(t->spare_want, (uint64_t)st.st_size);
-		else if (k == -EBADMSG)
-			(void)unlinkat(t->dir_fd, SPARE_NAME, 0);
-		t->stranded_id[0] = 0;
-		t->stranded_err = 0;
-		return;
-	}
-	if (k < 0) {
-		why = fd < 0 ? "Cannot open" : "Cannot check";
-		id[0] = 0;
-	} else {
-		/* sealed: the crc held, so the metadata is the daemon's; an id
-		 * that is no file name (never written so) still gets one */
-		if ((o = json_tokener_parse(meta)) && json_object_object_get_ex(o, "id", &idv) &&
-		    id_ok(json_object_get_string(idv)) && strlen(json_object_get_string(idv)) < sizeof(id) - 8)
-			snprintf(id, sizeof(id), "%s", json_object_get_string(idv));
-		else {
-			time_t now = time(NULL);
-			struct tm tm;
-			gmtime_r(&now, &tm);
-			strftime(id, sizeof(id), "%Y%m%dT%H%M%SZ-recovered", &tm);
-		}
-		json_object_put(o);
-		/* cut to its length first: a name never points at the spare's
-		 * zeros */
-		k = ftruncate(fd, (off_t)len) < 0 || fsync(fd) < 0 ? negative_errno() : 0;
-		if (k == 0)
-			k = spare_rename(t, id, NULL, name, sizeof(name));
-	}
-	if (k < 0) {
-		/* kept: never written over; fire() keeps its id free */
-		snprintf(t->stranded_id, sizeof(t->stranded_id), "%s", id);
-		t->spare = SPARE_STRANDED;
-		if (at_start || k != t->stranded_err) {
-			if (why)
-				log_warning_errno(k, "%s the spare incident file %s/%s: %m; kept there, tried again at the next incident.",
-						  why, t->incidents_dir, SPARE_NAME);
-			else
-				log_warning_errno(k, "Incident %s is durable in %s/%s but cannot be renamed: %m; kept there, tried again at the next incident.",
-						  id, t->incidents_dir, SPARE_NAME);
-		}
-		t->stranded_err = k;
-		return;
-	}
-	(void)fsync(t->dir_fd);
-	t->stranded_id[0] = 0;
-	t->stranded_err = 0;
-	snprintf(own, sizeof(own), "%s%s", id, FR_INCIDENT_SUFFIX);
-	log_notice("Incident %s, durable in the spare file %s, is now %s/%s%s.", id,
-		   at_start ? "when the daemon stopped" : "since its rename failed", t->incidents_dir, name,
-		   strcmp(name, own) ? " (its own name was taken)" : "");
+	return id_pending(userdata, id, NULL);
 }
 
 int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *rules, struct fr_triggers **ret)
@@ -604,7 +216,7 @@ int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *r
 	if (!t)
 		return -ENOMEM;
 	t->p = *p;
-	t->dir_fd = t->ring_fd = t->spare_fd = -EBADF;
+	t->dir_fd = -EBADF;
 	memcpy(t->boot_id, p->boot_id, 16);
 	t->store_dir = strdup(p->store_dir);
 	t->config_path = strdup(p->config_path);
@@ -629,13 +241,13 @@ int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *r
 		fr_triggers_free(t);
 		return k;
 	}
-	k = ring_setup(t);
-	if (k < 0)
-		/* incidents are still written, the plain way */
-		log_info_errno(k, "No io_uring for incident files (%m): no spare file, incidents wait for two journal commits.");
-	t->spare_want = SPARE_FIRST;
-	spare_recover(t, true);
-	spare_build(t);
+	struct fr_spare_params sp = { .event = p->event, .dir_fd = t->dir_fd, .dir = t->incidents_dir,
+				       .budget = t->incidents_size, .taken = spare_name_taken, .userdata = t };
+	k = fr_spare_new(&sp, &t->spare);
+	if (k < 0) {
+		fr_triggers_free(t);
+		return k;
+	}
 	*ret = t;
 	return 0;
 }
@@ -660,24 +272,13 @@ static void pending_free(struct pending *p)
 
 struct fr_triggers *fr_triggers_free(struct fr_triggers *t)
 {
-	bool drained;
-
 	if (!t)
 		return NULL;
 	for (unsigned i = 0; i < t->npending; i++)
 		pending_free(t->pending[i]);
 	sd_event_source_disable_unref(t->sync_soon);
-	/* names queued for syncing get synced; a spare still being made is
-	 * made again at the next start */
-	drained = ring_drain(t);
-	sd_event_source_disable_unref(t->ring_source);
-	if (t->ring_ok)
-		io_uring_queue_exit(&t->ring);
-	/* a write from it may still be in flight: left to the exit */
-	if (drained)
-		free(t->spare_zeros);
-	closep(&t->ring_fd);
-	closep(&t->spare_fd);
+	/* before the directory it uses */
+	fr_spare_free(t->spare);
 	closep(&t->dir_fd);
 	rule_states_free(t->state, t->rules.n);
 	fr_rules_done(&t->rules);
@@ -893,7 +494,7 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 		snprintf(path, sizeof(path), "%s/%s%s", t->incidents_dir, p->id, FR_INCIDENT_SUFFIX);
 		bool taken = access(path, F_OK) == 0 || id_pending(t, p->id, p);
 		/* the incident in a stranded spare gets its id's name later */
-		taken |= t->spare == SPARE_STRANDED && !strcmp(t->stranded_id, p->id);
+		taken |= fr_spare_holds(t->spare, p->id);
 		if (!taken)
 			break;
 	}
@@ -954,7 +555,7 @@ static void enforce_budget(struct fr_triggers *t)
 		}
 		/* the spare takes its room from the budget too */
 		struct stat sp;
-		if (fstatat(dirfd(d), SPARE_NAME, &sp, 0) == 0)
+		if (fstatat(dirfd(d), FR_SPARE_NAME, &sp, 0) == 0)
 			total += (uint64_t)sp.st_blocks * 512;
 		closedir(d);
 		if ((total <= t->incidents_size && n <= t->incidents_max) || n <= 1)
@@ -1086,12 +687,6 @@ static struct json_object *incident_meta(struct fr_triggers *t, const struct pen
 	return meta;
 }
 
-/* The spare holds room for twice @need. */
-static void spare_grow(struct fr_triggers *t, uint64_t need)
-{
-	t->spare_want = MAX(t->spare_want, (2 * need + SPARE_MIN - 1) & ~(SPARE_MIN - 1));
-}
-
 static void unstage(struct fr_triggers *t)
 {
 	for (size_t i = 0; i < t->ntap; i++)
@@ -1126,7 +721,7 @@ void fr_triggers_on_chunk(struct fr_triggers *t, const void *chunk, size_t len)
 	if (!t || !t->staged)
 		return;
 	/* bounded by the spare: past it the incident is written whole anyway */
-	if (t->tap_bytes + len > t->spare_size ||
+	if (t->tap_bytes + len > t->stage_spare_size ||
 	    (t->ntap == t->tapcap && grow_tap(t) < 0) || !(copy = malloc(len))) {
 		unstage(t);
 		return;
@@ -1147,9 +742,11 @@ static void stage(struct fr_triggers *t, struct pending *p)
 	size_t nrefs = 0, len, off;
 	const uint8_t *data;
 	const char *m;
-	int k;
+	uint64_t spare_size;
+	int k, fd;
 
-	if (t->staged || t->spare != SPARE_READY)
+	fd = fr_spare_fd(t->spare, &spare_size);
+	if (t->staged || fd < 0)
 		return;
 	/* the chunks queued from now on are taken as they are queued */
 	t->p.flush(FR_FLUSH_WRITTEN, t->p.userdata);
@@ -1162,15 +759,15 @@ static void stage(struct fr_triggers *t, struct pending *p)
 	}
 	if (k >= 0) {
 		uint64_t need = fr_incident_size_max(m, refs, nrefs) + STAGE_META_SLACK;
-		spare_grow(t, need);
-		k = need > t->spare_size ? -EFBIG : fr_incident_builder_new(strlen(m) + STAGE_META_SLACK, &b);
+		fr_spare_want(t->spare, need);
+		k = need > spare_size ? -EFBIG : fr_incident_builder_new(strlen(m) + STAGE_META_SLACK, &b);
 	}
 	if (k >= 0)
 		k = fr_incident_builder_add_refs(b, r, refs, nrefs);
 	if (k >= 0) {
 		data = fr_incident_builder_data(b, &len);
 		off = fr_incident_builder_chunks_offset(b);
-		k = fr_incident_pwrite(t->spare_fd, data + off, len - off, off);
+		k = fr_incident_pwrite(fd, data + off, len - off, off);
 		/* the metadata as it is now, padded as the seal pads it: when
 		 * it has not changed by then, the incident writes only its
 		 * header */
@@ -1181,19 +778,21 @@ static void stage(struct fr_triggers *t, struct pending *p)
 		if (k == 0) {
 			memcpy(room, m, ml);
 			memset(room + ml, ' ', room_len - ml);
-			k = fr_incident_pwrite(t->spare_fd, room, room_len, sizeof(struct fr_incident_header));
+			k = fr_incident_pwrite(fd, room, room_len, sizeof(struct fr_incident_header));
 		}
 		if (k < 0) {
 			log_warning_errno(k, "Failed to write over the spare incident file: %m");
-			spare_drop(t);
+			fr_spare_drop(t->spare);
 		} else {
 			/* most of the file is on its way to the disk before the
 			 * incident is complete */
-			(void)sync_file_range(t->spare_fd, sizeof(struct fr_incident_header), (off64_t)(len - sizeof(struct fr_incident_header)),
+			(void)sync_file_range(fd, sizeof(struct fr_incident_header), (off64_t)(len - sizeof(struct fr_incident_header)),
 					      SYNC_FILE_RANGE_WRITE);
 			t->staged = p;
 			t->stage = TAKE_PTR(b);
 			t->stage_written = len;
+			t->stage_fd = fd;
+			t->stage_spare_size = spare_size;
 			t->stage_end = p->end_wall;
 			t->stage_meta = strdup(m);
 			t->stage_meta_len = ml;
@@ -1222,10 +821,12 @@ static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, con
 {
 	struct fr_incident_builder *b = t->stage;
 	const uint8_t *data;
+	uint64_t spare_size;
 	size_t len;
 	int k = 0;
 
-	if (t->staged != p || t->stage_end != p->end_wall)
+	/* the same window, and the same spare, still ready */
+	if (t->staged != p || t->stage_end != p->end_wall || fr_spare_fd(t->spare, &spare_size) != t->stage_fd)
 		return 0;
 	for (size_t i = 0; i < t->ntap && k == 0; i++) {
 		struct fr_chunk_info ci;
@@ -1242,7 +843,7 @@ static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, con
 	if (k < 0)
 		return 0; /* metadata beyond its room, or no memory: written whole */
 	data = fr_incident_builder_data(b, &len);
-	if (len > t->spare_size)
+	if (len > t->stage_spare_size)
 		return 0;
 	/* the header, and the metadata as far as it differs from what was
 	 * written ahead (the rest of its room is in the spare already), then
@@ -1250,14 +851,14 @@ static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, con
 	size_t head = sizeof(struct fr_incident_header);
 	if (!t->stage_meta || strcmp(meta, t->stage_meta) != 0)
 		head += MAX(strlen(meta), t->stage_meta_len);
-	k = fr_incident_pwrite(t->spare_fd, data, head, 0);
+	k = fr_incident_pwrite(t->stage_fd, data, head, 0);
 	if (k == 0)
-		k = fr_incident_pwrite(t->spare_fd, data + t->stage_written, len - t->stage_written, t->stage_written);
-	if (k == 0 && fdatasync(t->spare_fd) < 0)
+		k = fr_incident_pwrite(t->stage_fd, data + t->stage_written, len - t->stage_written, t->stage_written);
+	if (k == 0 && fdatasync(t->stage_fd) < 0)
 		k = negative_errno();
 	if (k < 0) {
 		log_warning_errno(k, "Failed to write over the spare incident file: %m");
-		spare_drop(t);
+		fr_spare_drop(t->spare);
 		return 0;
 	}
 	return (int64_t)len;
@@ -1272,12 +873,14 @@ static int64_t write_spare(struct fr_triggers *t, const char *meta, struct fr_st
 	uint64_t need = fr_incident_size_max(meta, refs, nrefs);
 	struct fr_incident_builder *b = NULL;
 	const uint8_t *data;
+	uint64_t spare_size;
 	size_t len;
-	int k;
+	int k, fd;
 
-	spare_grow(t, need);
+	fr_spare_want(t->spare, need);
+	fd = fr_spare_fd(t->spare, &spare_size);
 	/* not over another incident written ahead into it */
-	if (t->spare != SPARE_READY || need > t->spare_size || t->staged)
+	if (fd < 0 || need > spare_size || t->staged)
 		return 0;
 	k = fr_incident_builder_new(strlen(meta), &b);
 	if (k == 0)
@@ -1286,51 +889,17 @@ static int64_t write_spare(struct fr_triggers *t, const char *meta, struct fr_st
 		k = fr_incident_builder_seal(b, meta);
 	if (k == 0) {
 		data = fr_incident_builder_data(b, &len);
-		k = fr_incident_write_at(t->spare_fd, data, len);
+		k = fr_incident_write_at(fd, data, len);
 		if (k < 0) {
 			/* what it holds now is unknown: a new one is made */
 			log_warning_errno(k, "Failed to write over the spare incident file: %m");
-			spare_drop(t);
+			fr_spare_drop(t->spare);
 			k = 0;
 			len = 0;
 		}
 	}
 	fr_incident_builder_free(b);
 	return k < 0 ? k : (int64_t)len;
-}
-
-/* The incident in the spare is durable: it gets its name (cut to its
- * length first, so a name never points at the spare's zeros), and the
- * directory's sync is queued.  *name gets the file name (ID.fri, or
- * ID-N.fri should that be taken).  Returns 0 or -errno: then it stays in
- * the spare, stranded, until a rename succeeds (at the next incident or
- * the next start). */
-static int publish_spare(struct fr_triggers *t, const struct pending *p, uint64_t len, char *name, size_t size)
-{
-	struct io_uring_sqe *sqe;
-	int k = 0;
-
-	if (ftruncate(t->spare_fd, (off_t)len) < 0)
-		k = negative_errno();
-	if (k == 0)
-		k = spare_rename(t, p->id, p, name, size);
-	closep(&t->spare_fd);
-	if (k < 0) {
-		t->spare = SPARE_STRANDED;
-		snprintf(t->stranded_id, sizeof(t->stranded_id), "%s", p->id);
-		t->stranded_err = k;
-		return k;
-	}
-	t->spare = SPARE_NONE;
-	sqe = ring_sqe(t);
-	if (sqe) {
-		io_uring_prep_fsync(sqe, t->dir_fd, 0);
-		io_uring_sqe_set_data64(sqe, IO_NAME_DIRSYNC);
-		t->ring_inflight++;
-		(void)io_uring_submit(&t->ring);
-	} else
-		(void)fsync(t->dir_fd);
-	return 0;
 }
 
 static void finalize(struct fr_triggers *t, struct pending *p)
@@ -1348,8 +917,7 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 
 	/* an incident left in the spare by a failed rename: named now, and
 	 * the spare made again below */
-	if (t->spare == SPARE_STRANDED)
-		spare_recover(t, false);
+	fr_spare_retry(t->spare);
 	/* everything up to now (past the window's end) into the store first:
 	 * queued is enough when it was written ahead (the new chunks came
 	 * through fr_triggers_on_chunk), readable otherwise; the store syncs
@@ -1394,19 +962,20 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	fr_store_reader_free(r);
 	if (k >= 0 && spare) {
 		char name[256];
-		int kp = publish_spare(t, p, (uint64_t)bytes, name, sizeof(name));
-		t->spare_used++;
+		/* durable now: its name, cut to its length first, and the
+		 * directory's sync queued */
+		int kp = fr_spare_publish(t->spare, p->id, (uint64_t)bytes, name, sizeof(name));
+		fr_spare_count_use(t->spare);
 		if (kp < 0) {
 			/* durable all the same: announced, with where it is */
 			log_error_errno(kp, "Incident %s is durable in %s/%s but cannot be renamed: %m", p->id,
-					t->incidents_dir, SPARE_NAME);
+					t->incidents_dir, FR_SPARE_NAME);
 			t->not_renamed++;
-			snprintf(path, sizeof(path), "%s/%s", t->incidents_dir, SPARE_NAME);
+			snprintf(path, sizeof(path), "%s/%s", t->incidents_dir, FR_SPARE_NAME);
 		} else
 			snprintf(path, sizeof(path), "%s/%s", t->incidents_dir, name);
 	}
-	if (!t->spare_zeros && t->spare == SPARE_NONE)
-		spare_build(t);
+	fr_spare_make(t->spare);
 	if (k < 0) {
 		t->failed++;
 		log_error_errno(k, "Failed to write incident %s: %m", p->id);
@@ -1451,7 +1020,7 @@ static int on_window_done(sd_event_source *s, uint64_t usec, void *userdata)
 
 void fr_triggers_flush_pending(struct fr_triggers *t)
 {
-	t->stopping = true;
+	fr_spare_stop(t->spare);
 	while (t->npending) {
 		struct pending *p = t->pending[0];
 		finalize(t, p);
@@ -1508,32 +1077,6 @@ struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason
 	return o;
 }
 
-static const char *spare_state_name(const struct fr_triggers *t)
-{
-	if (!t->ring_ok)
-		return "unavailable";
-	switch (t->spare) {
-	case SPARE_BUILDING: return "building";
-	case SPARE_READY: return "ready";
-	case SPARE_STRANDED: return "stranded";
-	default: return t->spare_low_space ? "low_space" : "none";
-	}
-}
-
-static struct json_object *spare_status(const struct fr_triggers *t)
-{
-	struct json_object *o = json_object_new_object();
-	bool has = t->spare == SPARE_BUILDING || t->spare == SPARE_READY;
-
-	json_object_object_add(o, "state", json_object_new_string(spare_state_name(t)));
-	json_object_object_add(o, "bytes", json_object_new_uint64(has ? t->spare_size : 0));
-	json_object_object_add(o, "made", json_object_new_uint64(t->spares_made));
-	json_object_object_add(o, "used", json_object_new_uint64(t->spare_used));
-	json_object_object_add(o, "error", t->spare_err && t->spare == SPARE_NONE ?
-				       json_object_new_string(strerror(-t->spare_err)) : NULL);
-	return o;
-}
-
 struct json_object *fr_triggers_status(struct fr_triggers *t)
 {
 	struct json_object *o = json_object_new_object(), *rules = json_object_new_object();
@@ -1551,7 +1094,7 @@ struct json_object *fr_triggers_status(struct fr_triggers *t)
 	json_object_object_add(o, "written", json_object_new_uint64(t->written));
 	json_object_object_add(o, "failed", json_object_new_uint64(t->failed));
 	json_object_object_add(o, "not_renamed", json_object_new_uint64(t->not_renamed));
-	json_object_object_add(o, "spare", spare_status(t));
+	json_object_object_add(o, "spare", fr_spare_status(t->spare));
 	return o;
 }
 

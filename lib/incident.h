@@ -80,7 +80,7 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 int fr_incident_pwrite(int fd, const void *buf, size_t len, uint64_t off);
 
 /* Writes @len bytes at offset 0 of @fd and fdatasync()s them.  For an
- * incident built in memory written over a spare file (see trigger.c):
+ * incident built in memory written over a spare file (see daemon/incident-spare.h):
  * blocks already allocated and durable, so no journal commit is needed. */
 int fr_incident_write_at(int fd, const void *buf, size_t len);
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Incident files and crashes (the spare file, see daemon/trigger.c):
+# Incident files and crashes (the spare file, see daemon/incident-spare.h):
 #   - flightrecd is killed with SIGKILL at random moments while incidents
 #     are being written (frctl freeze in a loop); after every kill and at
 #     the end, every ID.fri present is whole: sealed, its length the file's,
