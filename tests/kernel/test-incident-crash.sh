@@ -136,7 +136,7 @@ check_whole >/dev/null || fail "the recovered incident is not whole"
 ok "an incident durable in the spare gets its name at the next start, unchanged"
 
 # 3. a torn spare: never named
-ID2=$(ls "$INC" | grep '\.fri$' | head -1)
+ID2=$(ls "$INC" | grep '\.fri$' | sed -n 1p) # reads all: no SIGPIPE under pipefail
 ID2=${ID2%.fri}
 cp "$INC/$ID2.fri" "$INC/.spare"
 rm "$INC/$ID2.fri"
