@@ -196,6 +196,8 @@ int frctl_open_incident(const char *path, struct fr_store_reader **ret, char **r
 		frctl_error("no such file %s (incidents: see 'frctl incidents')", path);
 	else if (k == -EBADMSG)
 		frctl_error("%s is not an incident or bundle file, or it is damaged", path);
+	else if (k == -ENODATA)
+		frctl_error("%s is truncated: the file is shorter than the length sealed in its header", path);
 	else if (k == -EPROTONOSUPPORT)
 		frctl_error("%s was written by a newer flightrec; this frctl cannot read it", path);
 	else if (k < 0)

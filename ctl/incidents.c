@@ -150,7 +150,7 @@ int verb_incidents(struct frctl *f, int argc, char **argv)
 				json_object_object_add(o, keys[kk], json_object_object_get_ex(m, keys[kk], &v) ? json_object_get(v) : NULL);
 			}
 		} else
-			json_object_object_add(o, "error", json_object_new_string("not readable"));
+			json_object_object_add(o, "error", json_object_new_string(k == -ENODATA ? "truncated" : "not readable"));
 		json_object_put(m);
 		json_object_object_add(o, "path", json_object_new_string(path));
 		json_object_object_add(o, "bytes", json_object_new_uint64(stat(path, &st) == 0 ? (uint64_t)st.st_size : 0));

@@ -73,6 +73,30 @@ static uint64_t get_u64(struct json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? (uint64_t)json_object_get_int64(v) : 0;
 }
 
+/* One line: the incidents since the daemon started, and its spare file
+ * (the state names are those of the JSON). */
+static void print_incidents(struct json_object *tr)
+{
+	struct json_object *spare = json_object_object_get(tr, "spare"), *err;
+	char a[32];
+
+	if (!tr)
+		return;
+	printf("  incidents: %" PRIu64 " written, %" PRIu64 " failed, %" PRIu64 " open", get_u64(tr, "written"),
+	       get_u64(tr, "failed"), get_u64(tr, "open"));
+	if (get_u64(tr, "not_renamed"))
+		printf(", %" PRIu64 " not renamed", get_u64(tr, "not_renamed"));
+	if (spare) {
+		printf("; spare file %s", json_object_get_string(json_object_object_get(spare, "state")));
+		if (get_u64(spare, "bytes"))
+			printf(" (%s)", fr_format_size(get_u64(spare, "bytes"), a, sizeof(a)));
+		if (json_object_object_get_ex(spare, "error", &err) && err)
+			printf(": %s", json_object_get_string(err));
+		printf(", used by %" PRIu64, get_u64(spare, "used"));
+	}
+	putchar('\n');
+}
+
 static void print_text(struct json_object *st)
 {
 	struct json_object *running, *v, *store;
@@ -114,6 +138,7 @@ static void print_text(struct json_object *st)
 				       get_u64(sy, "kernel_named"), get_u64(sy, "kernel_named") + get_u64(sy, "kernel_unnamed"));
 			putchar('\n');
 		}
+		print_incidents(json_object_object_get(st, "triggers"));
 	} else
 		printf("flightrecd: not running\n");
 
@@ -143,7 +168,8 @@ int verb_status(struct frctl *f, int argc, char **argv)
 	k = frctl_parse_simple(f, argc, argv, "status",
 			       "Usage: frctl status [--json]\n\n"
 			       "Daemon state (running, pid, uptime, records/s, per-CPU emitted/delivered/\n"
-			       "dropped, per-source counts) and the store's use and time span.\n"
+			       "dropped, per-source counts, incidents and the spare incident file) and\n"
+			       "the store's use and time span.\n"
 			       "Exit status 3 when the daemon is not running.\n",
 			       &json, 0);
 	if (k >= 0)

@@ -492,15 +492,28 @@ static void on_annotation(uint32_t pid, const char *text, size_t len, void *user
 	fr_recorder_mark(d->rec, pid, text, len);
 }
 
-/* Everything recorded so far onto the disk, and wait for it. */
-static void flush_store(void *userdata)
+/* Everything recorded so far into the store: queued, written (readable)
+ * or synced, and waited for (see fr_triggers_flush_cb). */
+static void flush_store(enum fr_flush how, void *userdata)
 {
 	struct daemon *d = userdata;
 
 	(void)drain(d);
 	fr_recorder_flush(d->rec);
-	(void)fr_store_writer_sync(d->writer);
-	(void)fr_store_writer_drain(d->writer);
+	if (how == FR_FLUSH_SYNCED) {
+		(void)fr_store_writer_sync(d->writer);
+		(void)fr_store_writer_drain(d->writer);
+		return;
+	}
+	(void)fr_store_writer_submit(d->writer);
+	if (how == FR_FLUSH_WRITTEN)
+		(void)fr_store_writer_wait_written(d->writer);
+}
+
+static void on_chunk(const void *chunk, size_t len, void *userdata)
+{
+	struct daemon *d = userdata;
+	fr_triggers_on_chunk(d->triggers, chunk, len);
 }
 
 static void record_user(const struct fr_record *rec, void *userdata)
@@ -754,6 +767,7 @@ static int run(struct daemon *d)
 		if (k < 0)
 			return log_error_errno(k, "Failed to set up triggers in %s/incidents: %m", d->conf.store_path);
 		fr_recorder_set_triggers(d->rec, d->triggers);
+		fr_store_writer_set_chunk_cb(d->writer, on_chunk, d);
 	}
 
 	k = fr_sources_start(&d->conf, d->rings, getpid(), &d->sources);

@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,12 +23,34 @@
 #include "../lib/record-json.h"
 #include "../lib/store-reader.h"
 #include "../lib/window.h"
+#include "incident-spare.h"
 #include "log.h"
 #include "trigger.h"
 #include <limits.h>
 
 /* Open incidents at once; a trigger beyond is counted as suppressed. */
 #define PENDING_MAX 16
+
+/*
+ * An incident that fits in the spare incident file (incident-spare.h) is
+ * written over it in place, made durable without a journal commit, then
+ * published under its name; one that does not is written as a new file.
+ *
+ * Writing ahead.  When an incident's window ends, and the spare is ready,
+ * the daemon selects and copies the window's chunks into the spare right
+ * away (the header left zero: unsealed, such a spare is not an incident)
+ * and starts their writeback, with room left for the metadata to grow by
+ * STAGE_META_SLACK (triggers that join).  About 200 ms later, when it
+ * writes the incident, the chunks queued since come from the store
+ * writer as it queues them (fr_triggers_on_chunk): no walk of the store,
+ * no read-back, and no waiting for the store's writes, which queue behind
+ * the store's own fdatasync (IOSQE_IO_DRAIN) and so, under I/O load, wait
+ * for its journal commit.  The metadata, the header and those chunks are
+ * written and the file fdatasync()ed, which has only those pages left to
+ * write.  A window that grows after that (a trigger joins and moves its
+ * end) or metadata that outgrows its room falls back to writing it whole.
+ */
+#define STAGE_META_SLACK 16384
 
 struct rule_state {
 	char *name;
@@ -46,7 +69,13 @@ struct pending {
 	char **exec;                  /* of the rule that opened it */
 	uint64_t exec_timeout_ns;
 	sd_event_source *timer;
+	sd_event_source *stage_timer; /* at the window's end: write ahead */
 	struct fr_triggers *owner;
+};
+
+struct tapped {
+	uint8_t *buf;
+	size_t len;
 };
 
 struct action {
@@ -67,8 +96,27 @@ struct fr_triggers {
 	uint64_t incidents_size;
 	uint32_t incidents_max;
 	uint64_t written;
+	uint64_t failed;      /* incidents lost: not written */
+	uint64_t not_renamed; /* durable in the spare, rename failed */
 	sd_event_source *sync_soon;
+
+	int dir_fd; /* incidents/ */
+	struct fr_spare *spare;
+
+	/* the incident written ahead into the spare (one at a time) */
+	struct pending *staged;
+	struct fr_incident_builder *stage;
+	size_t stage_written;     /* of the builder's bytes, those in the spare */
+	int stage_fd;             /* the spare's, and its size */
+	uint64_t stage_spare_size;
+	uint64_t stage_end;       /* the window's end when it was written ahead */
+	char *stage_meta;         /* the metadata then, in the spare too */
+	size_t stage_meta_len;
+	struct tapped *tap;       /* chunks the store wrote since */
+	size_t ntap, tapcap, tap_bytes;
 };
+
+static void unstage(struct fr_triggers *t);
 
 
 static void rule_states_free(struct rule_state *s, size_t n)
@@ -140,7 +188,24 @@ int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules)
 	t->state = st;
 	t->incidents_size = rules->incidents_size;
 	t->incidents_max = rules->incidents_max;
+	if (t->spare)
+		fr_spare_set_budget(t->spare, t->incidents_size);
 	return 0;
+}
+
+/* Whether @id is that of an incident still open, other than @self: its
+ * file name is taken, though the file does not exist yet. */
+static bool id_pending(const struct fr_triggers *t, const char *id, const struct pending *self)
+{
+	for (unsigned i = 0; i < t->npending; i++)
+		if (t->pending[i] != self && !strcmp(t->pending[i]->id, id))
+			return true;
+	return false;
+}
+
+static bool spare_name_taken(const char *id, void *userdata)
+{
+	return id_pending(userdata, id, NULL);
 }
 
 int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *rules, struct fr_triggers **ret)
@@ -151,6 +216,7 @@ int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *r
 	if (!t)
 		return -ENOMEM;
 	t->p = *p;
+	t->dir_fd = -EBADF;
 	memcpy(t->boot_id, p->boot_id, 16);
 	t->store_dir = strdup(p->store_dir);
 	t->config_path = strdup(p->config_path);
@@ -169,6 +235,19 @@ int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *r
 		fr_triggers_free(t);
 		return k;
 	}
+	t->dir_fd = open(t->incidents_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->dir_fd < 0) {
+		k = negative_errno();
+		fr_triggers_free(t);
+		return k;
+	}
+	struct fr_spare_params sp = { .event = p->event, .dir_fd = t->dir_fd, .dir = t->incidents_dir,
+				       .budget = t->incidents_size, .taken = spare_name_taken, .userdata = t };
+	k = fr_spare_new(&sp, &t->spare);
+	if (k < 0) {
+		fr_triggers_free(t);
+		return k;
+	}
 	*ret = t;
 	return 0;
 }
@@ -177,7 +256,10 @@ static void pending_free(struct pending *p)
 {
 	if (!p)
 		return;
+	if (p->owner && p->owner->staged == p)
+		unstage(p->owner);
 	sd_event_source_disable_unref(p->timer);
+	sd_event_source_disable_unref(p->stage_timer);
 	json_object_put(p->rules);
 	json_object_put(p->triggers);
 	free(p->reason);
@@ -195,6 +277,9 @@ struct fr_triggers *fr_triggers_free(struct fr_triggers *t)
 	for (unsigned i = 0; i < t->npending; i++)
 		pending_free(t->pending[i]);
 	sd_event_source_disable_unref(t->sync_soon);
+	/* before the directory it uses */
+	fr_spare_free(t->spare);
+	closep(&t->dir_fd);
 	rule_states_free(t->state, t->rules.n);
 	fr_rules_done(&t->rules);
 	free(t->store_dir);
@@ -290,16 +375,24 @@ static int on_sync_soon(sd_event_source *s, void *userdata)
 	struct fr_triggers *t = userdata;
 
 	t->sync_soon = sd_event_source_disable_unref(t->sync_soon);
-	t->p.flush(t->p.userdata);
+	t->p.flush(FR_FLUSH_SYNCED, t->p.userdata);
 	return 0;
 }
 
+static int on_stage(sd_event_source *s, uint64_t usec, void *userdata);
+
 static int arm(struct pending *p)
 {
+	struct fr_triggers *t = p->owner;
 	uint64_t now = fr_now_ns(CLOCK_REALTIME);
 	/* the window's end, plus a little for its last records to arrive */
 	uint64_t wait = p->end_wall > now ? p->end_wall - now : 0;
 
+	/* written ahead at the window's end (again, if it moved) */
+	if (t->staged == p && t->stage_end != p->end_wall)
+		unstage(t);
+	p->stage_timer = sd_event_source_disable_unref(p->stage_timer);
+	(void)sd_event_add_time_relative(t->p.event, &p->stage_timer, CLOCK_MONOTONIC, wait / 1000, 1000, on_stage, p);
 	wait += 200 * NSEC_PER_MSEC;
 	if (p->timer)
 		return sd_event_source_set_time_relative(p->timer, wait / 1000);
@@ -336,6 +429,7 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	struct rule_state *st = &t->state[ri];
 	uint64_t wall = rec_wall(rec), mono = fr_now_ns(CLOCK_MONOTONIC);
 	struct pending *p;
+	int ka;
 
 	/* inside an open incident's window: join it, and extend it */
 	for (unsigned i = 0; i < t->npending; i++) {
@@ -374,8 +468,11 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	}
 
 	p = calloc(1, sizeof(*p));
-	if (!p)
+	if (!p) {
+		t->failed++;
+		log_oom();
 		return NULL;
+	}
 	p->owner = t;
 	p->trigger_wall = wall;
 	p->start_wall = wall > r->before_ns ? wall - r->before_ns : 0;
@@ -404,13 +501,16 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	for (unsigned n = 0;; n++) {
 		snprintf(p->id, sizeof(p->id), n ? "%s-%s-%u" : "%s-%s", stamp, r->name, n);
 		snprintf(path, sizeof(path), "%s/%s%s", t->incidents_dir, p->id, FR_INCIDENT_SUFFIX);
-		bool taken = access(path, F_OK) == 0;
-		for (unsigned i = 0; i < t->npending; i++)
-			taken |= !strcmp(t->pending[i]->id, p->id);
+		bool taken = access(path, F_OK) == 0 || id_pending(t, p->id, p);
+		/* the incident in a stranded spare gets its id's name later */
+		taken |= fr_spare_holds(t->spare, p->id);
 		if (!taken)
 			break;
 	}
-	if (arm(p) < 0) {
+	ka = arm(p);
+	if (ka < 0) {
+		t->failed++;
+		log_error_errno(ka, "Rule %s fired, but incident %s cannot be scheduled: %m", r->name, p->id);
 		pending_free(p);
 		return NULL;
 	}
@@ -470,6 +570,10 @@ static void enforce_budget(struct fr_triggers *t)
 			if (!oldest[0] || strcmp(de->d_name, oldest) < 0)
 				snprintf(oldest, sizeof(oldest), "%s", de->d_name);
 		}
+		/* the spare takes its room from the budget too */
+		struct stat sp;
+		if (fstatat(dirfd(d), FR_SPARE_NAME, &sp, 0) == 0)
+			total += (uint64_t)sp.st_blocks * 512;
 		closedir(d);
 		if ((total <= t->incidents_size && n <= t->incidents_max) || n <= 1)
 			return;
@@ -575,20 +679,11 @@ static char *read_file(const char *path)
 	return buf;
 }
 
-static void finalize(struct fr_triggers *t, struct pending *p)
+static struct json_object *incident_meta(struct fr_triggers *t, const struct pending *p)
 {
 	struct json_object *meta = json_object_new_object();
-	struct fr_store_reader *r = NULL;
-	struct fr_chunk_ref *refs = NULL;
-	char path[PATH_MAX], buf[64], host[256] = "";
+	char buf[64], host[256] = "";
 	struct utsname u;
-	size_t nrefs = 0;
-	int64_t bytes = -1;
-	uint64_t t0 = fr_now_ns(CLOCK_MONOTONIC);
-	int k;
-
-	/* everything up to now (past the window's end) onto the disk first */
-	t->p.flush(t->p.userdata);
 
 	gethostname(host, sizeof(host) - 1);
 	uname(&u);
@@ -606,27 +701,307 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	json_object_object_add(meta, "config_path", json_object_new_string(t->config_path));
 	json_object_object_add(meta, "config", conf ? json_object_new_string(conf) : NULL);
 	free(conf);
+	return meta;
+}
 
-	snprintf(path, sizeof(path), "%s/%s%s", t->incidents_dir, p->id, FR_INCIDENT_SUFFIX);
+static void unstage(struct fr_triggers *t)
+{
+	for (size_t i = 0; i < t->ntap; i++)
+		free(t->tap[i].buf);
+	free(t->tap);
+	t->tap = NULL;
+	t->ntap = t->tapcap = t->tap_bytes = 0;
+	t->stage = fr_incident_builder_free(t->stage);
+	free(t->stage_meta);
+	t->stage_meta = NULL;
+	t->staged = NULL;
+	/* the spare keeps what was written ahead, unsealed: the next incident
+	 * is written over it whole, header first in the file */
+}
+
+static int grow_tap(struct fr_triggers *t)
+{
+	size_t cap = t->tapcap ? 2 * t->tapcap : 16;
+	struct tapped *n = realloc(t->tap, cap * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	t->tap = n;
+	t->tapcap = cap;
+	return 0;
+}
+
+void fr_triggers_on_chunk(struct fr_triggers *t, const void *chunk, size_t len)
+{
+	uint8_t *copy;
+
+	if (!t || !t->staged)
+		return;
+	/* bounded by the spare: past it the incident is written whole anyway */
+	if (t->tap_bytes + len > t->stage_spare_size ||
+	    (t->ntap == t->tapcap && grow_tap(t) < 0) || !(copy = malloc(len))) {
+		unstage(t);
+		return;
+	}
+	memcpy(copy, chunk, len);
+	t->tap[t->ntap++] = (struct tapped){ .buf = copy, .len = len };
+	t->tap_bytes += len;
+}
+
+/* The window is complete: its chunks go into the spare now, unsealed, and
+ * their writeback starts (see "Writing ahead" at the top). */
+static void stage(struct fr_triggers *t, struct pending *p)
+{
+	struct json_object *meta = NULL;
+	struct fr_store_reader *r = NULL;
+	struct fr_chunk_ref *refs = NULL;
+	struct fr_incident_builder *b = NULL;
+	size_t nrefs = 0, len, off;
+	const uint8_t *data;
+	const char *m;
+	uint64_t spare_size;
+	int k, fd;
+
+	fd = fr_spare_fd(t->spare, &spare_size);
+	if (t->staged || fd < 0)
+		return;
+	/* the chunks queued from now on are taken as they are queued */
+	t->p.flush(FR_FLUSH_WRITTEN, t->p.userdata);
+	meta = incident_meta(t, p);
+	m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
 	k = fr_store_reader_open(t->store_dir, &r);
 	if (k >= 0) {
 		struct fr_window_query q = { .since_ns = p->start_wall, .until_ns = p->end_wall };
 		k = fr_window_select(r, &q, &refs, &nrefs);
 	}
 	if (k >= 0) {
-		bytes = fr_incident_write(path, json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN), r, refs, nrefs);
-		k = bytes < 0 ? (int)bytes : 0;
+		uint64_t need = fr_incident_size_max(m, refs, nrefs) + STAGE_META_SLACK;
+		fr_spare_want(t->spare, need);
+		k = need > spare_size ? -EFBIG : fr_incident_builder_new(strlen(m) + STAGE_META_SLACK, &b);
 	}
+	if (k >= 0)
+		k = fr_incident_builder_add_refs(b, r, refs, nrefs);
+	if (k >= 0) {
+		data = fr_incident_builder_data(b, &len);
+		off = fr_incident_builder_chunks_offset(b);
+		k = fr_incident_pwrite(fd, data + off, len - off, off);
+		/* the metadata as it is now, padded as the seal pads it: when
+		 * it has not changed by then, the incident writes only its
+		 * header */
+		size_t room_len = off - sizeof(struct fr_incident_header), ml = strlen(m);
+		_cleanup_free_ char *room = malloc(room_len);
+		if (k == 0 && !room)
+			k = -ENOMEM;
+		if (k == 0) {
+			memcpy(room, m, ml);
+			memset(room + ml, ' ', room_len - ml);
+			k = fr_incident_pwrite(fd, room, room_len, sizeof(struct fr_incident_header));
+		}
+		if (k < 0) {
+			log_warning_errno(k, "Failed to write over the spare incident file: %m");
+			fr_spare_drop(t->spare);
+		} else {
+			/* most of the file is on its way to the disk before the
+			 * incident is complete */
+			(void)sync_file_range(fd, sizeof(struct fr_incident_header), (off64_t)(len - sizeof(struct fr_incident_header)),
+					      SYNC_FILE_RANGE_WRITE);
+			t->staged = p;
+			t->stage = TAKE_PTR(b);
+			t->stage_written = len;
+			t->stage_fd = fd;
+			t->stage_spare_size = spare_size;
+			t->stage_end = p->end_wall;
+			t->stage_meta = strdup(m);
+			t->stage_meta_len = ml;
+		}
+	}
+	fr_incident_builder_free(b);
 	free(refs);
 	fr_store_reader_free(r);
+	json_object_put(meta);
+}
+
+static int on_stage(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct pending *p = userdata;
+
+	p->stage_timer = sd_event_source_disable_unref(p->stage_timer);
+	stage(p->owner, p);
+	return 0;
+}
+
+/* The incident written ahead, completed: the chunks the store wrote since
+ * that overlap the window, the metadata, the sealed header, then
+ * fdatasync.  Returns its bytes once durable, 0 when it must be written
+ * whole instead, or -errno. */
+static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, const char *meta)
+{
+	struct fr_incident_builder *b = t->stage;
+	const uint8_t *data;
+	uint64_t spare_size;
+	size_t len;
+	int k = 0;
+
+	/* the same window, and the same spare, still ready */
+	if (t->staged != p || t->stage_end != p->end_wall || fr_spare_fd(t->spare, &spare_size) != t->stage_fd)
+		return 0;
+	for (size_t i = 0; i < t->ntap && k == 0; i++) {
+		struct fr_chunk_info ci;
+		if (fr_chunk_header_parse((const struct fr_chunk_header *)t->tap[i].buf, &ci) < 0)
+			continue;
+		/* as the window selection has it: overlapping, on the wall clock */
+		uint64_t first = ci.first_ts + (uint64_t)ci.realtime_offset;
+		uint64_t last = ci.last_ts + (uint64_t)ci.realtime_offset;
+		if (last >= p->start_wall && first <= p->end_wall)
+			k = fr_incident_builder_add(b, t->tap[i].buf, t->tap[i].len);
+	}
+	if (k == 0)
+		k = fr_incident_builder_seal(b, meta);
+	if (k < 0)
+		return 0; /* metadata beyond its room, or no memory: written whole */
+	data = fr_incident_builder_data(b, &len);
+	if (len > t->stage_spare_size)
+		return 0;
+	/* the header, and the metadata as far as it differs from what was
+	 * written ahead (the rest of its room is in the spare already), then
+	 * the chunks that came after the write-ahead */
+	size_t head = sizeof(struct fr_incident_header);
+	if (!t->stage_meta || strcmp(meta, t->stage_meta) != 0)
+		head += MAX(strlen(meta), t->stage_meta_len);
+	k = fr_incident_pwrite(t->stage_fd, data, head, 0);
+	if (k == 0)
+		k = fr_incident_pwrite(t->stage_fd, data + t->stage_written, len - t->stage_written, t->stage_written);
+	if (k == 0 && fdatasync(t->stage_fd) < 0)
+		k = negative_errno();
 	if (k < 0) {
+		log_warning_errno(k, "Failed to write over the spare incident file: %m");
+		fr_spare_drop(t->spare);
+		return 0;
+	}
+	return (int64_t)len;
+}
+
+/* Writes the incident over the spare (when there is one and it fits):
+ * returns its bytes once they are durable, 0 when the spare cannot take
+ * it, or -errno. */
+static int64_t write_spare(struct fr_triggers *t, const char *meta, struct fr_store_reader *r,
+			   const struct fr_chunk_ref *refs, size_t nrefs)
+{
+	uint64_t need = fr_incident_size_max(meta, refs, nrefs);
+	struct fr_incident_builder *b = NULL;
+	const uint8_t *data;
+	uint64_t spare_size;
+	size_t len;
+	int k, fd;
+
+	fr_spare_want(t->spare, need);
+	fd = fr_spare_fd(t->spare, &spare_size);
+	/* not over another incident written ahead into it */
+	if (fd < 0 || need > spare_size || t->staged)
+		return 0;
+	k = fr_incident_builder_new(strlen(meta), &b);
+	if (k == 0)
+		k = fr_incident_builder_add_refs(b, r, refs, nrefs);
+	if (k == 0)
+		k = fr_incident_builder_seal(b, meta);
+	if (k == 0) {
+		data = fr_incident_builder_data(b, &len);
+		k = fr_incident_write_at(fd, data, len);
+		if (k < 0) {
+			/* what it holds now is unknown: a new one is made */
+			log_warning_errno(k, "Failed to write over the spare incident file: %m");
+			fr_spare_drop(t->spare);
+			k = 0;
+			len = 0;
+		}
+	}
+	fr_incident_builder_free(b);
+	return k < 0 ? k : (int64_t)len;
+}
+
+static void finalize(struct fr_triggers *t, struct pending *p)
+{
+	struct json_object *meta;
+	struct fr_store_reader *r = NULL;
+	struct fr_chunk_ref *refs = NULL;
+	char path[PATH_MAX];
+	const char *m, *how = "a new file";
+	size_t nrefs = 0;
+	int64_t bytes = 0;
+	uint64_t t0 = fr_now_ns(CLOCK_MONOTONIC), tf, ts = 0, t1;
+	bool spare = false, written_ahead;
+	int k = 0;
+
+	/* an incident left in the spare by a failed rename: named now, and
+	 * the spare made again below */
+	fr_spare_retry(t->spare);
+	/* everything up to now (past the window's end) into the store first:
+	 * queued is enough when it was written ahead (the new chunks came
+	 * through fr_triggers_on_chunk), readable otherwise; the store syncs
+	 * it on its own schedule */
+	written_ahead = t->staged == p && t->stage_end == p->end_wall;
+	t->p.flush(written_ahead ? FR_FLUSH_QUEUED : FR_FLUSH_WRITTEN, t->p.userdata);
+	tf = fr_now_ns(CLOCK_MONOTONIC);
+	meta = incident_meta(t, p);
+	m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
+	snprintf(path, sizeof(path), "%s/%s%s", t->incidents_dir, p->id, FR_INCIDENT_SUFFIX);
+
+	bytes = finish_staged(t, p, m);
+	if (bytes > 0)
+		how = "written ahead into the spare";
+	if (t->staged == p)
+		unstage(t);
+	if (bytes == 0) {
+		if (written_ahead)
+			t->p.flush(FR_FLUSH_WRITTEN, t->p.userdata);
+		k = fr_store_reader_open(t->store_dir, &r);
+		if (k >= 0) {
+			struct fr_window_query q = { .since_ns = p->start_wall, .until_ns = p->end_wall };
+			k = fr_window_select(r, &q, &refs, &nrefs);
+		}
+		ts = fr_now_ns(CLOCK_MONOTONIC);
+		if (k >= 0) {
+			bytes = write_spare(t, m, r, refs, nrefs);
+			if (bytes > 0)
+				how = "over the spare";
+			else if (bytes == 0)
+				bytes = fr_incident_write(path, m, r, refs, nrefs);
+		}
+	}
+	spare = bytes > 0 && strcmp(how, "a new file") != 0;
+	if (k >= 0 && bytes < 0)
+		k = (int)bytes;
+	t1 = fr_now_ns(CLOCK_MONOTONIC);
+	log_debug("Incident %s: store written %.2f ms, window selected %.2f ms, copied and synced %.2f ms (%s).",
+		  p->id, (double)(tf - t0) / 1e6, ts ? (double)(ts - tf) / 1e6 : 0.0,
+		  (double)(t1 - (ts ? ts : tf)) / 1e6, how);
+	free(refs);
+	fr_store_reader_free(r);
+	if (k >= 0 && spare) {
+		char name[256];
+		/* durable now: its name, cut to its length first, and the
+		 * directory's sync queued */
+		int kp = fr_spare_publish(t->spare, p->id, (uint64_t)bytes, name, sizeof(name));
+		fr_spare_count_use(t->spare);
+		if (kp < 0) {
+			/* durable all the same: announced, with where it is */
+			log_error_errno(kp, "Incident %s is durable in %s/%s but cannot be renamed: %m", p->id,
+					t->incidents_dir, FR_SPARE_NAME);
+			t->not_renamed++;
+			snprintf(path, sizeof(path), "%s/%s", t->incidents_dir, FR_SPARE_NAME);
+		} else
+			snprintf(path, sizeof(path), "%s/%s", t->incidents_dir, name);
+	}
+	fr_spare_make(t->spare);
+	if (k < 0) {
+		t->failed++;
 		log_error_errno(k, "Failed to write incident %s: %m", p->id);
 	} else {
 		const char *rules = json_object_to_json_string_ext(p->rules, JSON_C_TO_STRING_PLAIN);
 		t->written++;
 		log_notice("Incident %s captured: %s, %zu triggers, %" PRId64 " bytes, durable %.1f ms after its window.",
 			   p->id, path, json_object_array_length(p->triggers), bytes,
-			   (double)(fr_now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+			   (double)(t1 - t0) / 1e6);
 		/* the entry operators alert on */
 		sd_journal_send("MESSAGE=flightrec incident %s captured (rules %s): %s", p->id, rules, path,
 				"MESSAGE_ID=" FR_INCIDENT_MESSAGE_ID, "PRIORITY=4", "INCIDENT=%s", p->id,
@@ -662,6 +1037,7 @@ static int on_window_done(sd_event_source *s, uint64_t usec, void *userdata)
 
 void fr_triggers_flush_pending(struct fr_triggers *t)
 {
+	fr_spare_stop(t->spare);
 	while (t->npending) {
 		struct pending *p = t->pending[0];
 		finalize(t, p);
@@ -733,6 +1109,9 @@ struct json_object *fr_triggers_status(struct fr_triggers *t)
 	json_object_object_add(o, "rules", rules);
 	json_object_object_add(o, "open", json_object_new_int((int)t->npending));
 	json_object_object_add(o, "written", json_object_new_uint64(t->written));
+	json_object_object_add(o, "failed", json_object_new_uint64(t->failed));
+	json_object_object_add(o, "not_renamed", json_object_new_uint64(t->not_renamed));
+	json_object_object_add(o, "spare", fr_spare_status(t->spare));
 	return o;
 }
 

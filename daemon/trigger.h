@@ -26,9 +26,18 @@
 
 struct fr_triggers;
 
-/* Makes everything recorded so far durable (drain the rings, close the
- * chunks, sync and wait): called before an incident is written. */
-typedef void (*fr_triggers_flush_cb)(void *userdata);
+/* Puts everything recorded so far into the store (drain the rings, close
+ * the chunks, queue their writes) and waits until it is: */
+enum fr_flush {
+	FR_FLUSH_QUEUED,  /* queued (the incident written ahead takes the new
+			     chunks as they are queued: fr_triggers_on_chunk) */
+	FR_FLUSH_WRITTEN, /* written, readable: before the window is selected
+			     and copied (the incident file is made durable by
+			     itself) */
+	FR_FLUSH_SYNCED,  /* synced: when a rule fires, the moments before are
+			     kept whatever happens next */
+};
+typedef void (*fr_triggers_flush_cb)(enum fr_flush how, void *userdata);
 /* Records a user-space event (the trigger record) into the store. */
 typedef void (*fr_triggers_record_cb)(const struct fr_record *rec, void *userdata);
 
@@ -52,10 +61,15 @@ int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules);
  * before it finds a record's cgroup path for fr_triggers_on_record(). */
 bool fr_triggers_may_match(const struct fr_triggers *t, uint16_t type);
 void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup);
+/* A chunk the store has queued for writing (its bytes as they will be
+ * stored): the incident written ahead takes its window's last chunks
+ * from here. */
+void fr_triggers_on_chunk(struct fr_triggers *t, const void *chunk, size_t len);
 /* frctl freeze: returns the incident it opened or joined (a JSON object
  * with id, path, end), or an error object. */
 struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason, uint32_t pid);
-/* Writes every open incident now (at shutdown). */
+/* Writes every open incident now (at shutdown); no spare file is made
+ * from then on. */
 void fr_triggers_flush_pending(struct fr_triggers *t);
 
 /* For status: per rule {fired, joined, suppressed}, and incident files. */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "chunk.h"
 #include "incident.h"
@@ -31,6 +32,151 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+static void header_fill(struct fr_incident_header *h, const void *meta, size_t meta_len, uint64_t length,
+			uint32_t body_crc)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	*h = (struct fr_incident_header){};
+	memcpy(h->magic, FR_INCIDENT_MAGIC, 8);
+	h->header_size = htole32(sizeof(*h));
+	h->version = htole16(FR_STORE_VERSION);
+	h->compat_flags = htole32(FR_INCIDENT_COMPAT_SEALED);
+	h->meta_len = htole32((uint32_t)meta_len);
+	h->meta_crc = htole32(fr_crc32(meta, meta_len));
+	h->chunks_offset = htole64(sizeof(*h) + ALIGN8(meta_len));
+	h->created_wall = htole64((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+	h->length = htole64(length);
+	h->body_crc = htole32(body_crc);
+	h->header_crc = htole32(fr_crc32(h, offsetof(struct fr_incident_header, header_crc)));
+}
+
+/* The crc32 of the body continued over one chunk as stored (header,
+ * payload, padding) without a second pass over its payload: the store
+ * reader has just checked the payload against payload_crc, and zlib
+ * combines the two. */
+static uint32_t crc_chunk(uint32_t crc, const uint8_t *buf, size_t len)
+{
+	struct fr_chunk_info ci;
+	size_t hl = sizeof(struct fr_chunk_header);
+
+	if (fr_chunk_header_parse((const struct fr_chunk_header *)buf, &ci) < 0 || hl + ci.payload_size > len)
+		return (uint32_t)crc32(crc, buf, (uInt)len);
+	crc = (uint32_t)crc32(crc, buf, (uInt)hl);
+	crc = (uint32_t)crc32_combine(crc, ci.payload_crc, (z_off_t)ci.payload_size);
+	return (uint32_t)crc32(crc, buf + hl + ci.payload_size, (uInt)(len - hl - ci.payload_size));
+}
+
+uint64_t fr_incident_size_max(const char *meta, const struct fr_chunk_ref *refs, size_t nrefs)
+{
+	uint64_t n = sizeof(struct fr_incident_header) + ALIGN8(strlen(meta));
+
+	for (size_t i = 0; i < nrefs; i++)
+		n += fr_chunk_disk_size(&refs[i].info);
+	return n;
+}
+
+struct fr_incident_builder {
+	uint8_t *buf;
+	size_t len, cap;  /* len: the end of the chunks so far */
+	size_t meta_room; /* bytes between the header and the first chunk */
+	uint32_t crc;     /* of the chunk area so far */
+};
+
+int fr_incident_builder_new(size_t meta_room, struct fr_incident_builder **ret)
+{
+	struct fr_incident_builder *b;
+
+	meta_room = ALIGN8(meta_room);
+	if (meta_room > FR_INCIDENT_META_MAX)
+		return -E2BIG;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->meta_room = meta_room;
+	b->len = b->cap = sizeof(struct fr_incident_header) + meta_room;
+	b->buf = calloc(1, b->cap);
+	if (!b->buf) {
+		free(b);
+		return -ENOMEM;
+	}
+	*ret = b;
+	return 0;
+}
+
+struct fr_incident_builder *fr_incident_builder_free(struct fr_incident_builder *b)
+{
+	if (b) {
+		free(b->buf);
+		free(b);
+	}
+	return NULL;
+}
+
+int fr_incident_builder_add(struct fr_incident_builder *b, const void *chunk, size_t len)
+{
+	if (b->len + len > b->cap) {
+		size_t cap = MAX(b->cap * 2, b->len + len);
+		uint8_t *n = realloc(b->buf, cap);
+		if (!n)
+			return -ENOMEM;
+		b->buf = n;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->len, chunk, len);
+	b->crc = crc_chunk(b->crc, chunk, len);
+	b->len += len;
+	return 0;
+}
+
+int fr_incident_builder_add_refs(struct fr_incident_builder *b, struct fr_store_reader *r,
+				 const struct fr_chunk_ref *refs, size_t nrefs)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < nrefs && k == 0; i++) {
+		uint8_t *buf = NULL;
+		size_t len = 0;
+		/* the chunk as stored: header, payload, padding */
+		k = fr_store_reader_read_chunk(r, &refs[i], &buf, &len);
+		if (k == -EBADMSG) {
+			/* damaged or overwritten since selected: not copied */
+			k = 0;
+			continue;
+		}
+		if (k == 0)
+			k = fr_incident_builder_add(b, buf, len);
+		free(buf);
+	}
+	return k;
+}
+
+int fr_incident_builder_seal(struct fr_incident_builder *b, const char *meta)
+{
+	size_t meta_len = strlen(meta);
+
+	if (meta_len > b->meta_room)
+		return -E2BIG;
+	memcpy(b->buf + sizeof(struct fr_incident_header), meta, meta_len);
+	/* JSON allows the spaces after the object */
+	memset(b->buf + sizeof(struct fr_incident_header) + meta_len, ' ', b->meta_room - meta_len);
+	header_fill((struct fr_incident_header *)b->buf, b->buf + sizeof(struct fr_incident_header), b->meta_room,
+		    b->len, b->crc);
+	return 0;
+}
+
+const uint8_t *fr_incident_builder_data(const struct fr_incident_builder *b, size_t *ret_len)
+{
+	*ret_len = b->len;
+	return b->buf;
+}
+
+size_t fr_incident_builder_chunks_offset(const struct fr_incident_builder *b)
+{
+	return sizeof(struct fr_incident_header) + b->meta_room;
+}
+
 int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_reader *r,
 			  const struct fr_chunk_ref *refs, size_t nrefs)
 {
@@ -39,7 +185,7 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 	_cleanup_close_ int fd = -EBADF, dfd = -EBADF;
 	static const uint8_t zero[8];
 	size_t meta_len = strlen(meta);
-	struct timespec ts;
+	uint32_t crc = 0;
 	int64_t total;
 	int k;
 
@@ -52,15 +198,7 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 		return negative_errno();
 	(void)fchmod(fd, 0640);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	memcpy(h.magic, FR_INCIDENT_MAGIC, 8);
-	h.header_size = htole32(sizeof(h));
-	h.version = htole16(FR_STORE_VERSION);
-	h.meta_len = htole32((uint32_t)meta_len);
-	h.meta_crc = htole32(fr_crc32(meta, meta_len));
-	h.chunks_offset = htole64(sizeof(h) + ALIGN8(meta_len));
-	h.created_wall = htole64((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
-	h.header_crc = htole32(fr_crc32(&h, offsetof(struct fr_incident_header, header_crc)));
+	/* the header last: it holds the length and crc of what follows */
 	k = write_all(fd, &h, sizeof(h));
 	if (k == 0)
 		k = write_all(fd, meta, meta_len);
@@ -79,8 +217,17 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 		}
 		if (k == 0)
 			k = write_all(fd, buf, len);
+		if (k == 0) {
+			crc = crc_chunk(crc, buf, len);
+			total += (int64_t)len;
+		}
 		free(buf);
-		total += (int64_t)len;
+	}
+	if (k == 0) {
+		header_fill(&h, meta, meta_len, (uint64_t)total, crc);
+		ssize_t n = pwrite(fd, &h, sizeof(h), 0);
+		if (n != (ssize_t)sizeof(h))
+			k = n < 0 ? negative_errno() : -EIO;
 	}
 	if (k == 0 && fsync(fd) < 0)
 		k = negative_errno();
@@ -95,6 +242,86 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 	if (dfd >= 0)
 		(void)fsync(dfd);
 	return total;
+}
+
+int fr_incident_pwrite(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const uint8_t *b = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t k = pwrite(fd, b + done, len - done, (off_t)(off + done));
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		if (k == 0)
+			return -EIO;
+		done += (size_t)k;
+	}
+	return 0;
+}
+
+int fr_incident_write_at(int fd, const void *buf, size_t len)
+{
+	int k = fr_incident_pwrite(fd, buf, len, 0);
+
+	if (k == 0 && fdatasync(fd) < 0)
+		k = negative_errno();
+	return k;
+}
+
+int fr_incident_check_sealed(int fd, char **ret_meta, uint64_t *ret_length)
+{
+	_cleanup_free_ char *meta = NULL;
+	_cleanup_free_ uint8_t *buf = NULL;
+	struct fr_incident_header h;
+	uint64_t start, length, off;
+	uint32_t crc = 0;
+	struct stat st;
+	int k;
+
+	k = fr_incident_read_header(fd, &meta, &start);
+	if (k < 0)
+		return k;
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || fstat(fd, &st) < 0)
+		return -EIO;
+	length = le64toh(h.length);
+	if (!(le32toh(h.compat_flags) & FR_INCIDENT_COMPAT_SEALED) || length < start ||
+	    length > (uint64_t)st.st_size)
+		return -EBADMSG;
+	buf = malloc(1 << 20);
+	if (!buf)
+		return -ENOMEM;
+	for (off = start; off < length;) {
+		size_t want = (size_t)MIN(length - off, (uint64_t)(1 << 20));
+		ssize_t n = pread(fd, buf, want, (off_t)off);
+		if (n <= 0)
+			return n < 0 ? negative_errno() : -EBADMSG;
+		crc = (uint32_t)crc32(crc, buf, (uInt)n);
+		off += (uint64_t)n;
+	}
+	if (fr_crc_mismatch(le32toh(h.body_crc), crc))
+		return -EBADMSG;
+	*ret_meta = TAKE_PTR(meta);
+	*ret_length = length;
+	return 0;
+}
+
+int fr_incident_read_length(int fd, uint64_t *ret_length)
+{
+	struct fr_incident_header h;
+	ssize_t n = pread(fd, &h, sizeof(h), 0);
+
+	if (n < 0)
+		return negative_errno();
+	if (n != (ssize_t)sizeof(h))
+		return -EBADMSG;
+	if (!(le32toh(h.compat_flags) & FR_INCIDENT_COMPAT_SEALED))
+		return 0;
+	*ret_length = le64toh(h.length);
+	return 1;
 }
 
 int fr_incident_read_header(int fd, char **ret_meta, uint64_t *ret_chunks_offset)

@@ -4,7 +4,10 @@
  * documented in flightrec-store(5)):
  *   incident header (64 bytes)
  *   metadata: one JSON object (id, rules, reason, triggers, host, kernel,
- *             boot id, start, end, config), padded to 8 bytes
+ *             boot id, start, end, config): from fr_incident_write, its
+ *             own length, then zero bytes (not counted) up to a multiple
+ *             of 8; from a builder, padded with spaces (counted) to the
+ *             room it left for it, a multiple of 8
  *   chunks: byte copies of the store's chunks for the window, including
  *           the keyframe before it, each 8-byte aligned, as in a segment
  * The store reader opens an incident file like a one-segment store.
@@ -23,32 +26,78 @@
 /* metadata larger than this is refused by readers */
 #define FR_INCIDENT_META_MAX (16u << 20)
 
+/* Compatible flag: the file is sealed, length and body_crc are set (a
+ * reader that ignores them reads the file as before). */
+#define FR_INCIDENT_COMPAT_SEALED 0x1u
+
 struct fr_incident_header {
 	char magic[8];
 	uint32_t header_size;   /* 64 */
 	uint16_t version;       /* FR_STORE_VERSION */
 	uint16_t reserved0;
-	uint32_t compat_flags;
+	uint32_t compat_flags;  /* FR_INCIDENT_COMPAT_SEALED */
 	uint32_t incompat_flags;
 	uint32_t meta_len;      /* bytes of JSON after the header */
 	uint32_t meta_crc;      /* crc32 of them */
 	uint64_t chunks_offset; /* where the first chunk starts */
 	uint64_t created_wall;  /* ns since epoch */
-	uint64_t reserved1;
-	uint32_t reserved2;
+	uint64_t length;        /* sealed: bytes of the file (the end of its last chunk); else 0 */
+	uint32_t body_crc;      /* sealed: crc32 of bytes [chunks_offset, length); else 0 */
 	uint32_t header_crc;    /* crc32 of the bytes before this field */
 };
 _Static_assert(sizeof(struct fr_incident_header) == 64, "incident header layout");
 
+/* Bytes an incident of @meta and @refs takes at most (chunks that no
+ * longer verify when copied are left out). */
+uint64_t fr_incident_size_max(const char *meta, const struct fr_chunk_ref *refs, size_t nrefs);
+
+/* An incident file built in memory, sealed when complete: room for the
+ * metadata is set first (so chunks can be written out before the
+ * metadata is final), chunks are appended, then the metadata (padded with
+ * spaces to its room) and the header are filled in by _seal. */
+struct fr_incident_builder;
+int fr_incident_builder_new(size_t meta_room, struct fr_incident_builder **ret);
+struct fr_incident_builder *fr_incident_builder_free(struct fr_incident_builder *b);
+/* Appends one chunk as stored (header, payload, padding). */
+int fr_incident_builder_add(struct fr_incident_builder *b, const void *chunk, size_t len);
+/* Appends the chunks @refs read from @r; those that no longer verify
+ * (overwritten or damaged since selected) are left out. */
+int fr_incident_builder_add_refs(struct fr_incident_builder *b, struct fr_store_reader *r,
+				 const struct fr_chunk_ref *refs, size_t nrefs);
+/* Fills in @meta and the sealed header.  -E2BIG: @meta exceeds the room. */
+int fr_incident_builder_seal(struct fr_incident_builder *b, const char *meta);
+/* The file's bytes so far (the whole file once sealed). */
+const uint8_t *fr_incident_builder_data(const struct fr_incident_builder *b, size_t *ret_len);
+size_t fr_incident_builder_chunks_offset(const struct fr_incident_builder *b);
+
 /* Writes @path (atomically: a temporary file, fsync, rename, fsync of the
- * directory) with metadata @meta and the chunks @refs copied from @r.
- * Returns the bytes written or -errno. */
+ * directory) with metadata @meta and the chunks @refs copied from @r,
+ * sealed.  Returns the bytes written or -errno. */
 int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_reader *r,
 			  const struct fr_chunk_ref *refs, size_t nrefs);
+
+/* Writes @len bytes at offset @off of @fd (no sync). */
+int fr_incident_pwrite(int fd, const void *buf, size_t len, uint64_t off);
+
+/* Writes @len bytes at offset 0 of @fd and fdatasync()s them.  For an
+ * incident built in memory written over a spare file (see daemon/incident-spare.h):
+ * blocks already allocated and durable, so no journal commit is needed. */
+int fr_incident_write_at(int fd, const void *buf, size_t len);
 
 /* Reads and checks the header and metadata of an incident file: returns
  * 0 with *ret_meta (malloc'd, NUL-terminated) and the chunk area, or
  * -EBADMSG / -EPROTONOSUPPORT / -errno. */
 int fr_incident_read_header(int fd, char **ret_meta, uint64_t *ret_chunks_offset);
+
+/* The seal of an incident file whose header fr_incident_read_header
+ * accepted: 1 with *ret_length (the bytes of the incident, from the
+ * start of the file) when it is sealed, 0 when it is not (an older
+ * file: it ends where the file does), or -errno. */
+int fr_incident_read_length(int fd, uint64_t *ret_length);
+
+/* Checks that @fd holds a whole sealed incident (header, metadata, and
+ * every byte of its chunk area against body_crc): 0 with *ret_meta and
+ * *ret_length, -EBADMSG for a torn, unsealed or damaged file, or -errno. */
+int fr_incident_check_sealed(int fd, char **ret_meta, uint64_t *ret_length);
 
 #endif

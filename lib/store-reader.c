@@ -44,9 +44,10 @@ static int cmp_seg(const void *a, const void *b)
 int fr_store_reader_open_incident(const char *path, struct fr_store_reader **ret, char **ret_meta)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *meta = NULL;
 	struct fr_store_reader *r;
 	struct stat st;
-	uint64_t start;
+	uint64_t start, size, length;
 	int k;
 
 	if (fd < 0)
@@ -55,21 +56,35 @@ int fr_store_reader_open_incident(const char *path, struct fr_store_reader **ret
 		return negative_errno();
 	if (!S_ISREG(st.st_mode))
 		return -EISDIR;
-	k = fr_incident_read_header(fd, ret_meta, &start);
+	k = fr_incident_read_header(fd, &meta, &start);
 	if (k < 0)
 		return k;
+	size = (uint64_t)st.st_size;
+	/* sealed: the incident is its first length bytes (a file recovered
+	 * from the spare may go on with zeros); a file shorter than that
+	 * was cut */
+	k = fr_incident_read_length(fd, &length);
+	if (k < 0)
+		return k;
+	if (k > 0) {
+		if (length < start)
+			return -EBADMSG;
+		if (length > size)
+			return -ENODATA;
+		size = length;
+	}
 	r = calloc(1, sizeof(*r));
 	if (r)
 		r->dir_fd = -EBADF;
 	if (!r || !(r->segs = calloc(1, sizeof(*r->segs))) || !(r->dctx = ZSTD_createDCtx())) {
 		fr_store_reader_free(r);
-		free(*ret_meta);
 		return -ENOMEM;
 	}
-	r->segs[0] = (struct segment){ .fd = TAKE_FD(fd), .size = (uint64_t)st.st_size, .start = start };
+	r->segs[0] = (struct segment){ .fd = TAKE_FD(fd), .size = size, .start = start };
 	r->nsegs = 1;
 	r->st.segments = 1;
 	r->st.bytes_on_disk = (uint64_t)st.st_size;
+	*ret_meta = TAKE_PTR(meta);
 	*ret = r;
 	return 0;
 }

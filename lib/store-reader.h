@@ -39,7 +39,9 @@ typedef int (*fr_chunk_cb)(const struct fr_chunk_ref *ref, void *userdata);
 int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *userdata);
 
 /* Opens an incident file as a one-segment store; *ret_meta gets its JSON
- * metadata (caller frees).  -EBADMSG: not an incident file or damaged. */
+ * metadata (caller frees).  A sealed file is read up to its length.
+ * -EBADMSG: not an incident file or damaged; -ENODATA: sealed, but
+ * shorter than its length (truncated). */
 int fr_store_reader_open_incident(const char *path, struct fr_store_reader **ret, char **ret_meta);
 
 /* Reads a chunk as stored (header, payload, padding), verified. */

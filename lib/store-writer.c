@@ -70,9 +70,12 @@ struct fr_store_writer {
 	bool ring_ok;
 	int event_fd;
 	unsigned inflight;
+	unsigned writes_inflight; /* of inflight, the writes (not syncs) */
 
 	fr_store_loss_cb loss_cb;
 	void *userdata;
+	fr_store_chunk_cb chunk_cb;
+	void *chunk_userdata;
 	struct fr_store_writer_stats st;
 };
 
@@ -147,8 +150,12 @@ static int queue_op(struct fr_store_writer *w, struct op *op)
 	if (!sqe)
 		return -EBUSY;
 	if (op->kind == OP_WRITE) {
+		/* first queued: its bytes are final (seqnum, header crc) */
+		if (op->done == 0 && w->chunk_cb)
+			w->chunk_cb(op->buf, op->len, w->chunk_userdata);
 		io_uring_prep_write(sqe, op->fd, op->buf + op->done, (unsigned)(op->len - op->done),
 				    op->off + op->done);
+		w->writes_inflight++;
 	} else {
 		io_uring_prep_fsync(sqe, op->fd, IORING_FSYNC_DATASYNC);
 		sqe->flags |= IOSQE_IO_DRAIN;
@@ -161,6 +168,8 @@ static int queue_op(struct fr_store_writer *w, struct op *op)
 static void complete(struct fr_store_writer *w, struct op *op, int res)
 {
 	w->inflight--;
+	if (op->kind == OP_WRITE)
+		w->writes_inflight--;
 	if (op->kind == OP_SYNC) {
 		if (res < 0)
 			w->st.last_error = res;
@@ -227,6 +236,22 @@ static int wait_one(struct fr_store_writer *w)
 int fr_store_writer_drain(struct fr_store_writer *w)
 {
 	while (w->inflight > 0) {
+		int r = wait_one(w);
+		if (r < 0 && r != -EINTR)
+			return r;
+	}
+	return 0;
+}
+
+void fr_store_writer_set_chunk_cb(struct fr_store_writer *w, fr_store_chunk_cb cb, void *userdata)
+{
+	w->chunk_cb = cb;
+	w->chunk_userdata = userdata;
+}
+
+int fr_store_writer_wait_written(struct fr_store_writer *w)
+{
+	while (w->writes_inflight > 0) {
 		int r = wait_one(w);
 		if (r < 0 && r != -EINTR)
 			return r;

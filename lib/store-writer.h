@@ -51,6 +51,13 @@ struct fr_store_writer *fr_store_writer_close(struct fr_store_writer *w);
  * through the loss callback. */
 int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len);
 
+/* Called with each chunk as its write is queued, its bytes as they will
+ * be stored: the incident being written takes the chunks of its window's
+ * last moments from here, without waiting for the store or reading them
+ * back. */
+typedef void (*fr_store_chunk_cb)(const void *chunk, size_t len, void *userdata);
+void fr_store_writer_set_chunk_cb(struct fr_store_writer *w, fr_store_chunk_cb cb, void *userdata);
+
 /* Queues an fdatasync ordered after every write queued so far. */
 int fr_store_writer_sync(struct fr_store_writer *w);
 /* Submits queued I/O; call once per loop iteration after appends. */
@@ -61,6 +68,10 @@ int fr_store_writer_fd(struct fr_store_writer *w);
 int fr_store_writer_process(struct fr_store_writer *w);
 /* Blocks until nothing is in flight. */
 int fr_store_writer_drain(struct fr_store_writer *w);
+/* Blocks until every write queued so far has completed (its data is in the
+ * page cache, readable), without waiting for a sync queued after them:
+ * what an incident copies must be readable, not yet durable in the store. */
+int fr_store_writer_wait_written(struct fr_store_writer *w);
 
 void fr_store_writer_get_stats(struct fr_store_writer *w, struct fr_store_writer_stats *ret);
 uint64_t fr_store_writer_segment_size(struct fr_store_writer *w);

@@ -85,14 +85,17 @@ expect 1 "hostname is not an incident or bundle file" "$FRCTL" report --input /e
 expect 1 "no such file $T/missing.frb" "$FRCTL" dump --input "$T/missing.frb"
 
 # Cut anywhere: in the header, in the metadata, in a chunk.  The first two
-# are not incident files; a bundle cut in a chunk is damaged.
+# are not incident files; a bundle cut after its metadata is shorter than
+# the length sealed in its header: truncated.
 meta_end=$(od -An -t u8 -j 32 -N 8 "$T/good.frb" | tr -d ' ')
 for cut in 63 64 $((meta_end - 3)) $((meta_end + 300)) $((size - 7)); do
 	head -c "$cut" "$T/good.frb" >"$T/cut-$cut.frb"
 	if [ "$cut" -lt "$meta_end" ]; then
 		expect 1 "cut-$cut.frb is not an incident or bundle file, or it is damaged" "$FRCTL" report --input "$T/cut-$cut.frb"
 	else
-		expect 1 "cut-$cut.frb is damaged" "$FRCTL" dump --input "$T/cut-$cut.frb" --format perfetto
+		expect 1 "cut-$cut.frb is truncated: the file is shorter than the length sealed in its header" \
+			"$FRCTL" dump --input "$T/cut-$cut.frb" --format perfetto
+		expect 1 "cut-$cut.frb is truncated" "$FRCTL" report --input "$T/cut-$cut.frb"
 	fi
 done
 # a bit flipped in the header or in the metadata: refused by their CRCs
@@ -112,8 +115,11 @@ h = bytearray(d[:64])
 meta = b'{"kind":null,"rules":null,"reason":"\x1b[2Jr","triggers":5,"host":"\x1b]0;x\x07h","kernel":7}'
 pad = (-len(meta)) % 8
 struct.pack_into('<IIQ', h, 24, len(meta), zlib.crc32(meta), 64 + len(meta) + pad)
+body = d[struct.unpack_from('<Q', d, 32)[0]:]
+# sealed as the new file: its length and the crc of its chunks
+struct.pack_into('<QI', h, 48, 64 + len(meta) + pad + len(body), zlib.crc32(body))
 struct.pack_into('<I', h, 60, zlib.crc32(bytes(h[:60])))
-open(sys.argv[2], 'wb').write(bytes(h) + meta + b'\0' * pad + d[struct.unpack_from('<Q', d, 32)[0]:])
+open(sys.argv[2], 'wb').write(bytes(h) + meta + b'\0' * pad + body)
 PY
 for v in report dump; do
 	rc=0

@@ -34,6 +34,12 @@ lost1=$(jq '[.per_cpu[].lost_write] | add' "$T/s1.json")
 n=$(grep -c 'No space left on device' "$T/daemon.log" || true)
 [ "$n" -eq 1 ] || fail "expected one ENOSPC log line, got $n: $(cat "$T/daemon.log")"
 ok "disk full: daemon alive, $lost1 records counted as lost, logged once"
+# far below the spare's 64 MiB of headroom: none made, said once at info
+[ "$(jq -r .triggers.spare.state "$T/s1.json")" = low_space ] ||
+	fail "spare file state $(jq -c .triggers.spare "$T/s1.json") on a 4 MiB filesystem, not low_space"
+[ "$(grep -c '^<6>No spare incident file while the filesystem of .* has .* free' "$T/daemon.log")" -eq 1 ] ||
+	fail "the missing spare file was not logged once at info"
+ok "no spare file on a nearly full filesystem: status says low_space, logged once"
 
 rm "$T/mnt/filler"
 sleep 1

@@ -31,7 +31,7 @@ triggers = {
       comm = "fr-block-read"; before = "4s"; after = "2s"; exec = [ "$T/action.sh" ]; },
     { name = "burst"; condition = "syscall_latency"; threshold = "200ms"; comm = "fr-burst*";
       before = "1s"; after = "2s"; cooldown = "1h"; },
-    { name = "crash"; condition = "signal"; signals = [ "SIGSEGV" ]; before = "2s"; after = "1s"; },
+    { name = "crash"; condition = "signal"; signals = [ "SIGSEGV" ]; comm = "fr-segv"; before = "2s"; after = "1s"; },
     { name = "oom"; condition = "oom"; before = "2s"; after = "1s"; },
     { name = "manual"; condition = "manual"; before = "2s"; after = "1s"; }
   );
@@ -45,6 +45,17 @@ wait_incidents() { # N: until N incident files exist
 		sleep 0.1
 	done
 	fail "expected $1 incidents, have $(incidents | jq length)"
+}
+# JQ ARGS...: until an incident matches (by content, not position: other
+# processes on a shared machine may crash and open incidents of their own)
+wait_match() {
+	local f=$1
+	shift
+	for _ in $(seq 100); do
+		incidents | jq -e "$@" "any(.[]; $f)" >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 # 1. a slow read
@@ -83,9 +94,8 @@ ok "exec action ran with the incident path"
 sleep 1
 ulimit -c 0
 SEGV=$("$HELPERS/fr-segv" || true)
-wait_incidents 2
-incidents | jq -e --argjson p "$SEGV" '.[1].rules == ["crash"] and .[1].triggers[0].pid == $p and
-	.[1].triggers[0].signal == "SIGSEGV"' >/dev/null || fail "no crash incident for $SEGV"
+wait_match '.rules == ["crash"] and any(.triggers[]; .pid == $p and .signal == "SIGSEGV")' --argjson p "$SEGV" ||
+	fail "no crash incident for $SEGV"
 ok "SIGSEGV -> crash incident for pid $SEGV"
 
 # 3. OOM
@@ -94,18 +104,19 @@ mkdir "$MEMCG"
 echo $((32 << 20)) >"$MEMCG/memory.limit_in_bytes"
 sh -c "echo \$\$ >$MEMCG/cgroup.procs; echo \$\$ >$T/oom.pid; exec python3 -c 'x = b\"\\x01\" * (256 << 20)'" 2>/dev/null || true
 OOM=$(cat "$T/oom.pid")
-wait_incidents 3
+wait_match '.rules == ["oom"] and .triggers[0].pid == $p and .triggers[0].type == "oom"' --argjson p "$OOM" ||
+	{ rmdir "$MEMCG"; fail "no oom incident naming $OOM"; }
 rmdir "$MEMCG"
-incidents | jq -e --argjson p "$OOM" '.[2].rules == ["oom"] and .[2].triggers[0].pid == $p and
-	.[2].triggers[0].type == "oom"' >/dev/null || fail "no oom incident naming $OOM"
 ok "OOM kill -> oom incident naming victim $OOM"
 
-# 4. freeze
+# 4. freeze (alone: a freeze inside an open incident's window joins it)
 sleep 1.5
+for _ in $(seq 50); do
+	[ "$("$FRCTL" --store "$T/store" status --json | jq .triggers.open)" = 0 ] && break
+	sleep 0.1
+done
 "$FRCTL" --store "$T/store" freeze --reason "operator says x" >/dev/null
-wait_incidents 4
-incidents | jq -e '.[3].rules == ["manual"] and .[3].reason == "operator says x"' >/dev/null ||
-	fail "no manual incident with the reason"
+wait_match '.rules == ["manual"] and .reason == "operator says x"' || fail "no manual incident with the reason"
 ok "frctl freeze --reason -> incident with that reason"
 
 # 5. a burst of ten, then more within the cooldown
@@ -114,12 +125,12 @@ ln -sf "$HELPER" "$T/fr-burst"
 pids=()
 for i in $(seq 10); do "$T/fr-burst" burst-$i 300 >/dev/null & pids+=($!); done
 wait "${pids[@]}"   # not a bare wait: the daemon is a job of this shell too
-wait_incidents 5
+wait_match '.rules == ["burst"]' || fail "no burst incident"
 sleep 2.5   # past that incident's window
 for i in $(seq 3); do "$T/fr-burst" late-$i 300 >/dev/null; done
 sleep 1
 incidents >"$T/all.json"
-jq -e 'length == 5 and .[4].rules == ["burst"] and (.[4].triggers | length) == 10' "$T/all.json" >/dev/null ||
+jq -e '[.[] | select(.rules == ["burst"])] | length == 1 and (.[0].triggers | length) == 10' "$T/all.json" >/dev/null ||
 	fail "the burst is not one incident with ten triggers: $(jq -c '[.[] | {id, rules, n: (.triggers | length)}]' "$T/all.json")"
 "$FRCTL" --store "$T/store" status --json | jq -e '.triggers.rules.burst.fired == 1 and
 	.triggers.rules.burst.joined == 9 and .triggers.rules.burst.suppressed == 3' >/dev/null ||
