@@ -130,26 +130,37 @@ int fr_incident_builder_add(struct fr_incident_builder *b, const void *chunk, si
 	return 0;
 }
 
-int fr_incident_builder_add_refs(struct fr_incident_builder *b, struct fr_store_reader *r,
-				 const struct fr_chunk_ref *refs, size_t nrefs)
+/* Hands each chunk of @refs to @put as stored (header, payload, padding);
+ * a chunk damaged or overwritten since it was selected is left out. */
+static int copy_chunks(struct fr_store_reader *r, const struct fr_chunk_ref *refs, size_t nrefs,
+		       int (*put)(void *userdata, const uint8_t *buf, size_t len), void *userdata)
 {
 	int k = 0;
 
 	for (size_t i = 0; i < nrefs && k == 0; i++) {
 		uint8_t *buf = NULL;
 		size_t len = 0;
-		/* the chunk as stored: header, payload, padding */
 		k = fr_store_reader_read_chunk(r, &refs[i], &buf, &len);
 		if (k == -EBADMSG) {
-			/* damaged or overwritten since selected: not copied */
 			k = 0;
 			continue;
 		}
 		if (k == 0)
-			k = fr_incident_builder_add(b, buf, len);
+			k = put(userdata, buf, len);
 		free(buf);
 	}
 	return k;
+}
+
+static int builder_put(void *userdata, const uint8_t *buf, size_t len)
+{
+	return fr_incident_builder_add(userdata, buf, len);
+}
+
+int fr_incident_builder_add_refs(struct fr_incident_builder *b, struct fr_store_reader *r,
+				 const struct fr_chunk_ref *refs, size_t nrefs)
+{
+	return copy_chunks(r, refs, nrefs, builder_put, b);
 }
 
 int fr_incident_builder_seal(struct fr_incident_builder *b, const char *meta)
@@ -177,6 +188,24 @@ size_t fr_incident_builder_chunks_offset(const struct fr_incident_builder *b)
 	return sizeof(struct fr_incident_header) + b->meta_room;
 }
 
+struct file_out {
+	int fd;
+	uint32_t crc;
+	int64_t total;
+};
+
+static int file_put(void *userdata, const uint8_t *buf, size_t len)
+{
+	struct file_out *o = userdata;
+	int k = write_all(o->fd, buf, len);
+
+	if (k == 0) {
+		o->crc = crc_chunk(o->crc, buf, len);
+		o->total += (int64_t)len;
+	}
+	return k;
+}
+
 int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_reader *r,
 			  const struct fr_chunk_ref *refs, size_t nrefs)
 {
@@ -185,8 +214,7 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 	_cleanup_close_ int fd = -EBADF, dfd = -EBADF;
 	static const uint8_t zero[8];
 	size_t meta_len = strlen(meta);
-	uint32_t crc = 0;
-	int64_t total;
+	struct file_out out = { .fd = -EBADF };
 	int k;
 
 	if (meta_len > FR_INCIDENT_META_MAX)
@@ -197,6 +225,7 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 	if (fd < 0)
 		return negative_errno();
 	(void)fchmod(fd, 0640);
+	out.fd = fd;
 
 	/* the header last: it holds the length and crc of what follows */
 	k = write_all(fd, &h, sizeof(h));
@@ -204,27 +233,11 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 		k = write_all(fd, meta, meta_len);
 	if (k == 0)
 		k = write_all(fd, zero, ALIGN8(meta_len) - meta_len);
-	total = (int64_t)(sizeof(h) + ALIGN8(meta_len));
-	for (size_t i = 0; i < nrefs && k == 0; i++) {
-		uint8_t *buf = NULL;
-		size_t len = 0;
-		/* the chunk as stored: header, payload, padding */
-		k = fr_store_reader_read_chunk(r, &refs[i], &buf, &len);
-		if (k == -EBADMSG) {
-			/* damaged or overwritten since selected: not copied */
-			k = 0;
-			continue;
-		}
-		if (k == 0)
-			k = write_all(fd, buf, len);
-		if (k == 0) {
-			crc = crc_chunk(crc, buf, len);
-			total += (int64_t)len;
-		}
-		free(buf);
-	}
+	out.total = (int64_t)(sizeof(h) + ALIGN8(meta_len));
+	if (k == 0)
+		k = copy_chunks(r, refs, nrefs, file_put, &out);
 	if (k == 0) {
-		header_fill(&h, meta, meta_len, (uint64_t)total, crc);
+		header_fill(&h, meta, meta_len, (uint64_t)out.total, out.crc);
 		ssize_t n = pwrite(fd, &h, sizeof(h), 0);
 		if (n != (ssize_t)sizeof(h))
 			k = n < 0 ? negative_errno() : -EIO;
@@ -241,7 +254,7 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0)
 		(void)fsync(dfd);
-	return total;
+	return out.total;
 }
 
 int fr_incident_pwrite(int fd, const void *buf, size_t len, uint64_t off)
