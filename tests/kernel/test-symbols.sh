@@ -86,11 +86,16 @@ jq -e -s --argjson p "$SYS" '[.[] | select(.pid == $p and .kernel_frames > 0)] a
 ok "kernel frames by name: 80 % of the syscall loop's in-kernel samples pass through entry_SYSCALL_64/do_syscall_64"
 # frames known by address alone are those of processes gone before their
 # maps were read (within one drain interval), or sampled before an exec
-# (the forked shell: the comm tells)
-jq -e -s --argjson p "$P" --argjson q "$SYS" 'all(.[] | select((.pid == $p and .comm == "fr-spin") or
-	(.pid == $q and .comm == "getppid-loop")) | .stack[]; .sym != null or .module != null)' \
-	"$T/samples.json" >/dev/null ||
-	fail "a frame of fr-spin or the syscall loop with neither a name nor a module"
+# (the forked shell: the comm tells).  In the sanitized build the
+# workloads run ASan's runtime, which has no frame pointers: a stack
+# through it goes on with whatever its frames held (a heap address, seen
+# once), so such samples are left out here.
+# shown: the workloads' samples, ASan's left out, with an unnamed frame
+unnamed='[.[] | select((.pid == $p and .comm == "fr-spin") or (.pid == $q and .comm == "getppid-loop"))
+	| select(any(.stack[]?; (.module // "") | test("/libasan[.]so")) | not)
+	| select(any(.stack[]?; .sym == null and .module == null))]'
+jq -e -s --argjson p "$P" --argjson q "$SYS" "$unnamed | length == 0" "$T/samples.json" >/dev/null ||
+	fail "a frame of fr-spin or the syscall loop with neither a name nor a module: $(jq -c -s --argjson p "$P" --argjson q "$SYS" "$unnamed | .[:2]" "$T/samples.json" | cut -c1-1500)"
 ok "every frame of the two workloads has a name or a module"
 
 # (on the copy: the live store grows between two dumps)
