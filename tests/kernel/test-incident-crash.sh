@@ -141,8 +141,9 @@ ID2=${ID2%.fri}
 cp "$INC/$ID2.fri" "$INC/.spare"
 rm "$INC/$ID2.fri"
 size=$(stat -c %s "$INC/.spare")
-# the last 4 KiB never reached the disk
-dd if=/dev/zero of="$INC/.spare" bs=1 seek=$((size - 4096)) count=4096 conv=notrunc status=none
+# the last 4 KiB (half of a smaller incident) never reached the disk
+tear=$((size > 8192 ? 4096 : size / 2))
+dd if=/dev/zero of="$INC/.spare" bs=1 seek=$((size - tear)) count=$tear conv=notrunc status=none
 start_daemon "$T/fr.conf"
 stop_daemon
 [ ! -e "$INC/$ID2.fri" ] || fail "a torn spare was given the name $ID2.fri"
