@@ -100,7 +100,7 @@ void fr_conf_init_defaults(struct fr_conf *c)
 		.drain_cpu_percent = FR_CONF_DRAIN_CPU_DEFAULT,
 		.zstd_level = 3,
 		.proc_enabled = true,
-		.syscall_enabled = true,
+		.syscall_enabled = false, /* per-syscall hooks: see conf/flightrec.conf */
 		.syscall_threshold_ns = 100 * NSEC_PER_MSEC,
 		.sched_enabled = true,
 		.offcpu_enabled = true,
@@ -319,6 +319,42 @@ static int walk(const struct fr_conf_ctx *x, struct fr_conf *c, config_setting_t
 	return 0;
 }
 
+/* The source a rule's condition needs, or NULL: a rule on a source that
+ * is switched off would never fire, so it is an error, not a silence. */
+static const char *rule_source_off(const struct fr_conf *c, enum fr_rule_condition cond)
+{
+	switch (cond) {
+	case FR_COND_SYSCALL:
+		return c->syscall_enabled ? NULL : "sources.syscall.enabled = true";
+	case FR_COND_BLOCK:
+		return c->block_enabled ? NULL : "sources.block.enabled = true";
+	case FR_COND_RUNQ:
+		return c->sched_enabled && c->runq_enabled ? NULL : "sources.sched.enabled = true and sources.sched.runq = true";
+	case FR_COND_OFFCPU:
+		return c->sched_enabled && c->offcpu_enabled ? NULL : "sources.sched.enabled = true and sources.sched.offcpu = true";
+	case FR_COND_OOM:
+		return c->oom_enabled ? NULL : "sources.oom.enabled = true";
+	case FR_COND_SIGNAL:
+		return c->signal_enabled ? NULL : "sources.signal.enabled = true";
+	default:
+		return NULL;
+	}
+}
+
+static int check_rule_sources(const struct fr_conf_ctx *x, const struct fr_conf *c, const config_setting_t *list)
+{
+	for (size_t i = 0; list && i < c->rules.n; i++) {
+		const struct fr_rule *r = &c->rules.v[i];
+		const char *need = rule_source_off(c, r->condition);
+
+		if (need)
+			return fr_conf_fail(x, config_setting_get_elem(list, (unsigned)i),
+					    "rule '%s' (%s) needs %s: it would never fire", r->name,
+					    fr_rule_condition_name(r->condition), need);
+	}
+	return 0;
+}
+
 static int check_relations(const struct fr_conf_ctx *x, struct fr_conf *c, config_t *cfg)
 {
 	config_setting_t *s = config_lookup(cfg, "store.size");
@@ -338,7 +374,7 @@ static int check_relations(const struct fr_conf_ctx *x, struct fr_conf *c, confi
 	if (c->ring_size & (c->ring_size - 1))
 		return fr_conf_fail(x, s,
 			    "'ring_size' must be a power of two (such as \"1M\")");
-	return 0;
+	return check_rule_sources(x, c, config_lookup(cfg, "triggers.rules"));
 }
 
 int fr_conf_load(struct fr_conf *c, const char *path, bool must_exist, char *err, size_t errlen)

@@ -20,7 +20,7 @@ trap 'rmdir "$CG/child" "$CG" 2>/dev/null; cleanup' EXIT
 cat >"$T/fr.conf" <<CONF
 store = { size = "32M"; segments = 4; sync_interval = "200ms"; };
 sources = {
-  syscall = { threshold = "100ms"; };
+  syscall = { enabled = true; threshold = "100ms"; };
   sched = { full = true; offcpu_threshold = "100ms"; };
 };
 CONF

@@ -25,6 +25,7 @@ chmod +x "$T/action.sh"
 cat >"$T/fr.conf" <<CONF
 store = { size = "4M"; segments = 4; sync_interval = "200ms"; keyframe_interval = "2s"; };
 recorder = { chunk_size = "16K"; };
+sources = { syscall = { enabled = true; }; };
 triggers = {
   rules = (
     { name = "slow-read"; condition = "syscall_latency"; threshold = "1s"; syscalls = [ "read" ];

@@ -17,7 +17,7 @@ trap 'kill $P $S 2>/dev/null || true; wait $P $S 2>/dev/null || true; cleanup' E
 
 cat >"$T/fr.conf" <<CONF
 store = { size = "16M"; segments = 4; sync_interval = "200ms"; keyframe_interval = "2s"; };
-sources = { syscall = { threshold = "100ms"; exclude = [ ]; }; };
+sources = { syscall = { enabled = true; threshold = "100ms"; exclude = [ ]; }; };
 CONF
 start_daemon "$T/fr.conf"
 t0=$(date +%s.%N)

@@ -19,7 +19,7 @@ RSS_MAX_KB=$((64 * 1024))
 
 cat >"$T/fr.conf" <<CONF
 store = { size = "64M"; segments = 8; };
-sources = { syscall = { threshold = "1us"; }; };
+sources = { syscall = { enabled = true; threshold = "1us"; }; };
 CONF
 "$FLIGHTRECD" --config "$T/fr.conf" --store "$T/store" --max-drain-cpu 1 >>"$T/daemon.log" 2>&1 &
 DPID=$!

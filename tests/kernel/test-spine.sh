@@ -10,6 +10,7 @@ HELPER=$(readlink -f "$2")
 
 cat >"$T/fr.conf" <<CONF
 store = { size = "16M"; segments = 4; };
+sources = { syscall = { enabled = true; }; };
 CONF
 
 start_daemon "$T/fr.conf"

@@ -16,7 +16,7 @@ HELPERS=$2
 cat >"$T/fr.conf" <<CONF
 recorder = { ring_size = "8K"; };
 store = { size = "256M"; segments = 8; };
-sources = { syscall = { threshold = "1us"; }; };
+sources = { syscall = { enabled = true; threshold = "1us"; }; };
 CONF
 start_daemon "$T/fr.conf"
 

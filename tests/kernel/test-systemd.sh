@@ -285,7 +285,7 @@ ok "kernel frames named in the sandbox: $(jq -c '.sampler.symbols | {kernel_symb
 cat >"$T/high.conf" <<'EOF'
 store = { sync_interval = "200ms"; };
 recorder = { chunk_age = "200ms"; };
-sources = { syscall = { threshold = "10s"; exclude = [ "futex" ]; }; };
+sources = { syscall = { enabled = true; threshold = "10s"; exclude = [ "futex" ]; }; };
 EOF
 sed 's/"10s"/"100ms"/' "$T/high.conf" >"$T/low.conf"
 in_ct sh -c 'cat >/etc/flightrec/flightrec.conf' <"$T/high.conf"

@@ -51,6 +51,8 @@ int main(void)
 	CHECK(fr_conf_syscall_excluded(&c, (unsigned)fr_syscall_number("epoll_wait")));
 	CHECK(!fr_conf_syscall_excluded(&c, (unsigned)fr_syscall_number("read")));
 	CHECK_EQ(c.drain_cpu_percent, FR_CONF_DRAIN_CPU_DEFAULT);
+	CHECK(!c.syscall_enabled); /* every syscall hooked: opt in */
+	CHECK(c.sched_enabled && c.offcpu_enabled);
 	fr_conf_done(&c);
 
 	/* a good file */
@@ -135,7 +137,8 @@ int main(void)
 	    "F:1: 'socket' must be a string");
 
 	/* trigger rules */
-	CHECK_EQ(load("triggers = { rules = (\n"
+	CHECK_EQ(load("sources = { syscall = { enabled = true; }; };\n"
+		      "triggers = { rules = (\n"
 		      "  { name = \"slow\"; condition = \"syscall_latency\"; threshold = \"2s\"; comm = \"post*\";\n"
 		      "    syscalls = [ \"fsync\" ]; before = \"30s\"; after = \"5s\"; cooldown = \"1m\"; },\n"
 		      "  { name = \"crash\"; condition = \"signal\"; signals = [ \"SIGSEGV\" ];\n"
@@ -154,6 +157,16 @@ int main(void)
 	CHECK_EQ(c.rules.incidents_size, 2ULL << 30);
 	CHECK_EQ(c.rules.incidents_max, 50);
 	fr_conf_done(&c);
+	/* a rule on a source that is off would never fire */
+	bad("triggers = { rules = (\n { name = \"oom\"; condition = \"oom\"; },\n"
+	    " { name = \"fsync\"; condition = \"syscall_latency\"; threshold = \"1s\"; }\n); };\n",
+	    "F:3: rule 'fsync' (syscall_latency) needs sources.syscall.enabled = true: it would never fire");
+	bad("sources = { sched = { offcpu = false; }; };\ntriggers = { rules = (\n"
+	    " { name = \"x\"; condition = \"offcpu_latency\"; threshold = \"1s\"; }\n); };\n",
+	    "F:3: rule 'x' (offcpu_latency) needs sources.sched.enabled = true and sources.sched.offcpu = true: it would never fire");
+	bad("sources = { oom = { enabled = false; }; };\ntriggers = { rules = (\n"
+	    " { name = \"x\"; condition = \"oom\"; }\n); };\n",
+	    "F:3: rule 'x' (oom) needs sources.oom.enabled = true: it would never fire");
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"disk_full\"; }\n); };\n",
 	    "F:2: unknown condition \"disk_full\"");
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"syscall_latency\"; }\n); };\n",
