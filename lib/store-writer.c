@@ -233,14 +233,21 @@ static int wait_one(struct fr_store_writer *w)
 	return fr_store_writer_process(w);
 }
 
-int fr_store_writer_drain(struct fr_store_writer *w)
+/* Reaps completions until *counter (one of the in-flight counts, which
+ * the completions decrement) is zero. */
+static int wait_until_zero(struct fr_store_writer *w, const unsigned *counter)
 {
-	while (w->inflight > 0) {
+	while (*counter > 0) {
 		int r = wait_one(w);
 		if (r < 0 && r != -EINTR)
 			return r;
 	}
 	return 0;
+}
+
+int fr_store_writer_drain(struct fr_store_writer *w)
+{
+	return wait_until_zero(w, &w->inflight);
 }
 
 void fr_store_writer_set_chunk_cb(struct fr_store_writer *w, fr_store_chunk_cb cb, void *userdata)
@@ -251,12 +258,7 @@ void fr_store_writer_set_chunk_cb(struct fr_store_writer *w, fr_store_chunk_cb c
 
 int fr_store_writer_wait_written(struct fr_store_writer *w)
 {
-	while (w->writes_inflight > 0) {
-		int r = wait_one(w);
-		if (r < 0 && r != -EINTR)
-			return r;
-	}
-	return 0;
+	return wait_until_zero(w, &w->writes_inflight);
 }
 
 static int enforce_bound(struct fr_store_writer *w, int skip_slot, uint64_t reserve);
