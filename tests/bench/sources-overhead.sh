@@ -6,6 +6,10 @@
 #               every default source, 49 Hz stacks, metrics), private store
 #   perf        perf record -a -g -F 49 (what one would leave running
 #               instead: stacks at the same rate, to a file)
+#   +syscall    the default configuration with sources.syscall switched on
+#               (off by default: it hooks every system call); its loss is
+#               printed and reported without a target, as the price of
+#               opting in
 # Workloads (throughput, higher is better):
 #   stress-ng   --cpu 1 --get 1 for DUR seconds (a CPU + syscall mix; one
 #               instance each, so the recorder finds a CPU some of the time);
@@ -23,6 +27,12 @@ need_pkg perf linux-perf
 need_pkg stress-ng stress-ng
 if [ "$QUICK" = 1 ]; then REPS=2 DUR=3 GROUPS_=5 LOOPS=300; else DUR=${DUR:-10} GROUPS_=${GROUPS_:-10} LOOPS=${LOOPS:-1000}; fi
 CONF="$BUILD/../conf/flightrec.conf"
+# the same with the syscall source on (the first 'enabled' after "syscall = {")
+sed '/^  syscall = {/,/};/ s/enabled = false;/enabled = true;/' "$CONF" >"$T/syscall-on.conf"
+grep -A1 '^  syscall = {' "$T/syscall-on.conf" | grep -q 'enabled = true;' || {
+	echo "could not switch the syscall source on in a copy of $CONF" >&2
+	exit 1
+}
 
 # stressng: "CPU_OPS_PER_S GET_OPS_PER_S"
 stressng() {
@@ -34,11 +44,12 @@ messaging() {
 }
 
 declare -A cpu get msg
-modes="none flightrecd perf"
+modes="none flightrecd perf +syscall"
 for i in $(seq "$REPS"); do
 	for m in $modes; do
 		case $m in
 		flightrecd) start_flightrecd "$CONF" ;;
+		+syscall) start_flightrecd "$T/syscall-on.conf" ;;
 		perf) start_perf -a -g -F 49 -o "$T/perf.data" ;;
 		esac
 		read -r c g < <(stressng)
@@ -79,3 +90,11 @@ for w in stress-ng messaging; do
 	fi
 	result "$name" "% throughput lost" "$f" "$p" "perf record -a -g -F 49" "$ratio" "<= 1 % and <= 0.5x perf" "$met" "$runs"
 done
+# the price of the opt-in syscall source, no target; the peer column is
+# the default configuration's loss
+s=${sn_loss[+syscall]} m=${msg_loss[+syscall]}
+echo "with sources.syscall on: stress-ng loses ${s} %, messaging ${m} %"
+result "default config + sources.syscall on: stress-ng --cpu 1 --get 1 throughput loss" "% throughput lost" "$s" \
+	"${sn_loss[flightrecd]}" "the default config (syscall off)" null "-" null
+result "default config + sources.syscall on: perf bench sched messaging throughput loss" "% throughput lost" "$m" \
+	"${msg_loss[flightrecd]}" "the default config (syscall off)" null "-" null
