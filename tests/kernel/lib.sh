@@ -7,11 +7,16 @@ FRCTL="$BUILD/ctl/frctl"
 T=$(mktemp -d /tmp/fr-test-XXXXXX)
 DPID=
 
-cleanup() {
+# end_daemon: stops the test's daemon if it still runs, whatever its status
+end_daemon() {
 	if [ -n "$DPID" ] && kill -0 "$DPID" 2>/dev/null; then
 		kill -TERM "$DPID"
 		wait "$DPID" 2>/dev/null || true
 	fi
+	DPID=
+}
+cleanup() {
+	end_daemon
 	rm -rf "$T"
 }
 trap cleanup EXIT

@@ -11,7 +11,14 @@ STORM=$2
 
 mkdir "$T/mnt"
 mount -t tmpfs -o size=4M tmpfs "$T/mnt"
-trap 'umount "$T/mnt" 2>/dev/null || true; cleanup' EXIT
+# the daemon holds files on the mount: stop it first, or umount fails (busy)
+# and rm -rf would reach into the still-mounted tmpfs
+unmount_cleanup() {
+	end_daemon
+	umount "$T/mnt" || echo "warning: could not unmount $T/mnt" >&2
+	cleanup
+}
+trap unmount_cleanup EXIT
 
 cat >"$T/fr.conf" <<CONF
 store = { size = "16M"; segments = 4; sync_interval = "200ms"; };
