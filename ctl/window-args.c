@@ -311,6 +311,13 @@ int frctl_source_check(const struct frctl_source *s)
 			    s->w->records_bad);
 		return EXIT_FAILURE_;
 	}
+	/* chunks lost inside a segment (a torn tail after a crash is not
+	 * counted): their headers are gone, so is their time, and no window
+	 * count has them */
+	if (rs.regions_damaged)
+		frctl_error("warning: %" PRIu64 " damaged regions of the store (chunk headers that failed their "
+			    "checksums, with valid chunks after them) were skipped; their records and times are unknown",
+			    rs.regions_damaged);
 	if (!s->w->chunks_damaged && !s->w->records_bad)
 		return 0;
 	frctl_error("warning: %" PRIu64 " damaged chunks and %" PRIu64 " undecodable records in this window were skipped",

@@ -63,6 +63,8 @@ int fr_segment_walk(int fd, uint64_t start, uint64_t size, fr_segment_chunk_cb c
 		if (k == 0 && off + fr_chunk_disk_size(&ci) > size)
 			k = -EBADMSG; /* cut short */
 		if (k == 0) {
+			if (in_damage)
+				st->resumed++;
 			in_damage = false;
 			k = cb(off, &ci, userdata);
 			if (k != 0)

@@ -16,6 +16,8 @@
 struct fr_segment_walk_stats {
 	uint64_t bytes_read;
 	uint64_t damaged;     /* damaged regions skipped (each one or more chunks) */
+	uint64_t resumed;     /* of those, the ones a valid chunk follows: not a
+				 torn tail but chunks lost inside the file */
 	uint64_t unsupported; /* chunk headers of an unknown version or flag */
 };
 

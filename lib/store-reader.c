@@ -25,6 +25,7 @@ struct segment {
 	uint64_t seqnum;
 	uint64_t size;  /* file size when opened */
 	uint64_t start; /* first chunk: after the segment or incident header */
+	uint64_t regions_damaged; /* found by the last walk of this segment */
 };
 
 struct fr_store_reader {
@@ -210,6 +211,8 @@ int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *use
 		r->st.bytes_read += st.bytes_read;
 		r->st.chunks_damaged += st.damaged;
 		r->st.chunks_unsupported += st.unsupported;
+		/* set, not added: a second walk finds the same regions */
+		r->segs[i].regions_damaged = st.resumed;
 		if (k != 0)
 			return k;
 	}
@@ -285,4 +288,7 @@ int fr_store_reader_read_chunk(struct fr_store_reader *r, const struct fr_chunk_
 void fr_store_reader_get_stats(struct fr_store_reader *r, struct fr_store_reader_stats *ret)
 {
 	*ret = r->st;
+	ret->regions_damaged = 0;
+	for (size_t i = 0; i < r->nsegs; i++)
+		ret->regions_damaged += r->segs[i].regions_damaged;
 }

@@ -23,6 +23,9 @@ struct fr_chunk_ref {
 struct fr_store_reader_stats {
 	uint64_t bytes_read;      /* headers and payloads read from disk */
 	uint64_t chunks_damaged;  /* skipped: failed checksum or cut short */
+	uint64_t regions_damaged; /* runs of chunks whose headers failed, with
+				     valid chunks after them (not a torn tail):
+				     lost, their times unknown */
 	uint64_t chunks_unsupported; /* refused: unknown version or flags */
 	uint64_t segments;
 	uint64_t segments_unsupported; /* newer format: not read */

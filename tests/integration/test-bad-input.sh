@@ -145,4 +145,14 @@ expect 0 "warning: [0-9]+ damaged chunks and 0 undecodable records in this windo
 	"$FRCTL" --store "$T/damaged" dump --format json
 [ "$(wc -l <"$T/out")" -gt 1000 ] || fail "a damaged store gave $(wc -l <"$T/out") records"
 
+# A chunk header damaged inside a segment: the chunk and its time are
+# gone, so no window count can hold it; a warning says so.
+cp -a "$T/filled" "$T/damaged-header"
+seg=$(ls "$T/damaged-header"/segments/*.frs | head -1)
+mapfile -t at < <(grep -obUaP 'FRECCHK\x00' "$seg" | cut -d: -f1)
+printf '\xa5' | dd of="$seg" bs=1 seek=$((at[${#at[@]} / 2] + 40)) conv=notrunc status=none
+expect 0 "warning: 1 damaged regions of the store \(chunk headers that failed their checksums" \
+	"$FRCTL" --store "$T/damaged-header" dump --format json
+[ "$(wc -l <"$T/out")" -gt 1000 ] || fail "a store with a damaged chunk header gave $(wc -l <"$T/out") records"
+
 echo "ok: $n bad inputs each gave one clear line and the right exit code"
