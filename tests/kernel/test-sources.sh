@@ -2,12 +2,13 @@
 # Every source against a real workload, with low thresholds:
 #   runq    two busy loops pinned to one CPU wait for it in turn
 #   offcpu  a read() blocked 300 ms on a pipe: the record says read (in
-#           JSON, text and report); a nanosleep() says clock_nanosleep.
-#           Off the CPU but in no system call, the record says null: a
-#           loop without calls stopped by SIGSTOP (from an interrupt), a
-#           thread blocked in a page fault (userfaultfd), an io_uring
-#           worker (its registers are a copy of the submitting call's:
-#           only the rcx/r11 test tells)
+#           JSON, text and report), and an offcpu_latency rule filtered on
+#           read fires while one filtered on write does not; a nanosleep()
+#           says clock_nanosleep.  Off the CPU but in no system call, the
+#           record says null: a loop without calls stopped by SIGSTOP
+#           (from an interrupt), a thread blocked in a page fault
+#           (userfaultfd), an io_uring worker (its registers are a copy of
+#           the submitting call's: only the rcx/r11 test tells)
 #   block   O_DIRECT writes with dd
 #   oom     a process over the limit of a v1 memory cgroup is OOM-killed
 #   signal  a program dereferencing NULL gets SIGSEGV
@@ -38,6 +39,14 @@ sources = {
   block = { threshold = "0ns"; };
 };
 metrics = { interval = "500ms"; top_interval = "1s"; };
+triggers = {
+  rules = (
+    { name = "blocked-read"; condition = "offcpu_latency"; threshold = "250ms"; syscalls = [ "read" ];
+      comm = "fr-block-read"; before = "1s"; after = "500ms"; },
+    { name = "blocked-write"; condition = "offcpu_latency"; threshold = "250ms"; syscalls = [ "write" ];
+      comm = "fr-block-read"; before = "1s"; after = "500ms"; }
+  );
+};
 CONF
 }
 conf false >"$T/fr.conf"
@@ -150,6 +159,18 @@ ok "offcpu: text says 'blocked in read() for ...'"
 "$FRCTL" --store "$T/store" report --pid "$BPID" | grep -A5 '^Longest off-CPU' | grep -q 'blocked in read() for 3' ||
 	fail "frctl report does not list $BPID's read among the longest off-CPU"
 ok "offcpu: report lists it as blocked in read()"
+# the rules: filtered on read it fired (on that record), on write not
+for _ in $(seq 50); do
+	"$FRCTL" --store "$T/store" incidents --json >"$T/incidents.json"
+	jq -e 'any(.[]; .rules | index("blocked-read"))' "$T/incidents.json" >/dev/null && break
+	sleep 0.1
+done
+jq -e --argjson p "$BPID" 'any(.[]; (.rules | index("blocked-read")) and any(.triggers[]; .type == "offcpu" and .pid == $p and .syscall == "read"))' \
+	"$T/incidents.json" >/dev/null || fail "no incident of rule blocked-read on $BPID's read: $(cat "$T/incidents.json")"
+ok "trigger: an offcpu_latency rule with syscalls = [ \"read\" ] fired on the blocked read"
+jq -e 'all(.[]; .rules | index("blocked-write") | not)' "$T/incidents.json" >/dev/null ||
+	fail "the offcpu_latency rule with syscalls = [ \"write\" ] fired: $(cat "$T/incidents.json")"
+ok "trigger: one with syscalls = [ \"write\" ] did not"
 check "any(.[]; .type == \"block\" and .comm == \"dd\" and .op == \"write\" and .dev == \"$DEV\" and .bytes > 0)" \
 	"no block write record from dd on $DEV" "block: dd's O_DIRECT writes on $DEV"
 check "any(.[]; .type == \"signal\" and .signal == \"SIGSEGV\" and .pid == $SEGV_PID)" \
