@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #endif
 
-#define FR_EVENT_ABI 2
+#define FR_EVENT_ABI 3
 
 /* TASK_COMM_LEN in the kernel. */
 #define FR_COMM_LEN 16
@@ -111,8 +111,12 @@ _Static_assert(sizeof(struct fr_event_syscall) == 72, "fr_event_syscall layout")
 struct fr_event_sched {
 	struct fr_event_hdr hdr; /* the task that waited, not current */
 	__u64 duration_ns;
+	__s32 syscall_nr;        /* off-CPU: the system call it was blocked in,
+				    -1 when none (or not known: see sched.bpf.c);
+				    run queue: always -1 */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct fr_event_sched) == 56, "fr_event_sched layout");
+_Static_assert(sizeof(struct fr_event_sched) == 64, "fr_event_sched layout");
 
 /* Full scheduler mode: every context switch (header = prev, the task
  * leaving the CPU). */

@@ -5,9 +5,15 @@
  * longer than offcpu_threshold_ns.  Run queue: a task woken, or preempted
  * while runnable, is stamped; when it gets the CPU, the wait is reported if
  * longer than runq_threshold_ns.  Per-task state in task storage; the
- * record's time is the start of the interval.
+ * record's time is the start of the interval.  An off-CPU record also says
+ * which system call the task was blocked in, read from its saved user
+ * registers only when the record is made, so that with the syscall source
+ * off slow blocking calls stay visible at no cost per system call.
  */
 #include "emit.bpf.h"
+
+/* include/linux/sched.h: a kernel thread has no user registers */
+#define PF_KTHREAD 0x00200000
 
 struct fr_sched_state {
 	__u64 offcpu_ts; /* blocked since */
@@ -47,7 +53,48 @@ static __always_inline bool is_self(struct task_struct *t)
 	return t->tgid == self_tgid;
 }
 
-static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start, __u64 now)
+/* The system call @t is blocked in, or -1.  @t is off its CPU, so the
+ * registers it entered the kernel with (from user space, the last time)
+ * are at the top of its kernel stack.
+ *
+ * x86-64: orig_ax is the call's number for a system call.  Exception and
+ * interrupt entries store -1 there on this kernel (the error code or
+ * vector the hardware or entry stub put in that slot is moved out), but
+ * that has not always been so, and orig_ax alone is not enough anyway:
+ * user threads the kernel makes (io_uring workers) start with a copy of
+ * their creator's registers from inside its system call, ip cleared.  So
+ * also require what the SYSCALL instruction leaves: the return address in
+ * rcx and the flags in r11, which the entry code stores as they are (the
+ * kernel's own test for returning with SYSRET, in do_syscall_64()).  An
+ * exception, an interrupt or a made thread leaves those pairs unrelated.
+ * 32-bit (compat) calls read as "none": int 0x80 and SYSENTER do not keep
+ * the pairs, 32-bit SYSCALL stores ebp in cx, and their numbers are of
+ * another table.  CPUs with FRED event delivery (not these machines) are
+ * untested: where SYSCALL leaves rcx and r11 alone, calls read as "none".
+ *
+ * Other architectures: -1 (not implemented). */
+static __always_inline __s32 blocked_syscall(struct task_struct *t)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct pt_regs *regs;
+	long nr;
+
+	if (t->flags & PF_KTHREAD)
+		return -1;
+	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	if (!regs)
+		return -1;
+	nr = (long)regs->orig_ax;
+	if (nr < 0 || nr > 0x7fffffff || regs->cx != regs->ip || regs->r11 != regs->flags)
+		return -1;
+	return (__s32)nr;
+#else
+	return -1;
+#endif
+}
+
+/* @syscall_nr: see struct fr_event_sched */
+static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start, __u64 now, __s32 syscall_nr)
 {
 	struct fr_event_sched *e;
 	void *ring;
@@ -57,6 +104,8 @@ static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start,
 		return;
 	fr_fill_hdr_task(&e->hdr, type, t, start);
 	e->duration_ns = now - start;
+	e->syscall_nr = syscall_nr;
+	e->pad = 0;
 	fr_submit(e, ring);
 }
 
@@ -129,12 +178,12 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 		return 0;
 	if (s->runq_ts) {
 		if (now - s->runq_ts >= runq_threshold_ns)
-			emit(next, FR_EV_RUNQ, s->runq_ts, now);
+			emit(next, FR_EV_RUNQ, s->runq_ts, now, -1);
 		s->runq_ts = 0;
 	}
 	if (s->offcpu_ts) {
 		if (now - s->offcpu_ts >= offcpu_threshold_ns)
-			emit(next, FR_EV_OFFCPU, s->offcpu_ts, now);
+			emit(next, FR_EV_OFFCPU, s->offcpu_ts, now, blocked_syscall(next));
 		s->offcpu_ts = 0;
 	}
 	return 0;

@@ -333,6 +333,11 @@ void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr
 	case FR_REC_RUNQ:
 		a = json_object_new_object();
 		json_object_object_add(a, "duration_ns", json_object_new_uint64(r->sched.duration_ns));
+		if (r->type == FR_REC_OFFCPU && r->sched.syscall_nr >= 0) {
+			const char *nm = fr_syscall_name((unsigned)r->sched.syscall_nr);
+			json_object_object_add(a, "syscall", nm ? json_object_new_string(nm) : NULL);
+			json_object_object_add(a, "nr", json_object_new_int64(r->sched.syscall_nr));
+		}
 		slice(p, r->type == FR_REC_OFFCPU ? "off-CPU" : "run queue", "sched", e->wall_ns, r->sched.duration_ns,
 		      r->pid, r->tid | SCHED_TID_BIT, a);
 		{

@@ -222,8 +222,24 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 		break;
 	}
 	case FR_REC_OFFCPU:
+		fr_out_puts(o, "blocked ");
+		if (r->sched.syscall_nr >= 0) {
+			size_t len;
+			const char *name = fr_syscall_name_n((unsigned)r->sched.syscall_nr, &len);
+			fr_out_puts(o, "in ");
+			if (name)
+				fr_out_write(o, name, len);
+			else {
+				fr_out_puts(o, "syscall_");
+				fr_out_u64(o, (uint64_t)r->sched.syscall_nr);
+			}
+			fr_out_puts(o, "() ");
+		}
+		fr_out_puts(o, "for ");
+		print_duration(o, r->sched.duration_ns);
+		break;
 	case FR_REC_RUNQ:
-		fr_out_puts(o, r->type == FR_REC_OFFCPU ? "blocked for " : "waited for a CPU for ");
+		fr_out_puts(o, "waited for a CPU for ");
 		print_duration(o, r->sched.duration_ns);
 		break;
 	case FR_REC_SAMPLE:

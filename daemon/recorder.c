@@ -416,6 +416,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		if (size < sizeof(*e))
 			goto malformed;
 		rec.sched.duration_ns = e->duration_ns;
+		rec.sched.syscall_nr = h->type == FR_EV_OFFCPU && e->syscall_nr >= 0 ? e->syscall_nr : -1;
 		break;
 	}
 	case FR_EV_SAMPLE: {

@@ -310,6 +310,15 @@ static uint16_t condition_type(enum fr_rule_condition c)
 	}
 }
 
+/* Is @nr among the rule's syscalls?  (An offcpu record outside any call
+ * has -1: it matches only a rule without a syscalls filter.) */
+static bool syscall_selected(const struct fr_rule *r, int64_t nr)
+{
+	if (r->any_syscall)
+		return true;
+	return nr >= 0 && nr < FR_RULE_SYSCALL_WORDS * 64 && ((r->syscalls[nr / 64] >> (nr % 64)) & 1);
+}
+
 static bool matches(const struct fr_rule *r, const struct fr_record *rec, const char *cgroup)
 {
 	uint64_t d;
@@ -319,16 +328,19 @@ static bool matches(const struct fr_rule *r, const struct fr_record *rec, const 
 	switch (r->condition) {
 	case FR_COND_SYSCALL:
 		d = rec->syscall.duration_ns;
-		if (!r->any_syscall && (rec->syscall.nr >= FR_RULE_SYSCALL_WORDS * 64 ||
-					!((r->syscalls[rec->syscall.nr / 64] >> (rec->syscall.nr % 64)) & 1)))
+		if (!syscall_selected(r, rec->syscall.nr))
 			return false;
 		break;
 	case FR_COND_BLOCK:
 		d = rec->block.duration_ns;
 		break;
 	case FR_COND_RUNQ:
+		d = rec->sched.duration_ns;
+		break;
 	case FR_COND_OFFCPU:
 		d = rec->sched.duration_ns;
+		if (!syscall_selected(r, rec->sched.syscall_nr))
+			return false;
 		break;
 	case FR_COND_SIGNAL:
 		if (rec->signal.sig >= 64 || !((r->signals >> rec->signal.sig) & 1))

@@ -68,6 +68,8 @@ int fr_chunk_builder_new(uint32_t cpu, size_t raw_max, struct fr_chunk_builder *
 	b->cpu = cpu;
 	b->raw_max = raw_max;
 	b->described_gen = 1;
+	/* records are encoded as the header will say */
+	b->codec.incompat_flags = FR_CHUNK_INCOMPAT_WRITE;
 	*ret = TAKE_PTR(b);
 	return 0;
 }
@@ -191,6 +193,7 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	memcpy(h.magic, FR_CHUNK_MAGIC, FR_MAGIC_LEN);
 	h.header_size = htole32(sizeof(h));
 	h.version = htole16(FR_STORE_VERSION);
+	h.incompat_flags = htole32(b->codec.incompat_flags);
 	h.cpu = htole32(b->cpu);
 	h.nrecords = htole32(b->count);
 	memcpy(h.boot_id, boot_id, 16);
@@ -233,7 +236,7 @@ int fr_chunk_header_parse(const struct fr_chunk_header *h, struct fr_chunk_info 
 		return -EBADMSG;
 	if (le16toh(h->version) != FR_STORE_VERSION)
 		return -EPROTONOSUPPORT;
-	if (le32toh(h->incompat_flags) & ~FR_INCOMPAT_KNOWN)
+	if (le32toh(h->incompat_flags) & ~FR_CHUNK_INCOMPAT_KNOWN)
 		return -EPROTONOSUPPORT;
 	if (le32toh(h->header_size) != sizeof(*h))
 		return -EBADMSG;
@@ -250,6 +253,7 @@ int fr_chunk_header_parse(const struct fr_chunk_header *h, struct fr_chunk_info 
 		.payload_crc = le32toh(h->payload_crc),
 		.nevents = le32toh(h->nevents),
 		.gap_lost = le64toh(h->gap_lost),
+		.incompat_flags = le32toh(h->incompat_flags),
 	};
 	memcpy(ci->boot_id, h->boot_id, 16);
 	if (ci->raw_size > FR_CHUNK_RAW_MAX || ci->payload_size > FR_CHUNK_PAYLOAD_MAX ||

@@ -29,6 +29,7 @@ struct fr_chunk_info {
 	uint32_t payload_crc;
 	uint32_t nevents;
 	uint64_t gap_lost;
+	uint32_t incompat_flags; /* FR_CHUNK_INCOMPAT_*: decode its records with them */
 };
 
 int fr_chunk_builder_new(uint32_t cpu, size_t raw_max, struct fr_chunk_builder **ret);

@@ -8,7 +8,8 @@
  *                               so deltas can be negative),
  *   varint pid, svarint tid - pid, varint cgroup id,
  *   u8 comm length, comm bytes,
- *   type-specific fields (below).
+ *   type-specific fields (below), some of them only in chunks with an
+ *   incompatible flag that announces them (FR_CHUNK_INCOMPAT_*).
  *
  * Varints are LEB128; svarints zigzag-encoded.  Small numbers dominate
  * (deltas, pids), so a typical record is 20-40 bytes before zstd.  The
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "record.h"
+#include "store-format.h"
 
 static const char *const type_names[] = {
 	[FR_REC_EXEC] = "exec",
@@ -105,6 +107,8 @@ static void put_str(struct writer *w, const char *p, uint32_t n)
 
 size_t fr_record_max_encoded_size(const struct fr_record *r)
 {
+	/* prefix, and room for three varints of any type without strings
+	 * (an offcpu record's duration and syscall nr among them) */
 	size_t n = 2 + 10 * 4 + 1 + FR_REC_COMM_MAX + 3 * 10;
 
 	if (r->type == FR_REC_EXEC)
@@ -169,6 +173,10 @@ int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8
 		put_svarint(&w, r->syscall.ret);
 		break;
 	case FR_REC_OFFCPU:
+		put_varint(&w, r->sched.duration_ns);
+		if (st->incompat_flags & FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL)
+			put_svarint(&w, r->sched.syscall_nr);
+		break;
 	case FR_REC_RUNQ:
 		put_varint(&w, r->sched.duration_ns);
 		break;
@@ -399,8 +407,18 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 		rec->syscall.ret = get_svarint(&r);
 		break;
 	case FR_REC_OFFCPU:
+		rec->sched.duration_ns = get_varint(&r);
+		rec->sched.syscall_nr = -1; /* older chunks do not say */
+		if (st->incompat_flags & FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL) {
+			int64_t nr = get_svarint(&r);
+			if (nr < -1 || nr > INT32_MAX)
+				r.bad = 1;
+			rec->sched.syscall_nr = (int32_t)nr;
+		}
+		break;
 	case FR_REC_RUNQ:
 		rec->sched.duration_ns = get_varint(&r);
+		rec->sched.syscall_nr = -1;
 		break;
 	case FR_REC_BLOCK:
 		rec->block.dev = (uint32_t)get_varint(&r);

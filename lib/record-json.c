@@ -492,6 +492,17 @@ int fr_record_json_write(struct fr_json_writer *w, struct fr_out *o, const struc
 		fr_out_i64(o, r->syscall.ret);
 		break;
 	case FR_REC_OFFCPU:
+		KEY(o, ",\"duration_ns\":");
+		fr_out_u64(o, r->sched.duration_ns);
+		/* the call it was blocked in: both null when none */
+		KEY(o, ",\"syscall\":");
+		put_cstr(w, o, r->sched.syscall_nr >= 0 ? fr_syscall_name((unsigned)r->sched.syscall_nr) : NULL);
+		KEY(o, ",\"nr\":");
+		if (r->sched.syscall_nr >= 0)
+			fr_out_u64(o, (uint64_t)r->sched.syscall_nr);
+		else
+			KEY(o, "null");
+		break;
 	case FR_REC_RUNQ:
 		KEY(o, ",\"duration_ns\":");
 		fr_out_u64(o, r->sched.duration_ns);

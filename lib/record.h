@@ -99,6 +99,9 @@ struct fr_record {
 		} syscall;
 		struct {
 			uint64_t duration_ns;
+			/* offcpu: the system call the task was blocked in, -1
+			 * when none or not known (and in runq records) */
+			int32_t syscall_nr;
 		} sched; /* offcpu, runq */
 		struct {
 			uint16_t kernel_frames, user_frames;
@@ -195,9 +198,14 @@ const char *fr_record_type_name(uint16_t type);
 /* Type name -> number, or -EINVAL. */
 int fr_record_type_from_name(const char *name);
 
-/* Encoding state carried between records of one chunk (delta timestamps). */
+/* Encoding state carried between records of one chunk: delta timestamps,
+ * and the chunk's incompatible flags (FR_CHUNK_INCOMPAT_* of
+ * store-format.h), which say what optional fields its records carry: set
+ * them from the chunk header before decoding, and to what the header will
+ * say before encoding.  Zero is the format before any such flag. */
 struct fr_codec_state {
 	uint64_t prev_ts;
+	uint32_t incompat_flags;
 };
 
 /* Most frames a sample holds (kernel + user). */

@@ -142,8 +142,9 @@ static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, st
 			r->pid = config_setting_get_int(s);
 			k = 0;
 		} else if (!strcmp(n, "syscalls")) {
-			if (r->condition != FR_COND_SYSCALL)
-				return fr_conf_fail(x, s, "'syscalls' applies to syscall_latency only");
+			/* offcpu records say which call a thread was blocked in */
+			if (r->condition != FR_COND_SYSCALL && r->condition != FR_COND_OFFCPU)
+				return fr_conf_fail(x, s, "'syscalls' applies to syscall_latency and offcpu_latency only");
 			if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) == 0)
 				return fr_conf_fail(x, s, "'syscalls' must be a non-empty array of syscall names");
 			r->any_syscall = false;

@@ -33,7 +33,7 @@ struct fr_rule {
 	char *comm;            /* exact or fnmatch(3) glob */
 	int64_t pid;           /* -1: any */
 	char *cgroup;          /* path prefix */
-	uint64_t syscalls[FR_RULE_SYSCALL_WORDS];
+	uint64_t syscalls[FR_RULE_SYSCALL_WORDS]; /* syscall_latency, offcpu_latency */
 	bool any_syscall;
 	uint64_t signals;      /* bit n: signal n (FR_COND_SIGNAL) */
 	/* window */

@@ -28,9 +28,20 @@
 #define FR_STORE_VERSION 1
 
 /* Incompatible flags: a reader that does not know one set must refuse.
- * Compatible flags: unknown ones are ignored.  None defined yet. */
+ * Compatible flags: unknown ones are ignored.  Each header kind has its
+ * own flags; these are those of segment and incident headers (none yet). */
 #define FR_INCOMPAT_KNOWN 0u
 #define FR_COMPAT_KNOWN 0u
+
+/* Incompatible flags of chunk headers.  Records have no length prefix, so
+ * a field added to a record type is one an older reader would misread:
+ * such a field is announced by a flag on the chunk, and readers decode it
+ * only in chunks that have the flag (older chunks read as before). */
+#define FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL (1u << 0) /* offcpu records end in
+							  an svarint syscall nr */
+#define FR_CHUNK_INCOMPAT_KNOWN FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL
+/* What the writer sets on every chunk it makes. */
+#define FR_CHUNK_INCOMPAT_WRITE FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL
 
 struct fr_segment_header {
 	char magic[FR_MAGIC_LEN];

@@ -203,7 +203,7 @@ static int decode_chunk(struct fr_window *w, uint32_t idx, const struct fr_chunk
 {
 	struct fr_window_chunk *c = &w->cd[idx];
 	struct fr_window_item *items = job->items;
-	struct fr_codec_state st = {};
+	struct fr_codec_state st = { .incompat_flags = ref->info.incompat_flags };
 	size_t pos = 0;
 
 	for (uint32_t i = 0; i < ref->info.nrecords; i++) {
@@ -309,7 +309,7 @@ static size_t chunk_max_items(const struct fr_chunk_ref *ref)
 static int item_decode(const struct fr_window *w, const struct fr_window_item *it, struct fr_record *r)
 {
 	const struct fr_chunk_info *ci = &w->chunks[it->chunk];
-	struct fr_codec_state st = {};
+	struct fr_codec_state st = { .incompat_flags = ci->incompat_flags };
 	size_t pos = it->pos;
 	int k;
 

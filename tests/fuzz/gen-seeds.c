@@ -2,8 +2,10 @@
 /*
  * Writes the seed corpora committed under tests/fuzz/corpus/: small valid
  * segment files (every record type, two CPUs, a keyframe chunk) and the raw
- * record streams inside them.  Regenerate with
+ * record streams inside them, in the format of today.  Regenerate with
  *   build-fuzz/tests/fuzz/gen-seeds tests/fuzz/corpus
+ * (the files named old-format-* are seeds written before the chunk flag
+ * FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL, kept as they were).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -66,6 +68,10 @@ static void add_all(struct fr_chunk_builder *b, struct raw *raw, uint64_t ts, un
 	r.type = FR_REC_GAP;
 	r.gap.lost = 42;
 	add(b, raw, &r);
+	r.type = FR_REC_OFFCPU;
+	r.sched.duration_ns = 300000000;
+	r.sched.syscall_nr = variant ? 230 : -1;
+	add(b, raw, &r);
 
 	static const uint64_t kf[] = { 0xffffffff81001010ULL, 0xffffffff81000040ULL };
 	static const uint64_t uf[] = { 0x555500001104ULL, 0x555500001180ULL, 0x7f0000001000ULL };
@@ -125,7 +131,8 @@ int main(int argc, char **argv)
 			return 1;
 		for (unsigned c = 0; c <= seed; c++) {
 			struct fr_chunk_builder *b;
-			struct raw raw = {};
+			/* encoded as the builder encodes the chunk */
+			struct raw raw = { .st.incompat_flags = FR_CHUNK_INCOMPAT_WRITE };
 			FILE *f;
 			void *buf;
 			size_t len;

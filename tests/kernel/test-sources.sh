@@ -1,7 +1,14 @@
 #!/bin/bash
 # Every source against a real workload, with low thresholds:
 #   runq    two busy loops pinned to one CPU wait for it in turn
-#   offcpu  a read() blocked 300 ms on a pipe
+#   offcpu  a read() blocked 300 ms on a pipe: the record says read (in
+#           JSON, text and report), and an offcpu_latency rule filtered on
+#           read fires while one filtered on write does not; a nanosleep()
+#           says clock_nanosleep.  Off the CPU but in no system call, the
+#           record says null: a loop without calls stopped by SIGSTOP
+#           (from an interrupt), a thread blocked in a page fault
+#           (userfaultfd), an io_uring worker (its registers are a copy of
+#           the submitting call's: only the rcx/r11 test tells)
 #   block   O_DIRECT writes with dd
 #   oom     a process over the limit of a v1 memory cgroup is OOM-killed
 #   signal  a program dereferencing NULL gets SIGSEGV
@@ -23,18 +30,30 @@ teardown() {
 }
 trap teardown EXIT
 
-cat >"$T/fr.conf" <<CONF
+# conf FULL: the configuration, with sources.sched.full = FULL
+conf() {
+	cat <<CONF
 store = { size = "32M"; segments = 4; sync_interval = "200ms"; };
 sources = {
-  sched = { offcpu_threshold = "100ms"; runq_threshold = "2ms"; };
+  sched = { offcpu_threshold = "100ms"; runq_threshold = "2ms"; full = $1; };
   block = { threshold = "0ns"; };
 };
 metrics = { interval = "500ms"; top_interval = "1s"; };
+triggers = {
+  rules = (
+    { name = "blocked-read"; condition = "offcpu_latency"; threshold = "250ms"; syscalls = [ "read" ];
+      comm = "fr-block-read"; before = "1s"; after = "500ms"; },
+    { name = "blocked-write"; condition = "offcpu_latency"; threshold = "250ms"; syscalls = [ "write" ];
+      comm = "fr-block-read"; before = "1s"; after = "500ms"; }
+  );
+};
 CONF
+}
+conf false >"$T/fr.conf"
 start_daemon "$T/fr.conf"
 
 # switch (full mode) is switched on by reload, which must apply it live
-printf 'store = { size = "32M"; segments = 4; sync_interval = "200ms"; };\nsources = { sched = { offcpu_threshold = "100ms"; runq_threshold = "2ms"; full = true; }; block = { threshold = "0ns"; }; };\nmetrics = { interval = "500ms"; top_interval = "1s"; };\n' >"$T/fr.conf"
+conf true >"$T/fr.conf"
 kill -HUP "$DPID"
 sleep 0.3
 # runq: two busy loops on CPU 0
@@ -45,6 +64,23 @@ taskset -c 0 bash -c "$spin" & S2=$!
 OUT=$("$HELPERS/fr-block-read" offcpu-marker 300)
 BPID=$(jq .pid <<<"$OUT")
 wait $S1 $S2
+# offcpu in no system call: stopped on the way back from an interrupt
+# (500 ms: over the 250 ms looked for even if it waited for a CPU to stop)
+"$HELPERS/fr-offcpu" spin & SPIN=$!
+sleep 0.3
+kill -STOP $SPIN
+sleep 0.5
+kill -CONT $SPIN
+sleep 0.1
+kill -KILL $SPIN
+wait $SPIN 2>/dev/null || true
+# ... in a page fault, and an io_uring worker
+OUT=$("$HELPERS/fr-offcpu" fault 300)
+FPID=$(jq .pid <<<"$OUT")
+FTID=$(jq .tid <<<"$OUT")
+OUT=$("$HELPERS/fr-offcpu" uring 300)
+UPID=$(jq .pid <<<"$OUT")
+UTID=$(jq .worker <<<"$OUT")
 # block
 dd if=/dev/zero of="$T/direct" bs=1M count=8 oflag=direct status=none
 DEV=$(stat -c '%Hd:%Ld' "$T/direct")
@@ -101,6 +137,40 @@ check "any(.[]; .type == \"runq\" and (.pid == $S1 or .pid == $S2) and .duration
 	"no runq record for the busy loops $S1/$S2" "runq: a busy loop waited behind the other on CPU 0"
 check "any(.[]; .type == \"offcpu\" and .pid == $BPID and .duration_ns >= 270000000 and .duration_ns <= 400000000)" \
 	"no offcpu record of about 300 ms for $BPID" "offcpu: the blocked read's thread was off-CPU about 300 ms"
+check "any(.[]; .type == \"offcpu\" and .pid == $BPID and .duration_ns >= 270000000 and .syscall == \"read\" and .nr == 0)" \
+	"the offcpu record of $BPID does not say read (nr 0)" "offcpu: ... blocked in read (nr 0)"
+# a thread's offcpu records over 250 ms: there are some, each with both fields
+offcpu_of() { echo "[.[] | select(.type == \"offcpu\" and $1 and .duration_ns >= 250000000)] |
+	length > 0 and all(has(\"syscall\") and has(\"nr\") and $2)"; }
+check "$(offcpu_of ".tid == $FPID" '.syscall == "clock_nanosleep" and .nr == 230')" \
+	"the offcpu record of $FPID's nanosleep does not say clock_nanosleep (nr 230)" "offcpu: a nanosleep() is blocked in clock_nanosleep (nr 230)"
+check "$(offcpu_of ".pid == $SPIN" '.syscall == null and .nr == null')" \
+	"no offcpu record of the stopped loop $SPIN, or one that names a system call" \
+	"offcpu: a loop without system calls, stopped by SIGSTOP, was in no system call"
+check "$(offcpu_of ".tid == $FTID" '.syscall == null and .nr == null')" \
+	"no offcpu record of $FPID/$FTID blocked in a page fault, or one that names a system call" \
+	"offcpu: a thread blocked in a page fault was in no system call"
+check "$(offcpu_of ".pid == $UPID and .tid == $UTID" '.syscall == null and .nr == null')" \
+	"no offcpu record of the io_uring worker $UPID/$UTID, or one that names a system call" \
+	"offcpu: an idle io_uring worker was in no system call"
+"$FRCTL" --store "$T/store" dump --pid "$BPID" --type offcpu | grep -q 'blocked in read() for 3' ||
+	fail "the text format does not say 'blocked in read() for 3..ms' for $BPID"
+ok "offcpu: text says 'blocked in read() for ...'"
+"$FRCTL" --store "$T/store" report --pid "$BPID" | grep -A5 '^Longest off-CPU' | grep -q 'blocked in read() for 3' ||
+	fail "frctl report does not list $BPID's read among the longest off-CPU"
+ok "offcpu: report lists it as blocked in read()"
+# the rules: filtered on read it fired (on that record), on write not
+for _ in $(seq 50); do
+	"$FRCTL" --store "$T/store" incidents --json >"$T/incidents.json"
+	jq -e 'any(.[]; .rules | index("blocked-read"))' "$T/incidents.json" >/dev/null && break
+	sleep 0.1
+done
+jq -e --argjson p "$BPID" 'any(.[]; (.rules | index("blocked-read")) and any(.triggers[]; .type == "offcpu" and .pid == $p and .syscall == "read"))' \
+	"$T/incidents.json" >/dev/null || fail "no incident of rule blocked-read on $BPID's read: $(cat "$T/incidents.json")"
+ok "trigger: an offcpu_latency rule with syscalls = [ \"read\" ] fired on the blocked read"
+jq -e 'all(.[]; .rules | index("blocked-write") | not)' "$T/incidents.json" >/dev/null ||
+	fail "the offcpu_latency rule with syscalls = [ \"write\" ] fired: $(cat "$T/incidents.json")"
+ok "trigger: one with syscalls = [ \"write\" ] did not"
 check "any(.[]; .type == \"block\" and .comm == \"dd\" and .op == \"write\" and .dev == \"$DEV\" and .bytes > 0)" \
 	"no block write record from dd on $DEV" "block: dd's O_DIRECT writes on $DEV"
 check "any(.[]; .type == \"signal\" and .signal == \"SIGSEGV\" and .pid == $SEGV_PID)" \

@@ -183,6 +183,20 @@ int main(void)
 	    "F:2: 'exec': the program must be an absolute path (no shell, no PATH search)");
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"syscall_latency\"; threshold = \"1s\";\n syscalls = [ \"nosuch\" ]; }\n); };\n",
 	    "F:3: 'syscalls': unknown system call");
+	/* offcpu records say which call a thread was blocked in: offcpu
+	 * rules filter on it too; other conditions have no call */
+	CHECK_EQ(load("triggers = { rules = (\n"
+		      "  { name = \"blocked-fsync\"; condition = \"offcpu_latency\"; threshold = \"2s\";\n"
+		      "    syscalls = [ \"fsync\", \"read\" ]; }\n"
+		      "); };\n", err, sizeof(err), &c), 0);
+	CHECK_EQ(c.rules.n, 1);
+	CHECK(!c.rules.v[0].any_syscall);
+	CHECK(c.rules.v[0].syscalls[fr_syscall_number("fsync") / 64] & (1ULL << (fr_syscall_number("fsync") % 64)));
+	CHECK(c.rules.v[0].syscalls[fr_syscall_number("read") / 64] & (1ULL << (fr_syscall_number("read") % 64)));
+	CHECK(!(c.rules.v[0].syscalls[fr_syscall_number("write") / 64] & (1ULL << (fr_syscall_number("write") % 64))));
+	fr_conf_done(&c);
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"runq_latency\"; threshold = \"1s\";\n syscalls = [ \"read\" ]; }\n); };\n",
+	    "F:3: 'syscalls' applies to syscall_latency and offcpu_latency only");
 
 	/* hostile rule values: each refused with its line, none taken as is */
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\";\n exec = [ \"/bin/true\" ]; exec_timeout = \"0s\"; }\n); };\n",

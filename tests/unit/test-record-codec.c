@@ -1,11 +1,27 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The record codec: every type round-trips; truncated or corrupted input is
- * refused without reading outside the buffer. */
+/* The record codec: every type round-trips, in the chunk format of today
+ * and in the one before FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL (stores and
+ * incidents written before must read as they did); truncated or corrupted
+ * input is refused without reading outside the buffer.  Through a real
+ * store: chunks of both formats read back, and a chunk with an
+ * incompatible flag this reader does not know is refused, not misread. */
+#include <endian.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <zstd.h>
 
+#include "chunk.h"
 #include "record.h"
+#include "store-format.h"
+#include "store-reader.h"
+#include "store-writer.h"
+#include "window.h"
 #include "test.h"
+
+/* The chunk flags of the two formats */
+#define NEW FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL
+#define OLD 0u
 
 static const char args[] = "ls\0-l\0/tmp";
 static const uint16_t types[] = { FR_REC_EXEC, FR_REC_EXIT, FR_REC_FORK, FR_REC_SYSCALL, FR_REC_GAP,
@@ -50,9 +66,14 @@ static void fill(struct fr_record *r, unsigned i)
 		r->cgroup.path_len = 23;
 		break;
 	case FR_REC_OFFCPU:
-	case FR_REC_RUNQ:
+	case FR_REC_RUNQ: {
+		/* none, read, clock_nanosleep, the largest; runq records never
+		 * carry one */
+		static const int32_t nr[] = { -1, 0, 230, INT32_MAX };
 		r->sched.duration_ns = 123456789 + i;
+		r->sched.syscall_nr = nr[(i / NTYPES) % 4];
 		break;
+	}
 	case FR_REC_BLOCK:
 		r->block.dev = (8u << 20) | 16;
 		r->block.op = 1;
@@ -143,7 +164,8 @@ static void fill(struct fr_record *r, unsigned i)
 
 
 
-static void check_same(const struct fr_record *a, const struct fr_record *b)
+/* @b decoded from @a encoded in a chunk with @flags */
+static void check_same(const struct fr_record *a, const struct fr_record *b, uint32_t flags)
 {
 	CHECK_EQ(a->type, b->type);
 	CHECK_EQ(a->flags, b->flags);
@@ -173,8 +195,12 @@ static void check_same(const struct fr_record *a, const struct fr_record *b)
 		CHECK(memcmp(a->cgroup.path, b->cgroup.path, a->cgroup.path_len) == 0);
 		break;
 	case FR_REC_OFFCPU:
+		CHECK_EQ(a->sched.duration_ns, b->sched.duration_ns);
+		CHECK_EQ(b->sched.syscall_nr, flags & NEW ? a->sched.syscall_nr : -1);
+		break;
 	case FR_REC_RUNQ:
 		CHECK_EQ(a->sched.duration_ns, b->sched.duration_ns);
+		CHECK_EQ(b->sched.syscall_nr, -1);
 		break;
 	case FR_REC_BLOCK:
 		CHECK(memcmp(&a->block, &b->block, sizeof(a->block)) == 0);
@@ -249,48 +275,263 @@ static void check_same(const struct fr_record *a, const struct fr_record *b)
 	}
 }
 
+/* The bytes of an offcpu record (pid 7, "ab", ts 1000, 300 ms), then
+ * a gap record (lost 5, ts 1001): as the writer of the format before the
+ * flag wrote them, and as it writes them now in a chunk with the flag. */
+static const uint8_t old_bytes[] = {
+	FR_REC_OFFCPU, 0, 0xd0, 0x0f, 7, 0, 0, 2, 'a', 'b', 0x80, 0xc6, 0x86, 0x8f, 0x01,
+	FR_REC_GAP, 0, 0x02, 0, 0, 0, 0, 5,
+};
+static const uint8_t new_bytes[] = {
+	FR_REC_OFFCPU, 0, 0xd0, 0x0f, 7, 0, 0, 2, 'a', 'b', 0x80, 0xc6, 0x86, 0x8f, 0x01, 0xcc, 0x03,
+	FR_REC_GAP, 0, 0x02, 0, 0, 0, 0, 5,
+};
+
+static void check_golden(const uint8_t *bytes, size_t len, uint32_t flags, int32_t nr)
+{
+	struct fr_codec_state d = { .incompat_flags = flags };
+	struct fr_record out;
+	size_t p = 0;
+
+	CHECK_EQ(fr_record_decode(&d, bytes, len, &p, &out), 0);
+	CHECK_EQ(out.type, FR_REC_OFFCPU);
+	CHECK_EQ(out.ts, 1000);
+	CHECK_EQ(out.pid, 7);
+	CHECK_STR(out.comm, "ab");
+	CHECK_EQ(out.sched.duration_ns, 300000000);
+	CHECK_EQ(out.sched.syscall_nr, nr);
+	/* the next record starts where this one ended */
+	CHECK_EQ(fr_record_decode(&d, bytes, len, &p, &out), 0);
+	CHECK_EQ(out.type, FR_REC_GAP);
+	CHECK_EQ(out.ts, 1001);
+	CHECK_EQ(out.gap.lost, 5);
+	CHECK_EQ(p, len);
+}
+
+/* A chunk as fr_chunk_builder_close() makes one, of @raw encoded by hand
+ * with @incompat (the builder encodes today's format only). */
+static void *make_chunk(const uint8_t *raw, size_t raw_len, uint32_t nrecords, uint64_t first_ts,
+			uint64_t last_ts, uint32_t incompat, size_t *ret_len)
+{
+	size_t bound = ZSTD_compressBound(raw_len), z;
+	uint8_t *buf = calloc(1, sizeof(struct fr_chunk_header) + bound + 8);
+	struct fr_chunk_header h = {};
+
+	CHECK(buf != NULL);
+	z = ZSTD_compress(buf + sizeof(h), bound, raw, raw_len, 1);
+	CHECK(!ZSTD_isError(z));
+	memcpy(h.magic, FR_CHUNK_MAGIC, FR_MAGIC_LEN);
+	h.header_size = htole32(sizeof(h));
+	h.version = htole16(FR_STORE_VERSION);
+	h.incompat_flags = htole32(incompat);
+	h.nrecords = htole32(nrecords);
+	h.nevents = htole32(nrecords);
+	h.boot_id[0] = 9;
+	h.first_ts = htole64(first_ts);
+	h.last_ts = htole64(last_ts);
+	h.raw_size = htole32((uint32_t)raw_len);
+	h.payload_size = htole32((uint32_t)z);
+	h.payload_crc = htole32(fr_crc32(buf + sizeof(h), z));
+	h.header_crc = htole32(fr_crc32(&h, offsetof(struct fr_chunk_header, header_crc)));
+	memcpy(buf, &h, sizeof(h));
+	*ret_len = (sizeof(h) + z + 7) & ~(size_t)7;
+	return buf;
+}
+
+static struct fr_record offcpu(uint64_t ts, uint32_t pid, int32_t nr)
+{
+	struct fr_record r = { .type = FR_REC_OFFCPU, .ts = ts, .pid = pid, .tid = pid };
+
+	r.comm_len = (uint8_t)snprintf(r.comm, sizeof(r.comm), "p%u", pid);
+	r.sched.duration_ns = 1000000ULL * pid;
+	r.sched.syscall_nr = nr;
+	return r;
+}
+
+/* A store holding a chunk of today's format (made by the builder), one of
+ * the format before the flag, and one with an incompatible flag after the
+ * known ones: what a reader makes of them, loaded whole and streamed. */
+static void check_store(void)
+{
+	struct fr_store_params p = { .size = 4u << 20, .nsegments = 4, .max_chunk = 64u << 10 };
+	char dir[] = "/tmp/fr-test-codec-XXXXXX";
+	const uint32_t unknown = ~FR_CHUNK_INCOMPAT_KNOWN & (FR_CHUNK_INCOMPAT_KNOWN + 1);
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	struct fr_store_writer *w;
+	struct fr_chunk_builder *b;
+	uint8_t boot[16] = { 9 }, raw[256];
+	void *buf;
+	size_t len, rl;
+
+	CHECK(unknown != 0 && !(unknown & FR_CHUNK_INCOMPAT_KNOWN));
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(fr_store_writer_open(dir, &p, NULL, NULL, &w), 0);
+
+	/* pids 1-3: today's format, through the builder */
+	CHECK_EQ(fr_chunk_builder_new(0, 4096, &b), 0);
+	struct fr_record now[] = { offcpu(1000, 1, 0), offcpu(1001, 2, -1), offcpu(1002, 3, 230) };
+	for (unsigned i = 0; i < 3; i++)
+		CHECK_EQ(fr_chunk_builder_add(b, &now[i]), 0);
+	CHECK_EQ(fr_chunk_builder_close(b, cctx, 0, boot, &buf, &len), 0);
+	CHECK_EQ(le32toh(((struct fr_chunk_header *)buf)->incompat_flags), FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL);
+	CHECK_EQ(fr_store_writer_append(w, buf, len), 0);
+	fr_chunk_builder_free(b);
+
+	/* pid 4, then a gap: the format before, as stores hold it */
+	{
+		struct fr_codec_state e = { .incompat_flags = OLD };
+		struct fr_record r = offcpu(2000, 4, 0), g = { .type = FR_REC_GAP, .ts = 2001, .gap.lost = 9 };
+		int n = fr_record_encode(&e, &r, raw, sizeof(raw), 0);
+		CHECK(n > 0);
+		rl = (size_t)fr_record_encode(&e, &g, raw, sizeof(raw), (size_t)n);
+		buf = make_chunk(raw, rl, 2, 2000, 2001, OLD, &len);
+		CHECK_EQ(fr_store_writer_append(w, buf, len), 0);
+	}
+	/* pid 5: a flag from the future, with a record it would misread */
+	{
+		struct fr_codec_state e = { .incompat_flags = NEW };
+		struct fr_record r = offcpu(3000, 5, 1);
+		rl = (size_t)fr_record_encode(&e, &r, raw, sizeof(raw), 0);
+		buf = make_chunk(raw, rl, 1, 3000, 3000, NEW | unknown, &len);
+		CHECK_EQ(fr_store_writer_append(w, buf, len), 0);
+	}
+	CHECK_EQ(fr_store_writer_sync(w), 0);
+	CHECK_EQ(fr_store_writer_drain(w), 0);
+	fr_store_writer_close(w);
+	ZSTD_freeCCtx(cctx);
+
+	for (int streamed = 0; streamed < 2; streamed++) {
+		struct fr_window_query q = { .since_ns = 0, .until_ns = UINT64_MAX, .skip_exe = true };
+		struct fr_store_reader_stats rs;
+		struct fr_store_reader *r;
+		struct fr_window *win;
+		int32_t nr[6] = { 99, 99, 99, 99, 99, 99 };
+		unsigned seen = 0, gaps = 0;
+
+		CHECK_EQ(fr_store_reader_open(dir, &r), 0);
+		CHECK_EQ(streamed ? fr_window_stream_open(r, &q, &win) : fr_window_load(r, &q, &win), 0);
+		while (win && (!streamed || fr_window_stream_next(win) > 0)) {
+			for (size_t i = 0; i < win->n; i++) {
+				struct fr_window_entry e;
+				CHECK_EQ(fr_window_get(win, i, &e), 0);
+				if (e.r.type == FR_REC_GAP && e.r.gap.lost == 9)
+					gaps++;
+				if (e.r.type != FR_REC_OFFCPU || e.r.pid < 1 || e.r.pid > 5)
+					continue;
+				seen++;
+				nr[e.r.pid] = e.r.sched.syscall_nr;
+				CHECK_EQ(e.r.sched.duration_ns, 1000000ULL * e.r.pid);
+			}
+			if (!streamed)
+				break;
+		}
+		CHECK_EQ(seen, 4);
+		CHECK_EQ(gaps, 1);
+		CHECK_EQ(nr[1], 0);
+		CHECK_EQ(nr[2], -1);
+		CHECK_EQ(nr[3], 230);
+		CHECK_EQ(nr[4], -1); /* the old format does not say */
+		CHECK_EQ(nr[5], 99); /* never read */
+		CHECK_EQ(win ? win->records_bad : 1, 0);
+		fr_store_reader_get_stats(r, &rs);
+		CHECK_EQ(rs.chunks_unsupported, 1);
+		CHECK_EQ(rs.chunks_damaged, 0);
+		fr_window_free(win);
+		fr_store_reader_free(r);
+	}
+
+	char cmd[100];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+}
+
 int main(void)
 {
 	enum { N = 90 };
-	struct fr_codec_state enc = {}, dec = {};
 	struct fr_record in[N], out;
 	uint8_t buf[16384];
 	size_t len = 0, pos = 0;
 	int k;
 
-	for (unsigned i = 0; i < N; i++) {
+	for (unsigned i = 0; i < N; i++)
 		fill(&in[i], i);
-		k = fr_record_encode(&enc, &in[i], buf, sizeof(buf), len);
-		CHECK(k > (int)len);
-		CHECK((size_t)(k - (int)len) <= fr_record_max_encoded_size(&in[i]));
-		len = (size_t)k;
+	/* every type, in both formats */
+	for (unsigned f = 0; f < 2; f++) {
+		uint32_t flags = f ? NEW : OLD;
+		struct fr_codec_state enc = { .incompat_flags = flags }, dec = { .incompat_flags = flags };
+
+		len = pos = 0;
+		for (unsigned i = 0; i < N; i++) {
+			k = fr_record_encode(&enc, &in[i], buf, sizeof(buf), len);
+			CHECK(k > (int)len);
+			CHECK((size_t)(k - (int)len) <= fr_record_max_encoded_size(&in[i]));
+			len = (size_t)k;
+		}
+		for (unsigned i = 0; i < N; i++) {
+			CHECK_EQ(fr_record_decode(&dec, buf, len, &pos, &out), 0);
+			check_same(&in[i], &out, flags);
+		}
+		CHECK_EQ(pos, len);
 	}
-	for (unsigned i = 0; i < N; i++) {
-		CHECK_EQ(fr_record_decode(&dec, buf, len, &pos, &out), 0);
-		check_same(&in[i], &out);
+
+	/* the exact bytes of both formats, each read with its chunk's flags */
+	{
+		struct fr_codec_state e = { .incompat_flags = NEW };
+		struct fr_record r = { .type = FR_REC_OFFCPU, .ts = 1000, .pid = 7, .tid = 7, .comm = "ab", .comm_len = 2,
+				       .sched = { .duration_ns = 300000000, .syscall_nr = 230 } };
+		struct fr_record g = { .type = FR_REC_GAP, .ts = 1001, .gap.lost = 5 };
+		k = fr_record_encode(&e, &r, buf, sizeof(buf), 0);
+		k = fr_record_encode(&e, &g, buf, sizeof(buf), (size_t)k);
+		CHECK_EQ(k, sizeof(new_bytes));
+		CHECK(k == sizeof(new_bytes) && memcmp(buf, new_bytes, sizeof(new_bytes)) == 0);
+		e = (struct fr_codec_state){ .incompat_flags = OLD };
+		k = fr_record_encode(&e, &r, buf, sizeof(buf), 0);
+		k = fr_record_encode(&e, &g, buf, sizeof(buf), (size_t)k);
+		CHECK_EQ(k, sizeof(old_bytes));
+		CHECK(k == sizeof(old_bytes) && memcmp(buf, old_bytes, sizeof(old_bytes)) == 0);
+		check_golden(old_bytes, sizeof(old_bytes), OLD, -1);
+		check_golden(new_bytes, sizeof(new_bytes), NEW, 230);
 	}
-	CHECK_EQ(pos, len);
+	/* a syscall number outside [-1, INT32_MAX] is malformed */
+	{
+		static const uint8_t neg2[] = { FR_REC_OFFCPU, 0, 0, 7, 0, 0, 0, 1, 0x03 };
+		static const uint8_t big[] = { FR_REC_OFFCPU, 0, 0, 7, 0, 0, 0, 1, 0x80, 0x80, 0x80, 0x80, 0x10 };
+		static const uint8_t max[] = { FR_REC_OFFCPU, 0, 0, 7, 0, 0, 0, 1, 0xfe, 0xff, 0xff, 0xff, 0x0f };
+		struct fr_codec_state d = { .incompat_flags = NEW };
+		size_t p = 0;
+		CHECK_EQ(fr_record_decode(&d, neg2, sizeof(neg2), &p, &out), -EBADMSG);
+		p = 0;
+		CHECK_EQ(fr_record_decode(&d, big, sizeof(big), &p, &out), -EBADMSG);
+		p = 0;
+		CHECK_EQ(fr_record_decode(&d, max, sizeof(max), &p, &out), 0);
+		CHECK_EQ(out.sched.syscall_nr, INT32_MAX);
+	}
 
 	/* a full buffer is refused and leaves the length alone */
 	struct fr_codec_state s2 = {};
 	CHECK_EQ(fr_record_encode(&s2, &in[0], buf, 10, 0), -ENOBUFS);
 	CHECK_EQ(s2.prev_ts, 0);
 
-	/* every truncation of a record is refused, never over-read */
-	for (unsigned i = 0; i < NTYPES; i++) {
-		struct fr_codec_state e = {};
-		uint8_t one[1024];
-		int n = fr_record_encode(&e, &in[i], one, sizeof(one), 0);
-		CHECK(n > 0);
-		for (int cut = 0; cut < n; cut++) {
-			struct fr_codec_state d = {};
-			uint8_t *copy = malloc((size_t)cut + 1); /* exact size: ASan sees over-reads */
-			size_t p = 0;
-			memcpy(copy, one, (size_t)cut);
-			CHECK_EQ(fr_record_decode(&d, copy, (size_t)cut, &p, &out), -EBADMSG);
-			free(copy);
+	/* every truncation of a record is refused, never over-read, in both
+	 * formats (offcpu records of every syscall number width among them) */
+	for (unsigned f = 0; f < 2; f++)
+		for (unsigned i = 0; i < N; i++) {
+			struct fr_codec_state e = { .incompat_flags = f ? NEW : OLD };
+			uint8_t one[1024];
+			int n;
+			if (i >= NTYPES && in[i].type != FR_REC_OFFCPU)
+				continue;
+			n = fr_record_encode(&e, &in[i], one, sizeof(one), 0);
+			CHECK(n > 0);
+			for (int cut = 0; cut < n; cut++) {
+				struct fr_codec_state d = { .incompat_flags = e.incompat_flags };
+				uint8_t *copy = malloc((size_t)cut + 1); /* exact size: ASan sees over-reads */
+				size_t p = 0;
+				memcpy(copy, one, (size_t)cut);
+				CHECK_EQ(fr_record_decode(&d, copy, (size_t)cut, &p, &out), -EBADMSG);
+				free(copy);
+			}
 		}
-	}
 	/* every width of varint (1 to 10 bytes, and each byte boundary
 	 * either side), followed by enough bytes for the decoder's
 	 * word-at-a-time path, and at the very end of the buffer */
@@ -341,6 +582,7 @@ int main(void)
 		p = 0;
 		CHECK_EQ(fr_record_decode(&d, bad2, sizeof(bad2), &p, &out), -EBADMSG);
 	}
+	check_store();
 	CHECK_STR(fr_record_type_name(FR_REC_SYSCALL), "syscall");
 	CHECK_EQ(fr_record_type_from_name("gap"), FR_REC_GAP);
 	CHECK_EQ(fr_record_type_from_name("nope"), -EINVAL);

@@ -153,7 +153,13 @@ static struct json_object *reference(const struct fr_record *r, const struct fr_
 		json_object_object_add(o, "ret", json_object_new_int64(r->syscall.ret));
 		break;
 	}
-	case FR_REC_OFFCPU:
+	case FR_REC_OFFCPU: {
+		const char *name = r->sched.syscall_nr >= 0 ? fr_syscall_name((unsigned)r->sched.syscall_nr) : NULL;
+		json_object_object_add(o, "duration_ns", json_object_new_uint64(r->sched.duration_ns));
+		json_object_object_add(o, "syscall", name ? json_object_new_string(name) : NULL);
+		json_object_object_add(o, "nr", r->sched.syscall_nr >= 0 ? json_object_new_int64(r->sched.syscall_nr) : NULL);
+		break;
+	}
 	case FR_REC_RUNQ:
 		json_object_object_add(o, "duration_ns", json_object_new_uint64(r->sched.duration_ns));
 		break;
@@ -513,9 +519,13 @@ static void random_record(uint16_t type, struct fr_record *r, struct fr_record_c
 		break;
 	}
 	case FR_REC_OFFCPU:
-	case FR_REC_RUNQ:
+	case FR_REC_RUNQ: {
+		/* none, known calls, numbers without a name, the extremes */
+		static const int32_t nr[] = { -1, 0, 230, 511, 512, 100000, INT32_MAX, INT32_MIN };
 		r->sched.duration_ns = extreme_u64();
+		r->sched.syscall_nr = rnd() % 2 ? nr[rnd() % (sizeof(nr) / sizeof(nr[0]))] : (int32_t)(rnd() % 500);
 		break;
+	}
 	case FR_REC_SAMPLE:
 		if (rnd() % 2) {
 			ctx->nframes = (int)(rnd() % 12);

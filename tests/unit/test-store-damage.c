@@ -88,7 +88,7 @@ static int seen_cb(const struct fr_chunk_ref *ref, void *userdata)
 		s->seq[s->n++] = ref->info.seqnum;
 	if (fr_store_reader_load(s->r, NULL, ref, raw) == 0) {
 		/* decode every record: a chunk that verifies must decode */
-		struct fr_codec_state st = {};
+		struct fr_codec_state st = { .incompat_flags = ref->info.incompat_flags };
 		struct fr_record rec;
 		size_t pos = 0;
 		for (uint32_t i = 0; i < ref->info.nrecords; i++)
