@@ -521,6 +521,11 @@ static int recover(struct fr_store_writer *w)
 	k = fr_segment_walk(fd, sizeof(struct fr_segment_header), (uint64_t)sb.st_size, recover_cb, &rc, &st);
 	if (k < 0)
 		return k;
+	/* chunks of a format or flag this writer does not know: a newer
+	 * flightrecd wrote here (and this one was rolled back).  Cutting them
+	 * as a torn tail would lose them: refuse, as for a newer segment. */
+	if (st.unsupported)
+		return -EPROTONOSUPPORT;
 	uint64_t end = rc.end;
 	uint32_t chunks = rc.next_index;
 	if (ftruncate(fd, (off_t)end) < 0)

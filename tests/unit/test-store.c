@@ -152,6 +152,27 @@ static int count_cb(const struct fr_chunk_ref *ref, void *userdata)
 	return 0;
 }
 
+/* The path of the segment with the highest sequence number. */
+static void newest_segment(const char *dir, char *path, size_t len)
+{
+	uint64_t newest = 0;
+	int newest_slot = -1;
+
+	for (int i = 0; i < NSEG; i++) {
+		snprintf(path, len, "%s/segments/%04d.frs", dir, i);
+		int fd = open(path, O_RDONLY);
+		uint64_t s;
+		if (fd >= 0 && fr_store_segment_header_read(fd, &s, NULL) == 0 && s >= newest) {
+			newest = s;
+			newest_slot = i;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	CHECK(newest_slot >= 0);
+	snprintf(path, len, "%s/segments/%04d.frs", dir, newest_slot);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/fr-test-store-XXXXXX";
@@ -191,21 +212,7 @@ int main(void)
 		struct fr_store_reader *r;
 		struct fr_store_reader_stats rs;
 		char path[600];
-		uint64_t newest = 0;
-		int newest_slot = -1;
-		for (int i = 0; i < NSEG; i++) {
-			snprintf(path, sizeof(path), "%s/segments/%04d.frs", dir, i);
-			int fd = open(path, O_RDONLY);
-			uint64_t s;
-			if (fd >= 0 && fr_store_segment_header_read(fd, &s, NULL) == 0 && s >= newest) {
-				newest = s;
-				newest_slot = i;
-			}
-			if (fd >= 0)
-				close(fd);
-		}
-		CHECK(newest_slot >= 0);
-		snprintf(path, sizeof(path), "%s/segments/%04d.frs", dir, newest_slot);
+		newest_segment(dir, path, sizeof(path));
 		int fd = open(path, O_WRONLY | O_APPEND);
 		struct fr_chunk_header junk;
 		memset(&junk, 0xab, sizeof(junk));
@@ -239,6 +246,22 @@ int main(void)
 		h.incompat_flags = 1u << 31;
 		h.header_crc = fr_crc32(&h, offsetof(struct fr_chunk_header, header_crc));
 		CHECK_EQ(fr_chunk_header_parse(&h, &ci), -EPROTONOSUPPORT);
+
+		/* such a chunk at the end of the newest segment: the writer
+		 * refuses the store rather than cut it as a torn tail (a
+		 * daemon rolled back after a newer one wrote there) */
+		char path[600];
+		struct stat before, after;
+		newest_segment(dir, path, sizeof(path));
+		int fd = open(path, O_WRONLY | O_APPEND);
+		CHECK(fd >= 0 && write(fd, &h, sizeof(h)) == (ssize_t)sizeof(h));
+		CHECK(fstat(fd, &before) == 0);
+		close(fd);
+		CHECK_EQ(fr_store_writer_open(dir, &p, NULL, NULL, &w), -EPROTONOSUPPORT);
+		CHECK(stat(path, &after) == 0 && after.st_size == before.st_size);
+		CHECK(truncate(path, before.st_size - (off_t)sizeof(h)) == 0);
+		CHECK_EQ(fr_store_writer_open(dir, &p, NULL, NULL, &w), 0);
+		fr_store_writer_close(w);
 	}
 
 	/* 5. a smaller store.size, then fewer segments: the bound holds at once,
