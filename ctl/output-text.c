@@ -127,6 +127,20 @@ static void print_duration(struct fr_out *o, uint64_t ns)
 	o->len += fr_format_duration_n(ns, fr_out_room(o, FR_DURATION_MAX));
 }
 
+/* A system call's name, or syscall_NR for a number without one. */
+static void print_syscall(struct fr_out *o, unsigned nr)
+{
+	size_t len;
+	const char *name = fr_syscall_name_n(nr, &len);
+
+	if (name)
+		fr_out_write(o, name, len);
+	else {
+		fr_out_puts(o, "syscall_");
+		fr_out_u64(o, nr);
+	}
+}
+
 static void print_frames(struct fr_out *o, struct fr_window *w, const struct fr_window_entry *e)
 {
 	struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
@@ -207,14 +221,7 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 		fr_out_u64(o, r->fork.child_pid);
 		break;
 	case FR_REC_SYSCALL: {
-		size_t len;
-		const char *name = fr_syscall_name_n(r->syscall.nr, &len);
-		if (name)
-			fr_out_write(o, name, len);
-		else {
-			fr_out_puts(o, "syscall_");
-			fr_out_u64(o, r->syscall.nr);
-		}
+		print_syscall(o, r->syscall.nr);
 		fr_out_puts(o, " took ");
 		print_duration(o, r->syscall.duration_ns);
 		fr_out_puts(o, " ret=");
@@ -224,15 +231,8 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 	case FR_REC_OFFCPU:
 		fr_out_puts(o, "blocked ");
 		if (r->sched.syscall_nr >= 0) {
-			size_t len;
-			const char *name = fr_syscall_name_n((unsigned)r->sched.syscall_nr, &len);
 			fr_out_puts(o, "in ");
-			if (name)
-				fr_out_write(o, name, len);
-			else {
-				fr_out_puts(o, "syscall_");
-				fr_out_u64(o, (uint64_t)r->sched.syscall_nr);
-			}
+			print_syscall(o, (unsigned)r->sched.syscall_nr);
 			fr_out_puts(o, "() ");
 		}
 		fr_out_puts(o, "for ");
