@@ -26,7 +26,11 @@ struct described_key {
 
 struct fr_chunk_builder {
 	uint32_t cpu;
-	uint8_t *raw;
+	/* the open chunk's records in columns, each stream with room for
+	 * the whole chunk (only pages written take memory); @content is
+	 * where the table and the streams are put together to compress */
+	struct fr_record_streams streams;
+	uint8_t *content;
 	size_t raw_max, raw_len;
 	uint32_t count, nevents;
 	uint64_t gap_lost;
@@ -62,9 +66,18 @@ int fr_chunk_builder_new(uint32_t cpu, size_t raw_max, struct fr_chunk_builder *
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	b->raw = malloc(raw_max);
-	if (!b->raw)
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		b->streams.s[i] = (struct fr_byte_sink){ .buf = malloc(raw_max), .cap = raw_max };
+		if (!b->streams.s[i].buf) {
+			fr_chunk_builder_free(TAKE_PTR(b));
+			return -ENOMEM;
+		}
+	}
+	b->content = malloc(FR_REC_STREAM_TABLE + raw_max);
+	if (!b->content) {
+		fr_chunk_builder_free(TAKE_PTR(b));
 		return -ENOMEM;
+	}
 	b->cpu = cpu;
 	b->raw_max = raw_max;
 	b->described_gen = 1;
@@ -78,7 +91,9 @@ struct fr_chunk_builder *fr_chunk_builder_free(struct fr_chunk_builder *b)
 {
 	if (!b)
 		return NULL;
-	free(b->raw);
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+		free(b->streams.s[i].buf);
+	free(b->content);
 	free(b);
 	return NULL;
 }
@@ -117,11 +132,12 @@ bool fr_chunk_builder_described(struct fr_chunk_builder *b, const struct fr_reco
 
 int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
 {
-	int n = fr_record_encode(&b->codec, r, b->raw, b->raw_max, b->raw_len);
+	/* the chunk's bound is on all its streams together */
+	int n = fr_record_encode_streams(&b->codec, r, &b->streams, b->raw_max - b->raw_len);
 
 	if (n < 0)
 		return n;
-	b->raw_len = (size_t)n;
+	b->raw_len += (size_t)n;
 	if (b->count == 0 || r->ts < b->first_ts)
 		b->first_ts = r->ts;
 	if (b->count == 0 || r->ts > b->last_ts)
@@ -171,16 +187,25 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 {
 	_cleanup_free_ uint8_t *buf = NULL;
 	struct fr_chunk_header h = {};
-	size_t bound, z, total;
+	size_t bound, z, total, content;
 	int64_t boot;
 
 	if (b->count == 0)
 		return -ENODATA;
-	bound = ZSTD_compressBound(b->raw_len);
+	/* the stream table, then the streams */
+	content = FR_REC_STREAM_TABLE;
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		const struct fr_byte_sink *st = &b->streams.s[i];
+		uint32_t le = htole32((uint32_t)st->len);
+		memcpy(b->content + 4 * i, &le, 4);
+		memcpy(b->content + content, st->buf, st->len);
+		content += st->len;
+	}
+	bound = ZSTD_compressBound(content);
 	buf = calloc(1, sizeof(h) + bound + 8);
 	if (!buf)
 		return -ENOMEM;
-	z = ZSTD_compress2(cctx, buf + sizeof(h), bound, b->raw, b->raw_len);
+	z = ZSTD_compress2(cctx, buf + sizeof(h), bound, b->content, content);
 	if (ZSTD_isError(z))
 		return -EIO;
 
@@ -213,6 +238,8 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 
 	b->last_raw = b->raw_len;
 	b->raw_len = 0;
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+		b->streams.s[i].len = 0;
 	b->count = 0;
 	b->nevents = 0;
 	b->gap_lost = 0;
@@ -264,18 +291,17 @@ int fr_chunk_header_parse(const struct fr_chunk_header *h, struct fr_chunk_info 
 }
 
 int fr_chunk_payload_decode(struct ZSTD_DCtx_s *dctx, const struct fr_chunk_info *ci,
-			    const void *payload, uint8_t *raw)
+			    const void *payload, uint8_t *raw, uint8_t *scratch, struct fr_record_iter *it)
 {
-	unsigned long long content;
-	size_t n;
+	size_t size = fr_chunk_content_size(ci), n;
+	uint8_t *content = ci->incompat_flags & FR_CHUNK_INCOMPAT_STREAMS ? scratch : raw;
 
 	if (fr_crc_mismatch(fr_crc32(payload, ci->payload_size), ci->payload_crc))
 		return -EBADMSG;
-	content = ZSTD_getFrameContentSize(payload, ci->payload_size);
-	if (content != ci->raw_size)
+	if (ZSTD_getFrameContentSize(payload, ci->payload_size) != size)
 		return -EBADMSG;
-	n = ZSTD_decompressDCtx(dctx, raw, ci->raw_size, payload, ci->payload_size);
-	if (ZSTD_isError(n) || n != ci->raw_size)
+	n = ZSTD_decompressDCtx(dctx, content, size, payload, ci->payload_size);
+	if (ZSTD_isError(n) || n != size)
 		return -EBADMSG;
-	return 0;
+	return fr_record_iter_init(it, ci->incompat_flags, content, size, raw, ci->raw_size);
 }

@@ -69,11 +69,20 @@ static inline uint64_t fr_chunk_disk_size(const struct fr_chunk_info *ci)
 	return ((uint64_t)sizeof(struct fr_chunk_header) + ci->payload_size + 7) & ~(uint64_t)7;
 }
 
-/* Checks the payload crc and decompresses it into @raw, ci->raw_size
- * bytes.  -EBADMSG on any damage. */
+/* Bytes the payload decompresses to. */
+static inline size_t fr_chunk_content_size(const struct fr_chunk_info *ci)
+{
+	return ci->raw_size + (ci->incompat_flags & FR_CHUNK_INCOMPAT_STREAMS ? FR_REC_STREAM_TABLE : 0);
+}
+
+/* Checks the payload crc and decompresses it, and sets @it to read its
+ * records: a chunk of rows is decompressed into @raw (ci->raw_size
+ * bytes), a chunk in columns into @scratch (fr_chunk_content_size()
+ * bytes), and its records become rows in @raw as @it reads them (so
+ * @scratch must stay until then).  -EBADMSG on any damage found. */
 struct ZSTD_DCtx_s;
 int fr_chunk_payload_decode(struct ZSTD_DCtx_s *dctx, const struct fr_chunk_info *ci,
-			    const void *payload, uint8_t *raw);
+			    const void *payload, uint8_t *raw, uint8_t *scratch, struct fr_record_iter *it);
 
 uint32_t fr_crc32(const void *p, size_t n);
 

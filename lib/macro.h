@@ -9,6 +9,7 @@
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _unused_ __attribute__((unused))
+#define _always_inline_ inline __attribute__((always_inline))
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
 #define MIN(a, b) ((a) < (b) ? (a) : (b))

@@ -14,10 +14,18 @@
  * Varints are LEB128; svarints zigzag-encoded.  Small numbers dominate
  * (deltas, pids), so a typical record is 20-40 bytes before zstd.  The
  * decoder checks every length against the buffer: input is untrusted.
+ *
+ * That is a record as a row.  Chunks store their records in columns
+ * (FR_CHUNK_INCOMPAT_STREAMS): the same bytes, each field's in the stream
+ * of its kind (enum stream), which readers turn back into rows once after
+ * decompression.  Every field is written and read here, with its stream
+ * named, so the two layouts cannot drift apart.
  */
+#include <endian.h>
 #include <errno.h>
 #include <string.h>
 
+#include "macro.h"
 #include "record.h"
 #include "store-format.h"
 
@@ -59,50 +67,83 @@ int fr_record_type_from_name(const char *name)
 	return -EINVAL;
 }
 
+/* The stream of each field.  Switch records, the bulk of a busy
+ * machine's full-mode recording, have every field in its own; the fields
+ * of rare types share S_OTHER. */
+enum stream {
+	S_HEAD,      /* type, flags */
+	S_TS,        /* timestamp deltas */
+	S_PID,
+	S_TID,       /* tid - pid */
+	S_CGROUP,
+	S_COMM,      /* length, bytes */
+	S_STATE,     /* a switch's prev_state */
+	S_NEXT_PID,  /* a switch's next task */
+	S_NEXT_TID,
+	S_NEXT_COMM,
+	S_DURATION,  /* off-CPU, run-queue, syscall and block durations */
+	S_NR,        /* system call numbers */
+	S_FRAMES,    /* samples: frame counts and frames */
+	S_OTHER,
+};
+_Static_assert(S_OTHER + 1 == FR_REC_STREAMS, "the stream count of record.h");
+
+/* Writes go to the sink of their stream; a row writer has one sink behind
+ * every stream. */
 struct writer {
-	uint8_t *buf;
-	size_t cap, len;
+	struct fr_byte_sink *s[FR_REC_STREAMS];
 	int overflow;
 };
 
-static void put_u8(struct writer *w, uint8_t v)
+static void writer_rows(struct writer *w, struct fr_byte_sink *one)
 {
-	if (w->len >= w->cap) {
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+		w->s[i] = one;
+	w->overflow = 0;
+}
+
+static void put_u8(struct writer *w, enum stream sid, uint8_t v)
+{
+	struct fr_byte_sink *s = w->s[sid];
+
+	if (s->len >= s->cap) {
 		w->overflow = 1;
 		return;
 	}
-	w->buf[w->len++] = v;
+	s->buf[s->len++] = v;
 }
 
-static void put_varint(struct writer *w, uint64_t v)
+static void put_varint(struct writer *w, enum stream sid, uint64_t v)
 {
 	while (v >= 0x80) {
-		put_u8(w, (uint8_t)(v | 0x80));
+		put_u8(w, sid, (uint8_t)(v | 0x80));
 		v >>= 7;
 	}
-	put_u8(w, (uint8_t)v);
+	put_u8(w, sid, (uint8_t)v);
 }
 
-static void put_svarint(struct writer *w, int64_t v)
+static void put_svarint(struct writer *w, enum stream sid, int64_t v)
 {
-	put_varint(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+	put_varint(w, sid, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
 
-static void put_bytes(struct writer *w, const void *p, size_t n)
+static void put_bytes(struct writer *w, enum stream sid, const void *p, size_t n)
 {
-	if (n > w->cap - w->len) {
+	struct fr_byte_sink *s = w->s[sid];
+
+	if (n > s->cap - s->len) {
 		w->overflow = 1;
 		return;
 	}
 	if (n)
-		memcpy(w->buf + w->len, p, n);
-	w->len += n;
+		memcpy(s->buf + s->len, p, n);
+	s->len += n;
 }
 
-static void put_str(struct writer *w, const char *p, uint32_t n)
+static void put_str(struct writer *w, enum stream sid, const char *p, uint32_t n)
 {
-	put_varint(w, n);
-	put_bytes(w, p, n);
+	put_varint(w, sid, n);
+	put_bytes(w, sid, p, n);
 }
 
 size_t fr_record_max_encoded_size(const struct fr_record *r)
@@ -140,172 +181,246 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 	return n;
 }
 
-int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8_t *buf,
-		     size_t cap, size_t len)
+static int encode(struct fr_codec_state *st, const struct fr_record *r, struct writer *w)
 {
-	struct writer w = { .buf = buf, .cap = cap, .len = len };
 	uint8_t comm_len = fr_comm_len(r->comm);
 
-	put_u8(&w, (uint8_t)r->type);
-	put_u8(&w, (uint8_t)r->flags);
-	put_svarint(&w, (int64_t)(r->ts - st->prev_ts));
-	put_varint(&w, r->pid);
-	put_svarint(&w, (int64_t)r->tid - (int64_t)r->pid);
-	put_varint(&w, r->cgroup_id);
-	put_u8(&w, comm_len);
-	put_bytes(&w, r->comm, comm_len);
+	put_u8(w, S_HEAD, (uint8_t)r->type);
+	put_u8(w, S_HEAD, (uint8_t)r->flags);
+	put_svarint(w, S_TS, (int64_t)(r->ts - st->prev_ts));
+	put_varint(w, S_PID, r->pid);
+	put_svarint(w, S_TID, (int64_t)r->tid - (int64_t)r->pid);
+	put_varint(w, S_CGROUP, r->cgroup_id);
+	put_u8(w, S_COMM, comm_len);
+	put_bytes(w, S_COMM, r->comm, comm_len);
 
 	switch (r->type) {
 	case FR_REC_EXEC:
-		put_varint(&w, r->exec.ppid);
-		put_str(&w, r->exec.filename, r->exec.filename_len);
-		put_str(&w, r->exec.args, r->exec.args_len);
+		put_varint(w, S_OTHER, r->exec.ppid);
+		put_str(w, S_OTHER, r->exec.filename, r->exec.filename_len);
+		put_str(w, S_OTHER, r->exec.args, r->exec.args_len);
 		break;
 	case FR_REC_EXIT:
-		put_varint(&w, r->exit.status);
+		put_varint(w, S_OTHER, r->exit.status);
 		break;
 	case FR_REC_FORK:
-		put_varint(&w, r->fork.child_pid);
+		put_varint(w, S_NEXT_PID, r->fork.child_pid);
 		break;
 	case FR_REC_SYSCALL:
-		put_varint(&w, r->syscall.nr);
-		put_varint(&w, r->syscall.duration_ns);
-		put_svarint(&w, r->syscall.ret);
+		put_varint(w, S_NR, r->syscall.nr);
+		put_varint(w, S_DURATION, r->syscall.duration_ns);
+		put_svarint(w, S_OTHER, r->syscall.ret);
 		break;
 	case FR_REC_OFFCPU:
-		put_varint(&w, r->sched.duration_ns);
+		put_varint(w, S_DURATION, r->sched.duration_ns);
 		if (st->incompat_flags & FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL)
-			put_svarint(&w, r->sched.syscall_nr);
+			put_svarint(w, S_NR, r->sched.syscall_nr);
 		break;
 	case FR_REC_RUNQ:
-		put_varint(&w, r->sched.duration_ns);
+		put_varint(w, S_DURATION, r->sched.duration_ns);
 		break;
 	case FR_REC_BLOCK:
-		put_varint(&w, r->block.dev);
-		put_varint(&w, r->block.op);
-		put_varint(&w, r->block.sector);
-		put_varint(&w, r->block.bytes);
-		put_svarint(&w, r->block.error);
-		put_varint(&w, r->block.duration_ns);
+		put_varint(w, S_OTHER, r->block.dev);
+		put_varint(w, S_OTHER, r->block.op);
+		put_varint(w, S_OTHER, r->block.sector);
+		put_varint(w, S_OTHER, r->block.bytes);
+		put_svarint(w, S_OTHER, r->block.error);
+		put_varint(w, S_DURATION, r->block.duration_ns);
 		break;
 	case FR_REC_OOM:
-		put_varint(&w, r->oom.rss_kb);
-		put_varint(&w, r->oom.memcg_id);
-		put_str(&w, r->oom.memcg, r->oom.memcg_len);
+		put_varint(w, S_OTHER, r->oom.rss_kb);
+		put_varint(w, S_OTHER, r->oom.memcg_id);
+		put_str(w, S_OTHER, r->oom.memcg, r->oom.memcg_len);
 		break;
 	case FR_REC_SIGNAL:
-		put_varint(&w, r->signal.sig);
-		put_varint(&w, r->signal.sender_pid);
-		put_svarint(&w, r->signal.code);
-		put_svarint(&w, r->signal.result);
-		put_str(&w, r->signal.sender_comm, r->signal.sender_comm_len);
+		put_varint(w, S_OTHER, r->signal.sig);
+		put_varint(w, S_OTHER, r->signal.sender_pid);
+		put_svarint(w, S_OTHER, r->signal.code);
+		put_svarint(w, S_OTHER, r->signal.result);
+		put_str(w, S_OTHER, r->signal.sender_comm, r->signal.sender_comm_len);
 		break;
 	case FR_REC_TCP:
-		put_u8(&w, r->tcp.event);
-		put_u8(&w, r->tcp.state);
-		put_varint(&w, r->tcp.family);
-		put_varint(&w, r->tcp.sport);
-		put_varint(&w, r->tcp.dport);
-		put_bytes(&w, r->tcp.saddr, r->tcp.family == 10 ? 16 : 4);
-		put_bytes(&w, r->tcp.daddr, r->tcp.family == 10 ? 16 : 4);
+		put_u8(w, S_OTHER, r->tcp.event);
+		put_u8(w, S_OTHER, r->tcp.state);
+		put_varint(w, S_OTHER, r->tcp.family);
+		put_varint(w, S_OTHER, r->tcp.sport);
+		put_varint(w, S_OTHER, r->tcp.dport);
+		put_bytes(w, S_OTHER, r->tcp.saddr, r->tcp.family == 10 ? 16 : 4);
+		put_bytes(w, S_OTHER, r->tcp.daddr, r->tcp.family == 10 ? 16 : 4);
 		break;
 	case FR_REC_SAMPLE: {
 		/* frames as zigzag deltas from the previous frame: addresses of
 		 * one stack are close, so most take 2-4 bytes, not 9 */
 		uint8_t blob[FR_SAMPLE_FRAMES_MAX * 10];
-		struct writer b = { .buf = blob, .cap = sizeof(blob) };
+		struct fr_byte_sink bs = { .buf = blob, .cap = sizeof(blob) };
+		struct writer b;
 		uint64_t prev = 0;
 		if (r->sample.kernel_frames + r->sample.user_frames > FR_SAMPLE_FRAMES_MAX)
 			return -EINVAL;
+		writer_rows(&b, &bs);
 		for (unsigned i = 0; i < r->sample.kernel_frames + r->sample.user_frames; i++) {
 			uint64_t a = i < r->sample.kernel_frames ? r->sample.kframes[i]
 								 : r->sample.uframes[i - r->sample.kernel_frames];
-			put_svarint(&b, (int64_t)(a - prev));
+			put_svarint(&b, S_FRAMES, (int64_t)(a - prev));
 			prev = a;
 		}
-		put_varint(&w, r->sample.kernel_frames);
-		put_varint(&w, r->sample.user_frames);
-		put_str(&w, (const char *)blob, (uint32_t)b.len);
+		put_varint(w, S_FRAMES, r->sample.kernel_frames);
+		put_varint(w, S_FRAMES, r->sample.user_frames);
+		put_str(w, S_FRAMES, (const char *)blob, (uint32_t)bs.len);
 		break;
 	}
 	case FR_REC_SWITCH:
-		put_varint(&w, r->sw.prev_state);
-		put_varint(&w, r->sw.next_pid);
-		put_svarint(&w, (int64_t)r->sw.next_tid - (int64_t)r->sw.next_pid);
-		put_str(&w, r->sw.next_comm, r->sw.next_comm_len);
+		put_varint(w, S_STATE, r->sw.prev_state);
+		put_varint(w, S_NEXT_PID, r->sw.next_pid);
+		put_svarint(w, S_NEXT_TID, (int64_t)r->sw.next_tid - (int64_t)r->sw.next_pid);
+		put_str(w, S_NEXT_COMM, r->sw.next_comm, r->sw.next_comm_len);
 		break;
 	case FR_REC_MARK:
-		put_str(&w, r->mark.text, r->mark.text_len);
+		put_str(w, S_OTHER, r->mark.text, r->mark.text_len);
 		break;
 	case FR_REC_METRICS:
-		put_str(&w, r->metrics.json, r->metrics.json_len);
+		put_str(w, S_OTHER, r->metrics.json, r->metrics.json_len);
 		break;
 	case FR_REC_TRIGGER:
-		put_str(&w, r->trigger.rule, r->trigger.rule_len);
-		put_str(&w, r->trigger.incident, r->trigger.incident_len);
+		put_str(w, S_OTHER, r->trigger.rule, r->trigger.rule_len);
+		put_str(w, S_OTHER, r->trigger.incident, r->trigger.incident_len);
 		break;
 	case FR_REC_GAP:
-		put_varint(&w, r->gap.lost);
+		put_varint(w, S_OTHER, r->gap.lost);
 		break;
 	case FR_REC_CGROUP:
-		put_str(&w, r->cgroup.path, r->cgroup.path_len);
+		put_str(w, S_OTHER, r->cgroup.path, r->cgroup.path_len);
 		break;
 	case FR_REC_PROCESS:
-		put_varint(&w, r->process.ppid);
-		put_str(&w, r->process.exe, r->process.exe_len);
-		put_str(&w, r->process.args, r->process.args_len);
+		put_varint(w, S_OTHER, r->process.ppid);
+		put_str(w, S_OTHER, r->process.exe, r->process.exe_len);
+		put_str(w, S_OTHER, r->process.args, r->process.args_len);
 		break;
 	case FR_REC_MAPPING:
 		if (r->mapping.end < r->mapping.start || r->mapping.build_id_len > FR_BUILD_ID_MAX)
 			return -EINVAL;
-		put_varint(&w, r->mapping.start);
-		put_varint(&w, r->mapping.end - r->mapping.start);
-		put_varint(&w, r->mapping.offset);
-		put_varint(&w, r->mapping.vaddr);
-		put_str(&w, r->mapping.path, r->mapping.path_len);
-		put_str(&w, (const char *)r->mapping.build_id, r->mapping.build_id_len);
+		put_varint(w, S_OTHER, r->mapping.start);
+		put_varint(w, S_OTHER, r->mapping.end - r->mapping.start);
+		put_varint(w, S_OTHER, r->mapping.offset);
+		put_varint(w, S_OTHER, r->mapping.vaddr);
+		put_str(w, S_OTHER, r->mapping.path, r->mapping.path_len);
+		put_str(w, S_OTHER, (const char *)r->mapping.build_id, r->mapping.build_id_len);
 		break;
 	case FR_REC_SYMBOL:
-		put_varint(&w, r->symbol.start);
-		put_varint(&w, r->symbol.size);
-		put_str(&w, r->symbol.name, r->symbol.name_len);
-		put_str(&w, r->symbol.module, r->symbol.module_len);
+		put_varint(w, S_OTHER, r->symbol.start);
+		put_varint(w, S_OTHER, r->symbol.size);
+		put_str(w, S_OTHER, r->symbol.name, r->symbol.name_len);
+		put_str(w, S_OTHER, r->symbol.module, r->symbol.module_len);
 		break;
 	default:
 		return -EINVAL;
 	}
-	if (w.overflow)
+	if (w->overflow)
 		return -ENOBUFS;
 	st->prev_ts = r->ts;
-	return (int)w.len;
+	return 0;
 }
 
+int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8_t *buf,
+		     size_t cap, size_t len)
+{
+	struct fr_byte_sink one = { .buf = buf, .cap = cap, .len = len };
+	struct writer w;
+	int k;
+
+	writer_rows(&w, &one);
+	k = encode(st, r, &w);
+	return k < 0 ? k : (int)one.len;
+}
+
+int fr_record_encode_streams(struct fr_codec_state *st, const struct fr_record *r,
+			     struct fr_record_streams *out, size_t room)
+{
+	size_t before[FR_REC_STREAMS], added = 0;
+	uint64_t prev_ts = st->prev_ts;
+	struct writer w = {};
+	int k;
+
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		before[i] = out->s[i].len;
+		w.s[i] = &out->s[i];
+	}
+	k = encode(st, r, &w);
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+		added += out->s[i].len - before[i];
+	if (k == 0 && added > room)
+		k = -ENOBUFS;
+	if (k < 0) {
+		/* nothing written */
+		for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+			out->s[i].len = before[i];
+		st->prev_ts = prev_ts;
+		return k;
+	}
+	return (int)added;
+}
+
+/* Reads come from the source of their stream (a row reader has one
+ * source behind every stream); with a tee, the bytes of each field are
+ * copied there as they are read, rows out of columns, and what a record
+ * points to is the copy. */
 struct reader {
-	const uint8_t *buf;
-	size_t len, pos;
+	struct fr_byte_source *c[FR_REC_STREAMS];
+	struct fr_byte_sink *tee;
 	int bad;
 };
 
-static uint8_t get_u8(struct reader *r)
+static void reader_rows(struct reader *r, struct fr_byte_source *one)
 {
-	if (r->pos >= r->len) {
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+		r->c[i] = one;
+	r->tee = NULL;
+	r->bad = 0;
+}
+
+/* Copies @n bytes at @p to the tee; returns where they are now.  Most
+ * fields are a byte: that one without a call. */
+static _always_inline_ const uint8_t *tee(struct reader *r, const uint8_t *p, size_t n)
+{
+	struct fr_byte_sink *t = r->tee;
+	uint8_t *to = t->buf + t->len;
+
+	if (n > t->cap - t->len) {
+		r->bad = 1;
+		return p;
+	}
+	if (n == 1)
+		*to = *p;
+	else
+		memcpy(to, p, n);
+	t->len += n;
+	return to;
+}
+
+static _always_inline_ uint8_t get_u8(struct reader *r, enum stream sid)
+{
+	struct fr_byte_source *c = r->c[sid];
+
+	if (c->pos >= c->len) {
 		r->bad = 1;
 		return 0;
 	}
-	return r->buf[r->pos++];
+	if (r->tee)
+		tee(r, c->buf + c->pos, 1);
+	return c->buf[c->pos++];
 }
 
-static uint64_t get_varint_long(struct reader *r)
+static uint64_t get_varint_long(struct reader *r, struct fr_byte_source *c)
 {
 	uint64_t v = 0;
 
 	/* the longest varint fits: no bounds check per byte */
-	if (r->pos <= r->len && r->len - r->pos >= 10) {
-		const uint8_t *p = r->buf + r->pos;
+	if (c->pos <= c->len && c->len - c->pos >= 10) {
+		const uint8_t *p = c->buf + c->pos;
 		for (unsigned i = 0; i < 10; i++) {
 			v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
 			if (!(p[i] & 0x80)) {
-				r->pos += i + 1;
+				c->pos += i + 1;
 				return v;
 			}
 		}
@@ -313,9 +428,12 @@ static uint64_t get_varint_long(struct reader *r)
 		return 0;
 	}
 	for (unsigned shift = 0; shift < 64; shift += 7) {
-		uint8_t b = get_u8(r);
-		if (r->bad)
+		uint8_t b;
+		if (c->pos >= c->len) {
+			r->bad = 1;
 			return 0;
+		}
+		b = c->buf[c->pos++];
 		v |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80))
 			return v;
@@ -325,219 +443,332 @@ static uint64_t get_varint_long(struct reader *r)
 }
 
 /* Most values (deltas, small numbers, lengths) take one byte. */
-static inline uint64_t get_varint(struct reader *r)
+static _always_inline_ uint64_t get_varint(struct reader *r, enum stream sid)
 {
-	if (r->pos < r->len && r->buf[r->pos] < 0x80)
-		return r->buf[r->pos++];
-	return get_varint_long(r);
+	struct fr_byte_source *c = r->c[sid];
+	size_t start = c->pos;
+	uint64_t v;
+
+	if (c->pos < c->len && c->buf[c->pos] < 0x80)
+		v = c->buf[c->pos++];
+	else
+		v = get_varint_long(r, c);
+	if (r->tee && !r->bad)
+		tee(r, c->buf + start, c->pos - start);
+	return v;
 }
 
-static int64_t get_svarint(struct reader *r)
+static _always_inline_ int64_t get_svarint(struct reader *r, enum stream sid)
 {
-	uint64_t v = get_varint(r);
+	uint64_t v = get_varint(r, sid);
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
-static const char *get_str(struct reader *r, uint32_t *n)
+/* @n bytes where they are, or NULL (bad) when the stream is shorter. */
+static _always_inline_ const uint8_t *get_bytes(struct reader *r, enum stream sid, size_t n)
 {
-	uint64_t l = get_varint(r);
-	const char *p;
+	struct fr_byte_source *c = r->c[sid];
+	const uint8_t *p;
 
-	if (r->bad || l > r->len - r->pos) {
+	if (r->bad || n > c->len - c->pos) {
+		r->bad = 1;
+		return NULL;
+	}
+	p = c->buf + c->pos;
+	c->pos += n;
+	if (r->tee)
+		p = tee(r, p, n);
+	return p;
+}
+
+static _always_inline_ const char *get_str(struct reader *r, enum stream sid, uint32_t *n)
+{
+	uint64_t l = get_varint(r, sid);
+	const uint8_t *p = l <= UINT32_MAX ? get_bytes(r, sid, (size_t)l) : NULL;
+
+	if (!p) {
 		r->bad = 1;
 		*n = 0;
 		return "";
 	}
-	p = (const char *)r->buf + r->pos;
-	r->pos += l;
 	*n = (uint32_t)l;
-	return p;
+	return (const char *)p;
+}
+
+/* The comm: a length byte, then at most FR_REC_COMM_MAX bytes. */
+static void get_comm(struct reader *r, struct fr_record *rec)
+{
+	struct fr_byte_source *c;
+
+	rec->comm_len = get_u8(r, S_COMM);
+	c = r->c[S_COMM];
+	if (r->bad || rec->comm_len > FR_REC_COMM_MAX || rec->comm_len > c->len - c->pos) {
+		r->bad = 1;
+		return;
+	}
+	/* all the room of comm in one move where the input has it */
+	if (c->len - c->pos >= FR_REC_COMM_MAX)
+		memcpy(rec->comm, c->buf + c->pos, FR_REC_COMM_MAX);
+	else
+		memcpy(rec->comm, c->buf + c->pos, rec->comm_len);
+	rec->comm[rec->comm_len] = 0;
+	if (r->tee)
+		tee(r, c->buf + c->pos, rec->comm_len);
+	c->pos += rec->comm_len;
+}
+
+static int decode(struct fr_codec_state *st, struct reader *r, struct fr_record *rec)
+{
+	/* copied, not memset: GCC makes a memset of this size a rep stos,
+	 * which costs more than the rest of a small record's decoding */
+	static const struct fr_record zero;
+	uint64_t v;
+
+	*rec = zero;
+	rec->type = get_u8(r, S_HEAD);
+	rec->flags = get_u8(r, S_HEAD);
+	rec->ts = st->prev_ts + (uint64_t)get_svarint(r, S_TS);
+	v = get_varint(r, S_PID);
+	rec->pid = (uint32_t)v;
+	if (v > UINT32_MAX)
+		r->bad = 1;
+	/* unsigned arithmetic: a hostile delta must wrap, not overflow */
+	rec->tid = (uint32_t)((uint64_t)rec->pid + (uint64_t)get_svarint(r, S_TID));
+	rec->cgroup_id = get_varint(r, S_CGROUP);
+	get_comm(r, rec);
+	if (r->bad)
+		return -EBADMSG;
+
+	switch (rec->type) {
+	case FR_REC_EXEC:
+		rec->exec.ppid = (uint32_t)get_varint(r, S_OTHER);
+		rec->exec.filename = get_str(r, S_OTHER, &rec->exec.filename_len);
+		rec->exec.args = get_str(r, S_OTHER, &rec->exec.args_len);
+		break;
+	case FR_REC_EXIT:
+		rec->exit.status = (uint32_t)get_varint(r, S_OTHER);
+		break;
+	case FR_REC_FORK:
+		rec->fork.child_pid = (uint32_t)get_varint(r, S_NEXT_PID);
+		break;
+	case FR_REC_SYSCALL:
+		rec->syscall.nr = (uint32_t)get_varint(r, S_NR);
+		rec->syscall.duration_ns = get_varint(r, S_DURATION);
+		rec->syscall.ret = get_svarint(r, S_OTHER);
+		break;
+	case FR_REC_OFFCPU:
+		rec->sched.duration_ns = get_varint(r, S_DURATION);
+		rec->sched.syscall_nr = -1; /* older chunks do not say */
+		if (st->incompat_flags & FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL) {
+			int64_t nr = get_svarint(r, S_NR);
+			if (nr < -1 || nr > INT32_MAX)
+				r->bad = 1;
+			rec->sched.syscall_nr = (int32_t)nr;
+		}
+		break;
+	case FR_REC_RUNQ:
+		rec->sched.duration_ns = get_varint(r, S_DURATION);
+		rec->sched.syscall_nr = -1;
+		break;
+	case FR_REC_BLOCK:
+		rec->block.dev = (uint32_t)get_varint(r, S_OTHER);
+		rec->block.op = (uint32_t)get_varint(r, S_OTHER);
+		rec->block.sector = get_varint(r, S_OTHER);
+		rec->block.bytes = (uint32_t)get_varint(r, S_OTHER);
+		rec->block.error = (int32_t)get_svarint(r, S_OTHER);
+		rec->block.duration_ns = get_varint(r, S_DURATION);
+		break;
+	case FR_REC_OOM:
+		rec->oom.rss_kb = get_varint(r, S_OTHER);
+		rec->oom.memcg_id = get_varint(r, S_OTHER);
+		rec->oom.memcg = get_str(r, S_OTHER, &rec->oom.memcg_len);
+		break;
+	case FR_REC_SIGNAL:
+		rec->signal.sig = (uint32_t)get_varint(r, S_OTHER);
+		rec->signal.sender_pid = (uint32_t)get_varint(r, S_OTHER);
+		rec->signal.code = (int32_t)get_svarint(r, S_OTHER);
+		rec->signal.result = (int32_t)get_svarint(r, S_OTHER);
+		rec->signal.sender_comm = get_str(r, S_OTHER, &rec->signal.sender_comm_len);
+		break;
+	case FR_REC_TCP: {
+		const uint8_t *a;
+		size_t alen;
+		rec->tcp.event = get_u8(r, S_OTHER);
+		rec->tcp.state = get_u8(r, S_OTHER);
+		rec->tcp.family = (uint16_t)get_varint(r, S_OTHER);
+		rec->tcp.sport = (uint16_t)get_varint(r, S_OTHER);
+		rec->tcp.dport = (uint16_t)get_varint(r, S_OTHER);
+		alen = rec->tcp.family == 10 ? 16 : 4;
+		a = get_bytes(r, S_OTHER, alen);
+		if (a)
+			memcpy(rec->tcp.saddr, a, alen);
+		a = get_bytes(r, S_OTHER, alen);
+		if (a)
+			memcpy(rec->tcp.daddr, a, alen);
+		break;
+	}
+	case FR_REC_SAMPLE: {
+		uint64_t kf = get_varint(r, S_FRAMES), uf = get_varint(r, S_FRAMES);
+		if (kf + uf > FR_SAMPLE_FRAMES_MAX) {
+			r->bad = 1;
+			break;
+		}
+		rec->sample.kernel_frames = (uint16_t)kf;
+		rec->sample.user_frames = (uint16_t)uf;
+		rec->sample.enc = (const uint8_t *)get_str(r, S_FRAMES, &rec->sample.enc_len);
+		break;
+	}
+	case FR_REC_SWITCH:
+		rec->sw.prev_state = (uint32_t)get_varint(r, S_STATE);
+		rec->sw.next_pid = (uint32_t)get_varint(r, S_NEXT_PID);
+		rec->sw.next_tid = (uint32_t)((uint64_t)rec->sw.next_pid + (uint64_t)get_svarint(r, S_NEXT_TID));
+		rec->sw.next_comm = get_str(r, S_NEXT_COMM, &rec->sw.next_comm_len);
+		break;
+	case FR_REC_MARK:
+		rec->mark.text = get_str(r, S_OTHER, &rec->mark.text_len);
+		break;
+	case FR_REC_METRICS:
+		rec->metrics.json = get_str(r, S_OTHER, &rec->metrics.json_len);
+		break;
+	case FR_REC_TRIGGER:
+		rec->trigger.rule = get_str(r, S_OTHER, &rec->trigger.rule_len);
+		rec->trigger.incident = get_str(r, S_OTHER, &rec->trigger.incident_len);
+		break;
+	case FR_REC_GAP:
+		rec->gap.lost = get_varint(r, S_OTHER);
+		break;
+	case FR_REC_CGROUP:
+		rec->cgroup.path = get_str(r, S_OTHER, &rec->cgroup.path_len);
+		break;
+	case FR_REC_PROCESS:
+		rec->process.ppid = (uint32_t)get_varint(r, S_OTHER);
+		rec->process.exe = get_str(r, S_OTHER, &rec->process.exe_len);
+		rec->process.args = get_str(r, S_OTHER, &rec->process.args_len);
+		break;
+	case FR_REC_MAPPING:
+		rec->mapping.start = get_varint(r, S_OTHER);
+		rec->mapping.end = rec->mapping.start + get_varint(r, S_OTHER);
+		if (rec->mapping.end < rec->mapping.start)
+			r->bad = 1;
+		rec->mapping.offset = get_varint(r, S_OTHER);
+		rec->mapping.vaddr = get_varint(r, S_OTHER);
+		rec->mapping.path = get_str(r, S_OTHER, &rec->mapping.path_len);
+		rec->mapping.build_id = (const uint8_t *)get_str(r, S_OTHER, &rec->mapping.build_id_len);
+		if (rec->mapping.build_id_len > FR_BUILD_ID_MAX)
+			r->bad = 1;
+		break;
+	case FR_REC_SYMBOL:
+		rec->symbol.start = get_varint(r, S_OTHER);
+		rec->symbol.size = get_varint(r, S_OTHER);
+		if (rec->symbol.start + rec->symbol.size < rec->symbol.start)
+			r->bad = 1;
+		rec->symbol.name = get_str(r, S_OTHER, &rec->symbol.name_len);
+		rec->symbol.module = get_str(r, S_OTHER, &rec->symbol.module_len);
+		break;
+	default:
+		return -EBADMSG;
+	}
+	if (r->bad)
+		return -EBADMSG;
+	st->prev_ts = rec->ts;
+	return 0;
 }
 
 int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, size_t *pos,
 		     struct fr_record *out)
 {
-	struct reader r = { .buf = buf, .len = len, .pos = *pos };
-	/* filled in place: the caller's record is scratch until this
-	 * returns 0 */
-	struct fr_record *rec = out;
-	uint64_t v;
+	struct fr_byte_source one = { .buf = buf, .len = len, .pos = *pos };
+	struct reader r;
+	int k;
 
-	memset(rec, 0, sizeof(*rec));
-	rec->type = get_u8(&r);
-	rec->flags = get_u8(&r);
-	rec->ts = st->prev_ts + (uint64_t)get_svarint(&r);
-	v = get_varint(&r);
-	rec->pid = (uint32_t)v;
-	if (v > UINT32_MAX)
-		r.bad = 1;
-	/* unsigned arithmetic: a hostile delta must wrap, not overflow */
-	rec->tid = (uint32_t)((uint64_t)rec->pid + (uint64_t)get_svarint(&r));
-	rec->cgroup_id = get_varint(&r);
-	rec->comm_len = get_u8(&r);
-	if (rec->comm_len > FR_REC_COMM_MAX || rec->comm_len > r.len - r.pos) {
-		r.bad = 1;
-	} else if (!r.bad) {
-		/* all the room of comm in one move where the input has it */
-		if (r.len - r.pos >= FR_REC_COMM_MAX)
-			memcpy(rec->comm, r.buf + r.pos, FR_REC_COMM_MAX);
-		else
-			memcpy(rec->comm, r.buf + r.pos, rec->comm_len);
-		rec->comm[rec->comm_len] = 0;
-		r.pos += rec->comm_len;
-	}
-	if (r.bad)
-		return -EBADMSG;
+	/* out is filled in place: the caller's record is scratch until
+	 * this returns 0 */
+	reader_rows(&r, &one);
+	k = decode(st, &r, out);
+	if (k == 0)
+		*pos = one.pos;
+	return k;
+}
 
-	switch (rec->type) {
-	case FR_REC_EXEC:
-		rec->exec.ppid = (uint32_t)get_varint(&r);
-		rec->exec.filename = get_str(&r, &rec->exec.filename_len);
-		rec->exec.args = get_str(&r, &rec->exec.args_len);
-		break;
-	case FR_REC_EXIT:
-		rec->exit.status = (uint32_t)get_varint(&r);
-		break;
-	case FR_REC_FORK:
-		rec->fork.child_pid = (uint32_t)get_varint(&r);
-		break;
-	case FR_REC_SYSCALL:
-		rec->syscall.nr = (uint32_t)get_varint(&r);
-		rec->syscall.duration_ns = get_varint(&r);
-		rec->syscall.ret = get_svarint(&r);
-		break;
-	case FR_REC_OFFCPU:
-		rec->sched.duration_ns = get_varint(&r);
-		rec->sched.syscall_nr = -1; /* older chunks do not say */
-		if (st->incompat_flags & FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL) {
-			int64_t nr = get_svarint(&r);
-			if (nr < -1 || nr > INT32_MAX)
-				r.bad = 1;
-			rec->sched.syscall_nr = (int32_t)nr;
-		}
-		break;
-	case FR_REC_RUNQ:
-		rec->sched.duration_ns = get_varint(&r);
-		rec->sched.syscall_nr = -1;
-		break;
-	case FR_REC_BLOCK:
-		rec->block.dev = (uint32_t)get_varint(&r);
-		rec->block.op = (uint32_t)get_varint(&r);
-		rec->block.sector = get_varint(&r);
-		rec->block.bytes = (uint32_t)get_varint(&r);
-		rec->block.error = (int32_t)get_svarint(&r);
-		rec->block.duration_ns = get_varint(&r);
-		break;
-	case FR_REC_OOM:
-		rec->oom.rss_kb = get_varint(&r);
-		rec->oom.memcg_id = get_varint(&r);
-		rec->oom.memcg = get_str(&r, &rec->oom.memcg_len);
-		break;
-	case FR_REC_SIGNAL:
-		rec->signal.sig = (uint32_t)get_varint(&r);
-		rec->signal.sender_pid = (uint32_t)get_varint(&r);
-		rec->signal.code = (int32_t)get_svarint(&r);
-		rec->signal.result = (int32_t)get_svarint(&r);
-		rec->signal.sender_comm = get_str(&r, &rec->signal.sender_comm_len);
-		break;
-	case FR_REC_TCP: {
-		size_t alen;
-		rec->tcp.event = get_u8(&r);
-		rec->tcp.state = get_u8(&r);
-		rec->tcp.family = (uint16_t)get_varint(&r);
-		rec->tcp.sport = (uint16_t)get_varint(&r);
-		rec->tcp.dport = (uint16_t)get_varint(&r);
-		alen = rec->tcp.family == 10 ? 16 : 4;
-		if (r.bad || 2 * alen > r.len - r.pos) {
-			r.bad = 1;
-			break;
-		}
-		memcpy(rec->tcp.saddr, r.buf + r.pos, alen);
-		memcpy(rec->tcp.daddr, r.buf + r.pos + alen, alen);
-		r.pos += 2 * alen;
-		break;
+int fr_record_iter_init(struct fr_record_iter *it, uint32_t incompat_flags, const uint8_t *content,
+			size_t content_len, uint8_t *rows, size_t rows_len)
+{
+	uint64_t at = FR_REC_STREAM_TABLE;
+
+	*it = (struct fr_record_iter){ .st.incompat_flags = incompat_flags };
+	if (!(incompat_flags & FR_CHUNK_INCOMPAT_STREAMS)) {
+		if (content != rows || content_len != rows_len)
+			return -EINVAL;
+		it->src[0] = (struct fr_byte_source){ .buf = rows, .len = rows_len };
+		return 0;
 	}
-	case FR_REC_SAMPLE: {
-		uint64_t kf = get_varint(&r), uf = get_varint(&r);
-		if (kf + uf > FR_SAMPLE_FRAMES_MAX) {
-			r.bad = 1;
-			break;
-		}
-		rec->sample.kernel_frames = (uint16_t)kf;
-		rec->sample.user_frames = (uint16_t)uf;
-		rec->sample.enc = (const uint8_t *)get_str(&r, &rec->sample.enc_len);
-		break;
-	}
-	case FR_REC_SWITCH:
-		rec->sw.prev_state = (uint32_t)get_varint(&r);
-		rec->sw.next_pid = (uint32_t)get_varint(&r);
-		rec->sw.next_tid = (uint32_t)((uint64_t)rec->sw.next_pid + (uint64_t)get_svarint(&r));
-		rec->sw.next_comm = get_str(&r, &rec->sw.next_comm_len);
-		break;
-	case FR_REC_MARK:
-		rec->mark.text = get_str(&r, &rec->mark.text_len);
-		break;
-	case FR_REC_METRICS:
-		rec->metrics.json = get_str(&r, &rec->metrics.json_len);
-		break;
-	case FR_REC_TRIGGER:
-		rec->trigger.rule = get_str(&r, &rec->trigger.rule_len);
-		rec->trigger.incident = get_str(&r, &rec->trigger.incident_len);
-		break;
-	case FR_REC_GAP:
-		rec->gap.lost = get_varint(&r);
-		break;
-	case FR_REC_CGROUP:
-		rec->cgroup.path = get_str(&r, &rec->cgroup.path_len);
-		break;
-	case FR_REC_PROCESS:
-		rec->process.ppid = (uint32_t)get_varint(&r);
-		rec->process.exe = get_str(&r, &rec->process.exe_len);
-		rec->process.args = get_str(&r, &rec->process.args_len);
-		break;
-	case FR_REC_MAPPING:
-		rec->mapping.start = get_varint(&r);
-		rec->mapping.end = rec->mapping.start + get_varint(&r);
-		if (rec->mapping.end < rec->mapping.start)
-			r.bad = 1;
-		rec->mapping.offset = get_varint(&r);
-		rec->mapping.vaddr = get_varint(&r);
-		rec->mapping.path = get_str(&r, &rec->mapping.path_len);
-		rec->mapping.build_id = (const uint8_t *)get_str(&r, &rec->mapping.build_id_len);
-		if (rec->mapping.build_id_len > FR_BUILD_ID_MAX)
-			r.bad = 1;
-		break;
-	case FR_REC_SYMBOL:
-		rec->symbol.start = get_varint(&r);
-		rec->symbol.size = get_varint(&r);
-		if (rec->symbol.start + rec->symbol.size < rec->symbol.start)
-			r.bad = 1;
-		rec->symbol.name = get_str(&r, &rec->symbol.name_len);
-		rec->symbol.module = get_str(&r, &rec->symbol.module_len);
-		break;
-	default:
+	if (content_len < FR_REC_STREAM_TABLE)
 		return -EBADMSG;
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		uint32_t le;
+		memcpy(&le, content + 4 * i, 4);
+		it->src[i] = (struct fr_byte_source){ .buf = content + at, .len = le32toh(le) };
+		at += it->src[i].len;
+		if (at > content_len)
+			return -EBADMSG;
 	}
-	if (r.bad)
+	if (at != content_len || at - FR_REC_STREAM_TABLE != rows_len)
 		return -EBADMSG;
-	st->prev_ts = rec->ts;
-	*pos = r.pos;
+	it->rows = (struct fr_byte_sink){ .buf = rows, .cap = rows_len };
+	it->columns = true;
 	return 0;
+}
+
+int fr_record_iter_next(struct fr_record_iter *it, struct fr_record *out, size_t *row_pos)
+{
+	struct reader r; /* not zeroed as a whole: it is set field by field */
+	int k;
+
+	if (it->failed)
+		return -EBADMSG;
+	if (!it->columns) {
+		*row_pos = it->src[0].pos;
+		k = fr_record_decode(&it->st, it->src[0].buf, it->src[0].len, &it->src[0].pos, out);
+	} else {
+		for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+			r.c[i] = &it->src[i];
+		r.tee = &it->rows;
+		r.bad = 0;
+		*row_pos = it->rows.len;
+		k = decode(&it->st, &r, out);
+	}
+	/* a record that does not decode leaves the sources where it
+	 * failed: the iterator is done for */
+	if (k < 0)
+		it->failed = true;
+	return k;
+}
+
+bool fr_record_iter_done(const struct fr_record_iter *it)
+{
+	if (it->failed)
+		return false;
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+		if (it->src[i].pos != it->src[i].len)
+			return false;
+	return !it->columns || it->rows.len == it->rows.cap;
 }
 
 int fr_sample_frames(const struct fr_record *rec, uint64_t *out, size_t max)
 {
-	struct reader r = { .buf = rec->sample.enc, .len = rec->sample.enc_len };
+	struct fr_byte_source blob = { .buf = rec->sample.enc, .len = rec->sample.enc_len };
 	size_t n = (size_t)rec->sample.kernel_frames + rec->sample.user_frames;
+	struct reader r;
 	uint64_t prev = 0;
 
 	if (rec->type != FR_REC_SAMPLE || n > max)
 		return -EBADMSG;
+	reader_rows(&r, &blob);
 	for (size_t i = 0; i < n; i++) {
-		prev += (uint64_t)get_svarint(&r);
+		prev += (uint64_t)get_svarint(&r, S_FRAMES);
 		if (r.bad)
 			return -EBADMSG;
 		out[i] = prev;
 	}
-	return r.pos == r.len ? (int)n : -EBADMSG;
+	return blob.pos == blob.len ? (int)n : -EBADMSG;
 }

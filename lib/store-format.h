@@ -39,9 +39,15 @@
  * only in chunks that have the flag (older chunks read as before). */
 #define FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL (1u << 0) /* offcpu records end in
 							  an svarint syscall nr */
-#define FR_CHUNK_INCOMPAT_KNOWN FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL
+/* The payload holds the records in columns, not rows: FR_REC_STREAMS
+ * (record.h) u32 stream lengths, then the streams one after the other
+ * (lib/record-codec.c says which field goes where).  raw_size is still
+ * the size of the records as rows, which readers turn them back into; the
+ * zstd frame holds raw_size + 4 * FR_REC_STREAMS bytes. */
+#define FR_CHUNK_INCOMPAT_STREAMS (1u << 1)
+#define FR_CHUNK_INCOMPAT_KNOWN (FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS)
 /* What the writer sets on every chunk it makes. */
-#define FR_CHUNK_INCOMPAT_WRITE FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL
+#define FR_CHUNK_INCOMPAT_WRITE (FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS)
 
 struct fr_segment_header {
 	char magic[FR_MAGIC_LEN];

@@ -220,19 +220,22 @@ int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *use
 }
 
 int fr_store_reader_load_into(struct fr_store_reader *r, ZSTD_DCtx *dctx, const struct fr_chunk_ref *ref, uint8_t *raw,
-			      void **buf, size_t *cap)
+			      void **buf, size_t *cap, struct fr_record_iter *it)
 {
 	ssize_t n;
 	int k;
 
 	if (ref->segment >= r->nsegs)
 		return -EINVAL;
-	if (*cap < ref->info.payload_size) {
-		void *p = realloc(*buf, ref->info.payload_size);
+	/* the payload, then room to decompress a chunk in columns */
+	size_t need = ref->info.payload_size + fr_chunk_content_size(&ref->info);
+
+	if (*cap < need) {
+		void *p = realloc(*buf, need);
 		if (!p)
 			return -ENOMEM;
 		*buf = p;
-		*cap = ref->info.payload_size;
+		*cap = need;
 	}
 	n = pread(r->segs[ref->segment].fd, *buf, ref->info.payload_size,
 		  (off_t)(ref->offset + sizeof(struct fr_chunk_header)));
@@ -244,7 +247,8 @@ int fr_store_reader_load_into(struct fr_store_reader *r, ZSTD_DCtx *dctx, const 
 		__atomic_fetch_add(&r->st.chunks_damaged, 1, __ATOMIC_RELAXED);
 		return -EBADMSG;
 	}
-	k = fr_chunk_payload_decode(dctx ? dctx : r->dctx, &ref->info, *buf, raw);
+	k = fr_chunk_payload_decode(dctx ? dctx : r->dctx, &ref->info, *buf, raw,
+				   (uint8_t *)*buf + ref->info.payload_size, it);
 	if (k == -EBADMSG)
 		__atomic_fetch_add(&r->st.chunks_damaged, 1, __ATOMIC_RELAXED);
 	return k;
@@ -253,9 +257,23 @@ int fr_store_reader_load_into(struct fr_store_reader *r, ZSTD_DCtx *dctx, const 
 int fr_store_reader_load(struct fr_store_reader *r, ZSTD_DCtx *dctx, const struct fr_chunk_ref *ref, uint8_t *raw)
 {
 	_cleanup_free_ void *buf = NULL;
-	size_t cap = 0;
+	struct fr_record_iter it;
+	struct fr_record rec;
+	size_t cap = 0, at;
+	int k;
 
-	return fr_store_reader_load_into(r, dctx, ref, raw, &buf, &cap);
+	k = fr_store_reader_load_into(r, dctx, ref, raw, &buf, &cap, &it);
+	if (k < 0 || !it.columns)
+		return k;
+	/* all of it into rows */
+	for (uint32_t i = 0; i < ref->info.nrecords; i++)
+		if (fr_record_iter_next(&it, &rec, &at) < 0)
+			break;
+	if (!fr_record_iter_done(&it)) {
+		__atomic_fetch_add(&r->st.chunks_damaged, 1, __ATOMIC_RELAXED);
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 int fr_store_reader_read_chunk(struct fr_store_reader *r, const struct fr_chunk_ref *ref, uint8_t **ret,

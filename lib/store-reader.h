@@ -52,16 +52,20 @@ int fr_store_reader_read_chunk(struct fr_store_reader *r, const struct fr_chunk_
 			       size_t *ret_len);
 
 /* Reads, verifies and decompresses a chunk's payload into @raw, which
- * holds ref->info.raw_size bytes.  -EBADMSG: damaged.  With its own
- * @dctx (NULL: the reader's), a thread may load while others do. */
+ * holds ref->info.raw_size bytes: its records as rows.  -EBADMSG:
+ * damaged.  With its own @dctx (NULL: the reader's), a thread may load
+ * while others do. */
 struct ZSTD_DCtx_s;
 int fr_store_reader_load(struct fr_store_reader *r, struct ZSTD_DCtx_s *dctx, const struct fr_chunk_ref *ref,
 			 uint8_t *raw);
 /* The same, reading the compressed payload into *buf (*cap bytes, grown
  * as needed; the caller frees it): a thread loading many chunks reuses
- * one buffer instead of fresh memory for each. */
+ * one buffer instead of fresh memory for each.  Sets @it to read the
+ * records: a chunk in columns is decompressed into *buf too, and its
+ * records become rows in @raw only as @it reads them, in the one pass
+ * that decodes them (fr_chunk_payload_decode). */
 int fr_store_reader_load_into(struct fr_store_reader *r, struct ZSTD_DCtx_s *dctx, const struct fr_chunk_ref *ref,
-			      uint8_t *raw, void **buf, size_t *cap);
+			      uint8_t *raw, void **buf, size_t *cap, struct fr_record_iter *it);
 
 /* The store directory (for its kernel symbol snapshots); -EBADF when
  * reading an incident file. */

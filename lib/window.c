@@ -195,25 +195,24 @@ struct chunk_job {
 	bool done;         /* streamed: k and the rest are set */
 };
 
-/* The first pass over loaded chunk @idx: names go into its tables, and
- * each record of the window (or context for it) becomes an item in the
- * chunk's slice of them. */
+/* The first pass over loaded chunk @idx, its records read by @it (which
+ * leaves them as rows in the chunk's buffer): names go into its tables,
+ * and each record of the window (or context for it) becomes an item in
+ * the chunk's slice of them. */
 static int decode_chunk(struct fr_window *w, uint32_t idx, const struct fr_chunk_ref *ref, struct chunk_job *job,
-			uint64_t since, uint64_t until)
+			struct fr_record_iter *it, uint64_t since, uint64_t until)
 {
 	struct fr_window_chunk *c = &w->cd[idx];
 	struct fr_window_item *items = job->items;
-	struct fr_codec_state st = { .incompat_flags = ref->info.incompat_flags };
-	size_t pos = 0;
 
 	for (uint32_t i = 0; i < ref->info.nrecords; i++) {
-		size_t start = pos;
+		size_t start;
 		struct fr_record local;
 		/* streamed, each record is decoded where it is kept (a record
 		 * not kept is overwritten by the next) */
 		struct fr_record *rec = job->ents && job->n < job->max ? &job->ents[job->n].r : &local;
 
-		if (fr_record_decode(&st, c->buf, ref->info.raw_size, &pos, rec) < 0) {
+		if (fr_record_iter_next(it, rec, &start) < 0) {
 			job->bad = ref->info.nrecords - i;
 			break;
 		}
@@ -497,9 +496,11 @@ static void load_chunk(struct fr_window *w, struct fr_store_reader *r, const str
 	}
 	if (job->lines)
 		job->ents = t->ents;
-	job->k = fr_store_reader_load_into(r, t->dctx, ref, job->buf, &t->buf, &t->cap);
+	struct fr_record_iter it;
+
+	job->k = fr_store_reader_load_into(r, t->dctx, ref, job->buf, &t->buf, &t->cap, &it);
 	if (job->k == 0)
-		job->k = decode_chunk(w, job->idx, ref, job, q->since_ns, q->until_ns);
+		job->k = decode_chunk(w, job->idx, ref, job, &it, q->since_ns, q->until_ns);
 	if (job->k == 0 && job->lines)
 		job->k = chunk_lines(w, q, job->idx, job, t->slot);
 	if (job->lines)

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Writes the seed corpora committed under tests/fuzz/corpus/: small valid
- * segment files (every record type, two CPUs, a keyframe chunk) and the raw
- * record streams inside them, in the format of today.  Regenerate with
+ * segment files (every record type, two CPUs, a keyframe chunk) and the
+ * records inside them, as rows (seed-*) and as the columns a chunk holds
+ * (columns-seed-*), in the format of today.  Regenerate with
  *   build-fuzz/tests/fuzz/gen-seeds tests/fuzz/corpus
  * (the files named old-format-* are seeds written before the chunk flag
- * FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL, kept as they were).
+ * FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL, rows-format-* before
+ * FR_CHUNK_INCOMPAT_STREAMS, kept as they were).
  */
+#include <endian.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +21,14 @@
 #include "store-format.h"
 #include "store-writer.h"
 
-/* Records go into the chunk and, encoded the same way, into a raw stream
- * (the seed for fuzz-records). */
+/* Records go into the chunk and, encoded the same way, into rows and
+ * columns (the seeds for fuzz-records). */
 struct raw {
 	uint8_t buf[8192];
 	size_t len;
-	struct fr_codec_state st;
+	struct fr_codec_state st, cst;
+	struct fr_record_streams cols;
+	uint8_t col_buf[FR_REC_STREAMS][2048];
 };
 
 static void add(struct fr_chunk_builder *b, struct raw *raw, const struct fr_record *r)
@@ -31,7 +37,29 @@ static void add(struct fr_chunk_builder *b, struct raw *raw, const struct fr_rec
 
 	if (n > 0)
 		raw->len = (size_t)n;
+	if (!raw->cols.s[0].buf)
+		for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+			raw->cols.s[i] = (struct fr_byte_sink){ .buf = raw->col_buf[i], .cap = sizeof(raw->col_buf[i]) };
+	(void)fr_record_encode_streams(&raw->cst, r, &raw->cols, SIZE_MAX);
 	fr_chunk_builder_add(b, r);
+}
+
+/* The columns as a chunk's content: the stream table, then the streams. */
+static int write_columns(const char *path, const struct raw *raw)
+{
+	FILE *f = fopen(path, "we");
+	int bad;
+
+	if (!f)
+		return -1;
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		uint32_t le = htole32((uint32_t)raw->cols.s[i].len);
+		fwrite(&le, 4, 1, f);
+	}
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+		fwrite(raw->cols.s[i].buf, 1, raw->cols.s[i].len, f);
+	bad = ferror(f);
+	return fclose(f) == 0 && !bad ? 0 : -1;
 }
 
 static void add_all(struct fr_chunk_builder *b, struct raw *raw, uint64_t ts, unsigned variant)
@@ -132,7 +160,9 @@ int main(int argc, char **argv)
 		for (unsigned c = 0; c <= seed; c++) {
 			struct fr_chunk_builder *b;
 			/* encoded as the builder encodes the chunk */
-			struct raw raw = { .st.incompat_flags = FR_CHUNK_INCOMPAT_WRITE };
+			static struct raw raw;
+			raw = (struct raw){ .st.incompat_flags = FR_CHUNK_INCOMPAT_WRITE,
+					    .cst.incompat_flags = FR_CHUNK_INCOMPAT_WRITE };
 			FILE *f;
 			void *buf;
 			size_t len;
@@ -150,6 +180,9 @@ int main(int argc, char **argv)
 			snprintf(cmd, sizeof(cmd), "%s/records/seed-%u-%u", argv[1], seed, c);
 			f = fopen(cmd, "we");
 			if (!f || fwrite(raw.buf, 1, raw.len, f) != raw.len || fclose(f) != 0)
+				return 1;
+			snprintf(cmd, sizeof(cmd), "%s/records/columns-seed-%u-%u", argv[1], seed, c);
+			if (write_columns(cmd, &raw) < 0)
 				return 1;
 			fr_chunk_builder_close(b, cctx, 0, boot, &buf, &len);
 			fr_store_writer_append(w, buf, len);

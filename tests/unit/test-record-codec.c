@@ -2,9 +2,11 @@
 /* The record codec: every type round-trips, in the chunk format of today
  * and in the one before FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL (stores and
  * incidents written before must read as they did); truncated or corrupted
- * input is refused without reading outside the buffer.  Through a real
- * store: chunks of both formats read back, and a chunk with an
- * incompatible flag this reader does not know is refused, not misread. */
+ * input is refused without reading outside the buffer.  Records written in
+ * columns (FR_CHUNK_INCOMPAT_STREAMS) come back as the very rows the row
+ * encoder makes, and damaged streams are refused.  Through a real store:
+ * chunks of every format read back, and a chunk with an incompatible flag
+ * this reader does not know is refused, not misread. */
 #include <endian.h>
 #include <errno.h>
 #include <stdint.h>
@@ -373,9 +375,19 @@ static void check_store(void)
 	for (unsigned i = 0; i < 3; i++)
 		CHECK_EQ(fr_chunk_builder_add(b, &now[i]), 0);
 	CHECK_EQ(fr_chunk_builder_close(b, cctx, 0, boot, &buf, &len), 0);
-	CHECK_EQ(le32toh(((struct fr_chunk_header *)buf)->incompat_flags), FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL);
+	CHECK_EQ(le32toh(((struct fr_chunk_header *)buf)->incompat_flags), FR_CHUNK_INCOMPAT_WRITE);
+	CHECK(FR_CHUNK_INCOMPAT_WRITE & FR_CHUNK_INCOMPAT_STREAMS);
 	CHECK_EQ(fr_store_writer_append(w, buf, len), 0);
 	fr_chunk_builder_free(b);
+
+	/* pid 6: rows with syscall numbers, as stores before columns hold them */
+	{
+		struct fr_codec_state e = { .incompat_flags = NEW };
+		struct fr_record r = offcpu(2500, 6, 7);
+		rl = (size_t)fr_record_encode(&e, &r, raw, sizeof(raw), 0);
+		buf = make_chunk(raw, rl, 1, 2500, 2500, NEW, &len);
+		CHECK_EQ(fr_store_writer_append(w, buf, len), 0);
+	}
 
 	/* pid 4, then a gap: the format before, as stores hold it */
 	{
@@ -405,7 +417,7 @@ static void check_store(void)
 		struct fr_store_reader_stats rs;
 		struct fr_store_reader *r;
 		struct fr_window *win;
-		int32_t nr[6] = { 99, 99, 99, 99, 99, 99 };
+		int32_t nr[7] = { 99, 99, 99, 99, 99, 99, 99 };
 		unsigned seen = 0, gaps = 0;
 
 		CHECK_EQ(fr_store_reader_open(dir, &r), 0);
@@ -416,7 +428,7 @@ static void check_store(void)
 				CHECK_EQ(fr_window_get(win, i, &e), 0);
 				if (e.r.type == FR_REC_GAP && e.r.gap.lost == 9)
 					gaps++;
-				if (e.r.type != FR_REC_OFFCPU || e.r.pid < 1 || e.r.pid > 5)
+				if (e.r.type != FR_REC_OFFCPU || e.r.pid < 1 || e.r.pid > 6)
 					continue;
 				seen++;
 				nr[e.r.pid] = e.r.sched.syscall_nr;
@@ -425,13 +437,14 @@ static void check_store(void)
 			if (!streamed)
 				break;
 		}
-		CHECK_EQ(seen, 4);
+		CHECK_EQ(seen, 5);
 		CHECK_EQ(gaps, 1);
 		CHECK_EQ(nr[1], 0);
 		CHECK_EQ(nr[2], -1);
 		CHECK_EQ(nr[3], 230);
 		CHECK_EQ(nr[4], -1); /* the old format does not say */
 		CHECK_EQ(nr[5], 99); /* never read */
+		CHECK_EQ(nr[6], 7);
 		CHECK_EQ(win ? win->records_bad : 1, 0);
 		fr_store_reader_get_stats(r, &rs);
 		CHECK_EQ(rs.chunks_unsupported, 1);
@@ -443,6 +456,141 @@ static void check_store(void)
 	char cmd[100];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CHECK_EQ(system(cmd), 0);
+}
+
+/* Reads @n records of @content (columns with @flags) into @rows: 0 when
+ * all decode, and use the content up exactly. */
+static int columns_to_rows(uint32_t flags, uint32_t n, const uint8_t *content, size_t content_len, uint8_t *rows,
+			   size_t rows_len)
+{
+	struct fr_record_iter it;
+	struct fr_record r;
+	size_t at;
+	int k = fr_record_iter_init(&it, flags, content, content_len, rows, rows_len);
+
+	for (uint32_t i = 0; i < n && k == 0; i++)
+		k = fr_record_iter_next(&it, &r, &at);
+	return k < 0 ? k : fr_record_iter_done(&it) ? 0 : -EBADMSG;
+}
+
+/* @lens as a stream table, then the bytes of @streams: a chunk's content */
+static uint8_t *content_of(const uint32_t lens[FR_REC_STREAMS], const uint8_t *streams, size_t len, size_t *ret)
+{
+	uint8_t *c = malloc(FR_REC_STREAM_TABLE + len); /* exact: ASan sees over-reads */
+
+	CHECK(c != NULL);
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		uint32_t le = htole32(lens[i]);
+		memcpy(c + 4 * i, &le, 4);
+	}
+	memcpy(c + FR_REC_STREAM_TABLE, streams, len);
+	*ret = FR_REC_STREAM_TABLE + len;
+	return c;
+}
+
+/* Every record of @in (@n) in columns and as rows, with @flags: the
+ * columns must turn back into the same rows, with the decoded records
+ * pointing into them, and damaged columns must be refused without
+ * reading outside them. */
+static void check_streams(const struct fr_record *in, unsigned n, uint32_t flags)
+{
+	struct fr_codec_state es = { .incompat_flags = flags }, er = { .incompat_flags = flags };
+	struct fr_record_streams st;
+	uint8_t rows[16384], back[16384], flat[16384];
+	uint32_t lens[FR_REC_STREAMS];
+	size_t rl = 0, total = 0, cl;
+	uint8_t *content;
+
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		st.s[i] = (struct fr_byte_sink){ .buf = malloc(4096), .cap = 4096 };
+		CHECK(st.s[i].buf != NULL);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		int k = fr_record_encode_streams(&es, &in[i], &st, SIZE_MAX);
+		int r = fr_record_encode(&er, &in[i], rows, sizeof(rows), rl);
+		CHECK(k > 0 && r > 0);
+		CHECK_EQ((size_t)k, (size_t)r - rl); /* the same bytes, elsewhere */
+		rl = (size_t)r;
+		total += (size_t)k;
+	}
+	CHECK_EQ(total, rl);
+	CHECK_EQ(es.prev_ts, er.prev_ts);
+
+	/* no room: refused, nothing written, the time delta base kept */
+	{
+		size_t before[FR_REC_STREAMS];
+		uint64_t prev = es.prev_ts;
+		for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+			before[i] = st.s[i].len;
+		CHECK_EQ(fr_record_encode_streams(&es, &in[0], &st, 3), -ENOBUFS);
+		for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+			CHECK_EQ(st.s[i].len, before[i]);
+		CHECK_EQ(es.prev_ts, prev);
+	}
+
+	total = 0;
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		memcpy(flat + total, st.s[i].buf, st.s[i].len);
+		lens[i] = (uint32_t)st.s[i].len;
+		total += lens[i];
+		free(st.s[i].buf);
+	}
+	content = content_of(lens, flat, total, &cl);
+
+	/* record by record: the rows of the row encoder, and each record
+	 * what was encoded, pointing into the rows */
+	{
+		struct fr_record_iter it;
+		struct fr_record out;
+		size_t at;
+		memset(back, 0xaa, sizeof(back));
+		CHECK_EQ(fr_record_iter_init(&it, flags, content, cl, back, rl), 0);
+		for (unsigned i = 0; i < n; i++) {
+			CHECK_EQ(fr_record_iter_next(&it, &out, &at), 0);
+			check_same(&in[i], &out, flags);
+			if (out.type == FR_REC_EXEC)
+				CHECK((const uint8_t *)out.exec.filename > back + at &&
+				      (const uint8_t *)out.exec.filename < back + rl);
+		}
+		CHECK(fr_record_iter_done(&it));
+		CHECK(memcmp(back, rows, rl) == 0);
+	}
+	CHECK_EQ(columns_to_rows(flags, n, content, cl, back, rl), 0);
+
+	/* a record more or fewer than the streams hold, rows of another
+	 * size, a table longer than the content */
+	CHECK_EQ(columns_to_rows(flags, n + 1, content, cl, back, rl), -EBADMSG);
+	CHECK_EQ(columns_to_rows(flags, n - 1, content, cl, back, rl), -EBADMSG);
+	CHECK_EQ(columns_to_rows(flags, n, content, cl, back, rl - 1), -EBADMSG);
+	CHECK_EQ(columns_to_rows(flags, n, content, cl, back, rl + 1), -EBADMSG);
+	CHECK_EQ(columns_to_rows(flags, n, content, cl - 1, back, rl), -EBADMSG);
+	CHECK_EQ(columns_to_rows(flags, n, content, FR_REC_STREAM_TABLE - 1, back, rl), -EBADMSG);
+	free(content);
+
+	/* each stream a byte short (its last byte cut out of the content,
+	 * which is of its exact size: ASan sees over-reads); and a byte
+	 * moved from one stream to the next */
+	for (unsigned i = 0, off = 0; i < FR_REC_STREAMS; off += lens[i], i++) {
+		uint8_t cut[16384];
+		if (!lens[i])
+			continue;
+		memcpy(cut, flat, off + lens[i] - 1);
+		memcpy(cut + off + lens[i] - 1, flat + off + lens[i], total - off - lens[i]);
+		lens[i]--;
+		content = content_of(lens, cut, total - 1, &cl);
+		CHECK_EQ(columns_to_rows(flags, n, content, cl, back, rl - 1), -EBADMSG);
+		free(content);
+		lens[i]++;
+		if (i + 1 < FR_REC_STREAMS) {
+			lens[i]--;
+			lens[i + 1]++;
+			content = content_of(lens, flat, total, &cl);
+			CHECK_EQ(columns_to_rows(flags, n, content, cl, back, rl), -EBADMSG);
+			free(content);
+			lens[i]++;
+			lens[i + 1]--;
+		}
+	}
 }
 
 int main(void)
@@ -582,6 +730,8 @@ int main(void)
 		p = 0;
 		CHECK_EQ(fr_record_decode(&d, bad2, sizeof(bad2), &p, &out), -EBADMSG);
 	}
+	check_streams(in, N, NEW | FR_CHUNK_INCOMPAT_STREAMS);
+	check_streams(in, N, FR_CHUNK_INCOMPAT_STREAMS);
 	check_store();
 	CHECK_STR(fr_record_type_name(FR_REC_SYSCALL), "syscall");
 	CHECK_EQ(fr_record_type_from_name("gap"), FR_REC_GAP);
