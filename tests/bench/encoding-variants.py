@@ -5,12 +5,13 @@
 # sources.sched.full (for example by sched-events.sh's configuration under
 # `perf bench sched pipe`).  Per CPU, records are cut into chunks of about
 # 256 KiB of the current encoding; each chunk is encoded as:
-#   row          the store's encoding today (lib/record-codec.c): fields of
-#                a record one after the other, timestamps as deltas
+#   row          the store's encoding as rows (lib/record-codec.c): fields
+#                of a record one after the other, timestamps as deltas
 #   ts-split     the same, with the timestamp deltas in a stream of their own
 #   intern-row   each task (pid, tid, cgroup, comm) written once per chunk,
 #                then referred to by its index (prev and next of a switch)
-#   columns      every field in a stream of its own
+#   columns      every field in a stream of its own (what chunks hold
+#                since FR_CHUNK_INCOMPAT_STREAMS)
 #   intern-cols  interned tasks, every field in a stream of its own
 # and compressed with `zstd -3` (the default level).  Prints raw and
 # compressed bytes per record for each.
@@ -106,7 +107,7 @@ def main():
         recs.sort(key=lambda r: ns(r["time"]))
         i = 0
         while i < len(recs):
-            # a chunk: about 256 KiB of today's encoding (34 bytes a switch)
+            # a chunk: about 256 KiB of rows (34 bytes a switch)
             j = min(len(recs), i + 256 * 1024 // 34)
             for k, b in encode(recs[i:j]).items():
                 raw[k] = raw.get(k, 0) + len(b)
