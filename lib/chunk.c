@@ -193,11 +193,10 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	if (b->count == 0)
 		return -ENODATA;
 	/* the stream table, then the streams */
+	fr_record_streams_table(&b->streams, b->content);
 	content = FR_REC_STREAM_TABLE;
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
 		const struct fr_byte_sink *st = &b->streams.s[i];
-		uint32_t le = htole32((uint32_t)st->len);
-		memcpy(b->content + 4 * i, &le, 4);
 		memcpy(b->content + content, st->buf, st->len);
 		content += st->len;
 	}

@@ -17,8 +17,8 @@
  *
  * That is a record as a row.  Chunks store their records in columns
  * (FR_CHUNK_INCOMPAT_STREAMS): the same bytes, each field's in the stream
- * of its kind (enum stream), which readers turn back into rows once after
- * decompression.  Every field is written and read here, with its stream
+ * of its kind (enum stream), which readers turn back into rows as they
+ * decode the records.  Every field is written and read here, with its stream
  * named, so the two layouts cannot drift apart.
  */
 #include <endian.h>
@@ -688,6 +688,14 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 	if (k == 0)
 		*pos = one.pos;
 	return k;
+}
+
+void fr_record_streams_table(const struct fr_record_streams *s, uint8_t table[FR_REC_STREAM_TABLE])
+{
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		uint32_t le = htole32((uint32_t)s->s[i].len);
+		memcpy(table + 4 * i, &le, 4);
+	}
 }
 
 int fr_record_iter_init(struct fr_record_iter *it, uint32_t incompat_flags, const uint8_t *content,

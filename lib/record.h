@@ -252,6 +252,9 @@ struct fr_record_streams {
  * little-endian), then the streams one after the other. */
 #define FR_REC_STREAM_TABLE (4 * FR_REC_STREAMS)
 
+/* Writes the table of @s's stream lengths to @table. */
+void fr_record_streams_table(const struct fr_record_streams *s, uint8_t table[FR_REC_STREAM_TABLE]);
+
 /* Appends @r's fields to their streams; returns the bytes added, or
  * -ENOBUFS when a stream is full or they would be more than @room
  * (nothing written). */

@@ -9,7 +9,6 @@
  * FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL, rows-format-* before
  * FR_CHUNK_INCOMPAT_STREAMS, kept as they were).
  */
-#include <endian.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,15 +46,14 @@ static void add(struct fr_chunk_builder *b, struct raw *raw, const struct fr_rec
 /* The columns as a chunk's content: the stream table, then the streams. */
 static int write_columns(const char *path, const struct raw *raw)
 {
+	uint8_t table[FR_REC_STREAM_TABLE];
 	FILE *f = fopen(path, "we");
 	int bad;
 
 	if (!f)
 		return -1;
-	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
-		uint32_t le = htole32((uint32_t)raw->cols.s[i].len);
-		fwrite(&le, 4, 1, f);
-	}
+	fr_record_streams_table(&raw->cols, table);
+	fwrite(table, 1, sizeof(table), f);
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
 		fwrite(raw->cols.s[i].buf, 1, raw->cols.s[i].len, f);
 	bad = ferror(f);
