@@ -360,101 +360,100 @@ int fr_record_encode_streams(struct fr_codec_state *st, const struct fr_record *
 	return (int)added;
 }
 
-/* Reads come from the source of their stream (a row reader has one
- * source behind every stream); with a tee, the bytes of each field are
- * copied there as they are read, rows out of columns, and what a record
- * points to is the copy. */
+/* Reads come from the cursor of their stream (rows have one, c[0], for
+ * every stream); from columns, the bytes of each field are copied to the
+ * tee as they are read, rows out of columns, and what a record points to
+ * is the copy.  A reader is a local of the function that decodes, its
+ * cursors copied in and out once for a batch of records: were they
+ * reached through pointers, every byte written to the tee or the record
+ * (stores that may alias anything, the more so with -fno-strict-aliasing)
+ * would make the compiler load them from memory again and store them
+ * back; that took as long as the decoding itself. */
 struct reader {
-	struct fr_byte_source *c[FR_REC_STREAMS];
-	struct fr_byte_sink *tee;
-	int bad;
+	struct fr_byte_cursor c[FR_REC_STREAMS];
+	bool columns; /* a constant where decode() is inlined */
+	bool bad;
+	uint8_t *tee, *tee_end;
 };
 
-static void reader_rows(struct reader *r, struct fr_byte_source *one)
+static _always_inline_ struct fr_byte_cursor *cur(struct reader *r, enum stream sid)
 {
-	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-		r->c[i] = one;
-	r->tee = NULL;
-	r->bad = 0;
+	return &r->c[r->columns ? sid : 0];
 }
 
-/* Copies @n bytes at @p to the tee; returns where they are now.  Most
- * fields are a byte: that one without a call. */
-static _always_inline_ const uint8_t *tee(struct reader *r, const uint8_t *p, size_t n)
+/* Consumes @n bytes at @c (which has them); returns where they are now:
+ * copied to the tee from columns.  Every byte read from the columns is
+ * written once to the tee, and the rows are as long as the columns
+ * (fr_record_iter_init()): it cannot overflow; checked all the same. */
+static _always_inline_ const uint8_t *take(struct reader *r, struct fr_byte_cursor *c, size_t n)
 {
-	struct fr_byte_sink *t = r->tee;
-	uint8_t *to = t->buf + t->len;
+	const uint8_t *p = c->p;
 
-	if (n > t->cap - t->len) {
-		r->bad = 1;
+	c->p += n;
+	if (!r->columns)
+		return p;
+	if (n > (size_t)(r->tee_end - r->tee)) {
+		r->bad = true;
 		return p;
 	}
+	uint8_t *to = r->tee;
 	if (n == 1)
 		*to = *p;
 	else
 		memcpy(to, p, n);
-	t->len += n;
+	r->tee += n;
 	return to;
 }
 
 static _always_inline_ uint8_t get_u8(struct reader *r, enum stream sid)
 {
-	struct fr_byte_source *c = r->c[sid];
+	struct fr_byte_cursor *c = cur(r, sid);
 
-	if (c->pos >= c->len) {
-		r->bad = 1;
+	if (c->p >= c->end) {
+		r->bad = true;
 		return 0;
 	}
-	if (r->tee)
-		tee(r, c->buf + c->pos, 1);
-	return c->buf[c->pos++];
+	return *take(r, c, 1);
 }
 
-static uint64_t get_varint_long(struct reader *r, struct fr_byte_source *c)
+/* A varint of more than one byte at @c (which has one byte at least):
+ * its value and length, or 0 and a length of 0 when it is malformed. */
+static uint64_t varint_long(const struct fr_byte_cursor *c, size_t *len)
 {
+	size_t avail = (size_t)(c->end - c->p);
 	uint64_t v = 0;
 
-	/* the longest varint fits: no bounds check per byte */
-	if (c->pos <= c->len && c->len - c->pos >= 10) {
-		const uint8_t *p = c->buf + c->pos;
-		for (unsigned i = 0; i < 10; i++) {
-			v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-			if (!(p[i] & 0x80)) {
-				c->pos += i + 1;
-				return v;
-			}
-		}
-		r->bad = 1; /* more than 10 bytes */
-		return 0;
-	}
-	for (unsigned shift = 0; shift < 64; shift += 7) {
-		uint8_t b;
-		if (c->pos >= c->len) {
-			r->bad = 1;
-			return 0;
-		}
-		b = c->buf[c->pos++];
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
+	for (size_t i = 0; i < 10 && i < avail; i++) {
+		v |= (uint64_t)(c->p[i] & 0x7f) << (7 * i);
+		if (!(c->p[i] & 0x80)) {
+			*len = i + 1;
 			return v;
+		}
 	}
-	r->bad = 1; /* more than 10 bytes */
+	*len = 0; /* cut short, or more than 10 bytes */
 	return 0;
 }
 
 /* Most values (deltas, small numbers, lengths) take one byte. */
 static _always_inline_ uint64_t get_varint(struct reader *r, enum stream sid)
 {
-	struct fr_byte_source *c = r->c[sid];
-	size_t start = c->pos;
+	struct fr_byte_cursor *c = cur(r, sid);
+	size_t len = 1;
 	uint64_t v;
 
-	if (c->pos < c->len && c->buf[c->pos] < 0x80)
-		v = c->buf[c->pos++];
-	else
-		v = get_varint_long(r, c);
-	if (r->tee && !r->bad)
-		tee(r, c->buf + start, c->pos - start);
+	if (c->p >= c->end) {
+		r->bad = true;
+		return 0;
+	}
+	v = *c->p;
+	if (v >= 0x80) {
+		v = varint_long(c, &len);
+		if (!len) {
+			r->bad = true;
+			return 0;
+		}
+	}
+	take(r, c, len);
 	return v;
 }
 
@@ -467,18 +466,13 @@ static _always_inline_ int64_t get_svarint(struct reader *r, enum stream sid)
 /* @n bytes where they are, or NULL (bad) when the stream is shorter. */
 static _always_inline_ const uint8_t *get_bytes(struct reader *r, enum stream sid, size_t n)
 {
-	struct fr_byte_source *c = r->c[sid];
-	const uint8_t *p;
+	struct fr_byte_cursor *c = cur(r, sid);
 
-	if (r->bad || n > c->len - c->pos) {
-		r->bad = 1;
+	if (r->bad || n > (size_t)(c->end - c->p)) {
+		r->bad = true;
 		return NULL;
 	}
-	p = c->buf + c->pos;
-	c->pos += n;
-	if (r->tee)
-		p = tee(r, p, n);
-	return p;
+	return take(r, c, n);
 }
 
 static _always_inline_ const char *get_str(struct reader *r, enum stream sid, uint32_t *n)
@@ -487,7 +481,7 @@ static _always_inline_ const char *get_str(struct reader *r, enum stream sid, ui
 	const uint8_t *p = l <= UINT32_MAX ? get_bytes(r, sid, (size_t)l) : NULL;
 
 	if (!p) {
-		r->bad = 1;
+		r->bad = true;
 		*n = 0;
 		return "";
 	}
@@ -496,28 +490,28 @@ static _always_inline_ const char *get_str(struct reader *r, enum stream sid, ui
 }
 
 /* The comm: a length byte, then at most FR_REC_COMM_MAX bytes. */
-static void get_comm(struct reader *r, struct fr_record *rec)
+static _always_inline_ void get_comm(struct reader *r, struct fr_record *rec)
 {
-	struct fr_byte_source *c;
+	struct fr_byte_cursor *c;
+	size_t avail;
 
 	rec->comm_len = get_u8(r, S_COMM);
-	c = r->c[S_COMM];
-	if (r->bad || rec->comm_len > FR_REC_COMM_MAX || rec->comm_len > c->len - c->pos) {
-		r->bad = 1;
+	c = cur(r, S_COMM);
+	avail = (size_t)(c->end - c->p);
+	if (r->bad || rec->comm_len > FR_REC_COMM_MAX || rec->comm_len > avail) {
+		r->bad = true;
 		return;
 	}
 	/* all the room of comm in one move where the input has it */
-	if (c->len - c->pos >= FR_REC_COMM_MAX)
-		memcpy(rec->comm, c->buf + c->pos, FR_REC_COMM_MAX);
+	if (avail >= FR_REC_COMM_MAX)
+		memcpy(rec->comm, c->p, FR_REC_COMM_MAX);
 	else
-		memcpy(rec->comm, c->buf + c->pos, rec->comm_len);
+		memcpy(rec->comm, c->p, rec->comm_len);
 	rec->comm[rec->comm_len] = 0;
-	if (r->tee)
-		tee(r, c->buf + c->pos, rec->comm_len);
-	c->pos += rec->comm_len;
+	take(r, c, rec->comm_len);
 }
 
-static int decode(struct fr_codec_state *st, struct reader *r, struct fr_record *rec)
+static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, struct fr_record *rec)
 {
 	/* copied, not memset: GCC makes a memset of this size a rep stos,
 	 * which costs more than the rest of a small record's decoding */
@@ -531,7 +525,7 @@ static int decode(struct fr_codec_state *st, struct reader *r, struct fr_record 
 	v = get_varint(r, S_PID);
 	rec->pid = (uint32_t)v;
 	if (v > UINT32_MAX)
-		r->bad = 1;
+		r->bad = true;
 	/* unsigned arithmetic: a hostile delta must wrap, not overflow */
 	rec->tid = (uint32_t)((uint64_t)rec->pid + (uint64_t)get_svarint(r, S_TID));
 	rec->cgroup_id = get_varint(r, S_CGROUP);
@@ -562,7 +556,7 @@ static int decode(struct fr_codec_state *st, struct reader *r, struct fr_record 
 		if (st->incompat_flags & FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL) {
 			int64_t nr = get_svarint(r, S_NR);
 			if (nr < -1 || nr > INT32_MAX)
-				r->bad = 1;
+				r->bad = true;
 			rec->sched.syscall_nr = (int32_t)nr;
 		}
 		break;
@@ -610,7 +604,7 @@ static int decode(struct fr_codec_state *st, struct reader *r, struct fr_record 
 	case FR_REC_SAMPLE: {
 		uint64_t kf = get_varint(r, S_FRAMES), uf = get_varint(r, S_FRAMES);
 		if (kf + uf > FR_SAMPLE_FRAMES_MAX) {
-			r->bad = 1;
+			r->bad = true;
 			break;
 		}
 		rec->sample.kernel_frames = (uint16_t)kf;
@@ -649,19 +643,19 @@ static int decode(struct fr_codec_state *st, struct reader *r, struct fr_record 
 		rec->mapping.start = get_varint(r, S_OTHER);
 		rec->mapping.end = rec->mapping.start + get_varint(r, S_OTHER);
 		if (rec->mapping.end < rec->mapping.start)
-			r->bad = 1;
+			r->bad = true;
 		rec->mapping.offset = get_varint(r, S_OTHER);
 		rec->mapping.vaddr = get_varint(r, S_OTHER);
 		rec->mapping.path = get_str(r, S_OTHER, &rec->mapping.path_len);
 		rec->mapping.build_id = (const uint8_t *)get_str(r, S_OTHER, &rec->mapping.build_id_len);
 		if (rec->mapping.build_id_len > FR_BUILD_ID_MAX)
-			r->bad = 1;
+			r->bad = true;
 		break;
 	case FR_REC_SYMBOL:
 		rec->symbol.start = get_varint(r, S_OTHER);
 		rec->symbol.size = get_varint(r, S_OTHER);
 		if (rec->symbol.start + rec->symbol.size < rec->symbol.start)
-			r->bad = 1;
+			r->bad = true;
 		rec->symbol.name = get_str(r, S_OTHER, &rec->symbol.name_len);
 		rec->symbol.module = get_str(r, S_OTHER, &rec->symbol.module_len);
 		break;
@@ -674,19 +668,36 @@ static int decode(struct fr_codec_state *st, struct reader *r, struct fr_record 
 	return 0;
 }
 
-int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, size_t *pos,
-		     struct fr_record *out)
+/* Decodes the record at @c, rows; advances @c past it when it decodes. */
+static int decode_row(struct fr_codec_state *st, struct fr_byte_cursor *c, struct fr_record *out)
 {
-	struct fr_byte_source one = { .buf = buf, .len = len, .pos = *pos };
 	struct reader r;
 	int k;
 
-	/* out is filled in place: the caller's record is scratch until
-	 * this returns 0 */
-	reader_rows(&r, &one);
+	r.c[0] = *c;
+	r.columns = false;
+	r.bad = false;
+	r.tee = r.tee_end = NULL;
 	k = decode(st, &r, out);
 	if (k == 0)
-		*pos = one.pos;
+		*c = r.c[0];
+	return k;
+}
+
+int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, size_t *pos,
+		     struct fr_record *out)
+{
+	struct fr_byte_cursor c;
+	int k;
+
+	if (*pos > len)
+		return -EBADMSG;
+	/* out is filled in place: the caller's record is scratch until
+	 * this returns 0 */
+	c = (struct fr_byte_cursor){ buf + *pos, buf + len };
+	k = decode_row(st, &c, out);
+	if (k == 0)
+		*pos = (size_t)(c.p - buf);
 	return k;
 }
 
@@ -704,10 +715,11 @@ int fr_record_iter_init(struct fr_record_iter *it, uint32_t incompat_flags, cons
 	uint64_t at = FR_REC_STREAM_TABLE;
 
 	*it = (struct fr_record_iter){ .st.incompat_flags = incompat_flags };
+	it->rows = (struct fr_byte_sink){ .buf = rows, .cap = rows_len };
 	if (!(incompat_flags & FR_CHUNK_INCOMPAT_STREAMS)) {
 		if (content != rows || content_len != rows_len)
 			return -EINVAL;
-		it->src[0] = (struct fr_byte_source){ .buf = rows, .len = rows_len };
+		it->cur[0] = (struct fr_byte_cursor){ rows, rows + rows_len };
 		return 0;
 	}
 	if (content_len < FR_REC_STREAM_TABLE)
@@ -715,41 +727,59 @@ int fr_record_iter_init(struct fr_record_iter *it, uint32_t incompat_flags, cons
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
 		uint32_t le;
 		memcpy(&le, content + 4 * i, 4);
-		it->src[i] = (struct fr_byte_source){ .buf = content + at, .len = le32toh(le) };
-		at += it->src[i].len;
-		if (at > content_len)
+		if (le32toh(le) > content_len - at)
 			return -EBADMSG;
+		it->cur[i] = (struct fr_byte_cursor){ content + at, content + at + le32toh(le) };
+		at += le32toh(le);
 	}
+	/* the rows take exactly the bytes of the columns: the tee cannot
+	 * run out of room */
 	if (at != content_len || at - FR_REC_STREAM_TABLE != rows_len)
 		return -EBADMSG;
-	it->rows = (struct fr_byte_sink){ .buf = rows, .cap = rows_len };
 	it->columns = true;
 	return 0;
 }
 
-int fr_record_iter_next(struct fr_record_iter *it, struct fr_record *out, size_t *row_pos)
+size_t fr_record_iter_read(struct fr_record_iter *it, void *out, size_t stride, size_t *row_pos, size_t n)
 {
-	struct reader r; /* not zeroed as a whole: it is set field by field */
-	int k;
+	struct reader r;
+	size_t i = 0;
 
 	if (it->failed)
-		return -EBADMSG;
+		return 0;
 	if (!it->columns) {
-		*row_pos = it->src[0].pos;
-		k = fr_record_decode(&it->st, it->src[0].buf, it->src[0].len, &it->src[0].pos, out);
+		for (; i < n; i++) {
+			row_pos[i] = (size_t)(it->cur[0].p - it->rows.buf);
+			if (decode_row(&it->st, &it->cur[0], (struct fr_record *)((uint8_t *)out + i * stride)) < 0)
+				break;
+		}
 	} else {
-		for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-			r.c[i] = &it->src[i];
-		r.tee = &it->rows;
-		r.bad = 0;
-		*row_pos = it->rows.len;
-		k = decode(&it->st, &r, out);
+		/* in and out of a local once for all @n (struct reader says why) */
+		for (unsigned s = 0; s < FR_REC_STREAMS; s++)
+			r.c[s] = it->cur[s];
+		r.columns = true;
+		r.bad = false;
+		r.tee = it->rows.buf + it->rows.len;
+		r.tee_end = it->rows.buf + it->rows.cap;
+		for (; i < n; i++) {
+			row_pos[i] = (size_t)(r.tee - it->rows.buf);
+			if (decode(&it->st, &r, (struct fr_record *)((uint8_t *)out + i * stride)) < 0)
+				break;
+		}
+		for (unsigned s = 0; s < FR_REC_STREAMS; s++)
+			it->cur[s].p = r.c[s].p;
+		it->rows.len = (size_t)(r.tee - it->rows.buf);
 	}
-	/* a record that does not decode leaves the sources where it
+	/* a record that does not decode leaves the cursors where it
 	 * failed: the iterator is done for */
-	if (k < 0)
+	if (i < n)
 		it->failed = true;
-	return k;
+	return i;
+}
+
+int fr_record_iter_next(struct fr_record_iter *it, struct fr_record *out, size_t *row_pos)
+{
+	return fr_record_iter_read(it, out, sizeof(*out), row_pos, 1) == 1 ? 0 : -EBADMSG;
 }
 
 bool fr_record_iter_done(const struct fr_record_iter *it)
@@ -757,26 +787,24 @@ bool fr_record_iter_done(const struct fr_record_iter *it)
 	if (it->failed)
 		return false;
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-		if (it->src[i].pos != it->src[i].len)
+		if (it->cur[i].p != it->cur[i].end)
 			return false;
 	return !it->columns || it->rows.len == it->rows.cap;
 }
 
 int fr_sample_frames(const struct fr_record *rec, uint64_t *out, size_t max)
 {
-	struct fr_byte_source blob = { .buf = rec->sample.enc, .len = rec->sample.enc_len };
+	struct reader r = { .c[0] = { rec->sample.enc, rec->sample.enc + rec->sample.enc_len } };
 	size_t n = (size_t)rec->sample.kernel_frames + rec->sample.user_frames;
-	struct reader r;
 	uint64_t prev = 0;
 
 	if (rec->type != FR_REC_SAMPLE || n > max)
 		return -EBADMSG;
-	reader_rows(&r, &blob);
 	for (size_t i = 0; i < n; i++) {
 		prev += (uint64_t)get_svarint(&r, S_FRAMES);
 		if (r.bad)
 			return -EBADMSG;
 		out[i] = prev;
 	}
-	return blob.pos == blob.len ? (int)n : -EBADMSG;
+	return r.c[0].p == r.c[0].end ? (int)n : -EBADMSG;
 }

@@ -195,63 +195,85 @@ struct chunk_job {
 	bool done;         /* streamed: k and the rest are set */
 };
 
+/* Records decoded at once (7 KiB of them, on the stack). */
+#define DECODE_BATCH 64
+
+/* Record @rec of loaded chunk @idx, its row at @start: a name goes into
+ * the chunk's tables; a record of the window (or context for it) becomes
+ * the next item of the chunk's slice, and streamed, the next entry. */
+static int chunk_record(struct fr_window *w, uint32_t idx, const struct fr_chunk_ref *ref, struct chunk_job *job,
+			struct fr_record *rec, size_t start, uint64_t since, uint64_t until)
+{
+	struct fr_window_chunk *c = &w->cd[idx];
+
+	if (rec->type == FR_REC_MAPPING || rec->type == FR_REC_SYMBOL)
+		return fr_symtab_add(&c->symtab, rec) < 0 ? -ENOMEM : 0;
+	if (rec->type == FR_REC_CGROUP) {
+		if (grow((void **)&c->cg, &c->cgcap, c->ncg + 1, sizeof(*c->cg)) < 0)
+			return -ENOMEM;
+		c->cg[c->ncg] = (struct cgroup_desc){ rec->cgroup_id, rec->cgroup.path, rec->cgroup.path_len,
+						      (uint32_t)c->ncg };
+		c->ncg++;
+		return 0;
+	}
+	uint64_t wall = rec->ts + (uint64_t)ref->info.realtime_offset;
+	bool hidden = false;
+	/* keyframe records, and exec/fork records before the window,
+	 * are kept as context: they name the window's processes */
+	if (rec->type == FR_REC_PROCESS)
+		hidden = true;
+	else if (wall > until)
+		return 0;
+	else if (wall < since) {
+		if (rec->type != FR_REC_EXEC && rec->type != FR_REC_FORK)
+			return 0;
+		hidden = true;
+	}
+	if (job->n == job->max) /* cannot be: a record takes 7 bytes at least */
+		return -EBADMSG;
+	if (job->ents) {
+		struct fr_record *to = &job->ents[job->n].r;
+		if (to != rec)
+			*to = *rec;
+		to->cpu = ref->info.cpu;
+		if (job->rec_off)
+			job->rec_off[job->n] = (uint32_t)start;
+		start = job->n;
+	}
+	job->items[job->n++] = (struct fr_window_item){ .wall_ns = wall, .chunk = idx, .pos = (uint32_t)start,
+							 .pid = rec->pid, .type = rec->type, .hidden = hidden };
+	return 0;
+}
+
 /* The first pass over loaded chunk @idx, its records read by @it (which
- * leaves them as rows in the chunk's buffer): names go into its tables,
- * and each record of the window (or context for it) becomes an item in
- * the chunk's slice of them. */
+ * leaves them as rows in the chunk's buffer) in batches: names go into
+ * its tables, and each record of the window (or context for it) becomes
+ * an item in the chunk's slice of them. */
 static int decode_chunk(struct fr_window *w, uint32_t idx, const struct fr_chunk_ref *ref, struct chunk_job *job,
 			struct fr_record_iter *it, uint64_t since, uint64_t until)
 {
 	struct fr_window_chunk *c = &w->cd[idx];
-	struct fr_window_item *items = job->items;
+	struct fr_record batch[DECODE_BATCH];
+	size_t starts[DECODE_BATCH];
 
-	for (uint32_t i = 0; i < ref->info.nrecords; i++) {
-		size_t start;
-		struct fr_record local;
-		/* streamed, each record is decoded where it is kept (a record
-		 * not kept is overwritten by the next) */
-		struct fr_record *rec = job->ents && job->n < job->max ? &job->ents[job->n].r : &local;
+	for (uint32_t i = 0; i < ref->info.nrecords;) {
+		size_t want = MIN(ref->info.nrecords - i, DECODE_BATCH), got;
+		/* streamed, records are decoded where they are kept (those
+		 * not kept are overwritten, or moved over by those after) */
+		struct fr_window_entry *in_place = job->ents && job->max - job->n >= want ? &job->ents[job->n] : NULL;
+		int k;
 
-		if (fr_record_iter_next(it, rec, &start) < 0) {
+		got = in_place ? fr_record_iter_read(it, &in_place->r, sizeof(*in_place), starts, want)
+			       : fr_record_iter_read(it, batch, sizeof(*batch), starts, want);
+		for (size_t j = 0; j < got; j++)
+			if ((k = chunk_record(w, idx, ref, job, in_place ? &in_place[j].r : &batch[j], starts[j], since,
+					      until)) < 0)
+				return k;
+		i += (uint32_t)got;
+		if (got < want) {
 			job->bad = ref->info.nrecords - i;
 			break;
 		}
-		if (rec->type == FR_REC_MAPPING || rec->type == FR_REC_SYMBOL) {
-			if (fr_symtab_add(&c->symtab, rec) < 0)
-				return -ENOMEM;
-			continue;
-		}
-		if (rec->type == FR_REC_CGROUP) {
-			if (grow((void **)&c->cg, &c->cgcap, c->ncg + 1, sizeof(*c->cg)) < 0)
-				return -ENOMEM;
-			c->cg[c->ncg] = (struct cgroup_desc){ rec->cgroup_id, rec->cgroup.path, rec->cgroup.path_len,
-							      (uint32_t)c->ncg };
-			c->ncg++;
-			continue;
-		}
-		uint64_t wall = rec->ts + (uint64_t)ref->info.realtime_offset;
-		bool hidden = false;
-		/* keyframe records, and exec/fork records before the window,
-		 * are kept as context: they name the window's processes */
-		if (rec->type == FR_REC_PROCESS)
-			hidden = true;
-		else if (wall > until)
-			continue;
-		else if (wall < since) {
-			if (rec->type != FR_REC_EXEC && rec->type != FR_REC_FORK)
-				continue;
-			hidden = true;
-		}
-		if (job->n == job->max) /* cannot be: a record takes 7 bytes at least */
-			return -EBADMSG;
-		if (job->ents) {
-			rec->cpu = ref->info.cpu;
-			if (job->rec_off)
-				job->rec_off[job->n] = (uint32_t)start;
-			start = job->n;
-		}
-		items[job->n++] = (struct fr_window_item){ .wall_ns = wall, .chunk = idx, .pos = (uint32_t)start,
-							    .pid = rec->pid, .type = rec->type, .hidden = hidden };
 	}
 	cgroups_finish(c);
 	fr_symtab_finish(&c->symtab);

@@ -2,10 +2,12 @@
 /* libFuzzer target: the input is a decompressed chunk payload, a stream of
  * encoded records; decode until the end or the first malformed record, as
  * a chunk of each format would be read (without and with the chunk flags
- * that add fields), and again as the columns of a chunk that has them. */
+ * that add fields), and again as the columns of a chunk that has them,
+ * one record at a time and in batches. */
 #include <stdint.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "record.h"
 #include "store-format.h"
@@ -52,6 +54,31 @@ static void decode_all(const uint8_t *data, size_t size, uint32_t incompat_flags
 	fr_symtab_done(&t);
 }
 
+/* Columns read in batches of 5 (fr_record_iter_read()) must give what
+ * one record at a time gave: @n records, @rows_len bytes of @rows. */
+static void columns_batched(const uint8_t *data, size_t size, uint32_t incompat_flags, unsigned n,
+			    const uint8_t *rows, size_t rows_len)
+{
+	size_t len = size - FR_REC_STREAM_TABLE, at[5], got, total = 0;
+	uint8_t *again = malloc(len ? len : 1);
+	struct fr_record_iter it;
+	struct fr_record r[5];
+
+	if (!again)
+		return;
+	if (fr_record_iter_init(&it, incompat_flags | FR_CHUNK_INCOMPAT_STREAMS, data, size, again, len) != 0)
+		__builtin_trap(); /* it did the first time */
+	do {
+		got = fr_record_iter_read(&it, r, sizeof(r[0]), at, 5);
+		total += got;
+	} while (got == 5);
+	/* one at a time stopped at the end (not a failure): a batch may
+	 * have gone on to fail there, with the same records before */
+	if (total != n || it.rows.len != rows_len || memcmp(again, rows, rows_len) != 0)
+		__builtin_trap();
+	free(again);
+}
+
 /* The input as a chunk's content in columns: records are read until one
  * does not decode or the content is used up; used up, the rows they
  * became must decode as the same number of records, to the byte. */
@@ -72,12 +99,14 @@ static void columns_all(const uint8_t *data, size_t size, uint32_t incompat_flag
 	if (fr_record_iter_init(&it, incompat_flags | FR_CHUNK_INCOMPAT_STREAMS, data, size, rows, len) == 0) {
 		while (!fr_record_iter_done(&it) && fr_record_iter_next(&it, &r, &at) == 0)
 			n++;
+		columns_batched(data, size, incompat_flags, n, rows, it.rows.len);
 		if (fr_record_iter_done(&it)) {
 			struct fr_codec_state st = { .incompat_flags = incompat_flags };
 			size_t pos = 0;
-			while (n > 0 && fr_record_decode(&st, rows, len, &pos, &r) == 0)
-				n--;
-			if (n != 0 || pos != len)
+			unsigned left = n;
+			while (left > 0 && fr_record_decode(&st, rows, len, &pos, &r) == 0)
+				left--;
+			if (left != 0 || pos != len)
 				__builtin_trap(); /* the rows are not what was read */
 			decode_all(rows, len, incompat_flags);
 		}
