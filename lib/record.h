@@ -274,7 +274,8 @@ struct fr_byte_cursor {
 struct fr_record_iter {
 	struct fr_codec_state st;
 	struct fr_byte_cursor cur[FR_REC_STREAMS]; /* rows: cur[0] only */
-	struct fr_byte_sink rows;                  /* columns: they go here */
+	struct fr_byte_sink rows; /* columns are written here as rows; rows
+				     are read from here (cur[0]) */
 	bool columns;
 	bool failed; /* a record did not decode: no more are read */
 };
