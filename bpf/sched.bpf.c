@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Scheduler latency.  Off-CPU: a task that blocks (switched out not
- * runnable) is stamped; when it next runs, the interval is reported if
- * longer than offcpu_threshold_ns.  Run queue: a task woken, or preempted
- * while runnable, is stamped; when it gets the CPU, the wait is reported if
- * longer than runq_threshold_ns.  Per-task state in task storage; the
- * record's time is the start of the interval.  An off-CPU record also says
- * which system call the task was blocked in, read from its saved user
- * registers only when the record is made, so that with the syscall source
- * off slow blocking calls stay visible at no cost per system call.
+ * Scheduler latency, all from sched_switch.  Off-CPU: a task that blocks
+ * (switched out not runnable) is stamped; when it next runs, the interval
+ * is reported if longer than offcpu_threshold_ns.  Run queue: when a task
+ * gets the CPU, the time it waited for one since it last had one is
+ * reported if longer than runq_threshold_ns.  That wait the kernel keeps
+ * already (CONFIG_SCHED_INFO: sched_info.run_delay, last_queued; the
+ * tracepoint runs before sched_info_switch() counts this arrival), so no
+ * program runs on wakeups: the wakeup programs that stamped a task as it
+ * became runnable cost as much as the switch program itself.  Per-task
+ * state in task storage; the record's time is the start of the interval.
+ * An off-CPU record also says which system call the task was blocked in,
+ * read from its saved user registers only when the record is made, so
+ * that with the syscall source off slow blocking calls stay visible at no
+ * cost per system call.
  */
 #include "emit.bpf.h"
 
@@ -16,8 +21,10 @@
 #define PF_KTHREAD 0x00200000
 
 struct fr_sched_state {
-	__u64 offcpu_ts; /* blocked since */
-	__u64 runq_ts;   /* runnable, waiting for a CPU, since */
+	__u64 offcpu_ts; /* blocked since; 0: not blocked */
+	__u64 run_delay; /* its sched_info run delay when it last got a CPU */
+	__u32 arrived;   /* run_delay is set: the runq_epoch it was set in */
+	__u32 pad;
 };
 
 struct {
@@ -33,6 +40,9 @@ __u64 runq_threshold_ns = 50000000;
 bool offcpu_enabled = true;
 bool runq_enabled = true;
 bool full = false; /* every context switch, for short high-fidelity use */
+/* changed by the daemon whenever it sets the inputs: run delays stamped
+ * before (when run queue latency was off, and stamps stopped) are stale */
+__u32 runq_epoch = 1;
 
 static __always_inline struct fr_sched_state *state(struct task_struct *t, bool create)
 {
@@ -109,31 +119,31 @@ static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start,
 	fr_submit(e, ring);
 }
 
-/* a runnable task is about to wait for a CPU, since @now (0: read the
- * clock; sched_switch has read it already) */
-static __always_inline void mark_runnable(struct task_struct *t, __u64 now)
+/* How long @t, about to get this CPU, waited for one since it last had
+ * one: the run delay the kernel is about to add (its run_delay total, plus
+ * the wait on this run queue it has not added yet) less the total when
+ * @t last got a CPU.  Waits on other run queues before a migration count,
+ * as they do in the kernel's total.  Sets *@total to the new total. */
+static __always_inline __u64 runq_wait(struct task_struct *t, const struct fr_sched_state *s, __u64 *total)
 {
-	struct fr_sched_state *s;
+	__u64 queued, clock, here = 0, sum;
 
-	if (!runq_enabled || t->pid == 0 || is_self(t))
-		return;
-	s = state(t, true);
-	if (s)
-		s->runq_ts = now ? now : bpf_ktime_get_boot_ns();
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(fr_wakeup, struct task_struct *p)
-{
-	mark_runnable(p, 0);
-	return 0;
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(fr_wakeup_new, struct task_struct *p)
-{
-	mark_runnable(p, 0);
-	return 0;
+	/* no CONFIG_SCHED_INFO, or no CONFIG_FAIR_GROUP_SCHED (the way to the
+	 * run queue: the runqueues per-CPU symbol needs KALLSYMS_ALL) */
+	if (!bpf_core_field_exists(t->sched_info.last_queued) || !bpf_core_field_exists(t->se.cfs_rq))
+		return 0;
+	/* the clock of its run queue, this CPU's: sched_info's clock */
+	clock = t->se.cfs_rq->rq->clock;
+	queued = t->sched_info.last_queued;
+	if (queued && clock > queued)
+		here = clock - queued;
+	sum = t->sched_info.run_delay + here;
+	*total = sum;
+	if (s->arrived == runq_epoch)
+		return sum > s->run_delay ? sum - s->run_delay : 0;
+	/* first seen: all of its total when it never ran, else the wait on
+	 * this run queue (earlier waits cannot be told apart) */
+	return t->sched_info.pcount == 0 ? sum : here;
 }
 
 SEC("tp_btf/sched_switch")
@@ -159,27 +169,27 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 		}
 	}
 
-	/* prev leaves the CPU: still runnable (preempted) or blocked */
-	if (prev->pid != 0 && !is_self(prev)) {
-		if (prev_state == 0 /* TASK_RUNNING */) {
-			mark_runnable(prev, now);
-		} else if (offcpu_enabled) {
-			s = state(prev, true);
-			if (s)
-				s->offcpu_ts = now;
-		}
+	/* prev leaves the CPU blocked (a preempted one is still runnable:
+	 * the kernel counts its wait) */
+	if (offcpu_enabled && prev_state != 0 /* TASK_RUNNING */ && prev->pid != 0 && !is_self(prev)) {
+		s = state(prev, true);
+		if (s)
+			s->offcpu_ts = now;
 	}
 
 	/* next gets the CPU: close its intervals */
 	if (next->pid == 0 || is_self(next))
 		return 0;
-	s = state(next, false);
+	s = state(next, runq_enabled);
 	if (!s)
 		return 0;
-	if (s->runq_ts) {
-		if (now - s->runq_ts >= runq_threshold_ns)
-			emit(next, FR_EV_RUNQ, s->runq_ts, now, -1);
-		s->runq_ts = 0;
+	if (runq_enabled) {
+		__u64 total = 0, wait = runq_wait(next, s, &total);
+
+		if (wait >= runq_threshold_ns && wait <= now)
+			emit(next, FR_EV_RUNQ, now - wait, now, -1);
+		s->run_delay = total;
+		s->arrived = runq_epoch;
 	}
 	if (s->offcpu_ts) {
 		if (now - s->offcpu_ts >= offcpu_threshold_ns)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ static const char *const names[FR_SRC__MAX] = {
 static const char *const what[FR_SRC__MAX] = {
 	[FR_SRC_PROC] = "exec, fork, exit",
 	[FR_SRC_SYSCALL] = "raw_tp sys_enter/sys_exit",
-	[FR_SRC_SCHED] = "tp_btf sched_switch/sched_wakeup",
+	[FR_SRC_SCHED] = "tp_btf sched_switch",
 	[FR_SRC_BLOCK] = "tp_btf block_rq_issue/block_rq_complete",
 	[FR_SRC_OOM] = "tp_btf mark_victim",
 	[FR_SRC_SIGNAL] = "tp_btf signal_generate",
@@ -90,13 +91,46 @@ static void apply_syscall(struct syscall_bpf *o, const struct fr_conf *c)
 	memcpy(o->bss->exclude, c->syscall_exclude, sizeof(o->bss->exclude));
 }
 
+/* Whether the kernel's BTF has struct @type with member @member. */
+static bool btf_has_member(const struct btf *btf, const char *type, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (unsigned i = 0; t && i < btf_vlen(t); i++)
+		if (strcmp(btf__name_by_offset(btf, m[i].name_off), member) == 0)
+			return true;
+	return false;
+}
+
+/* The program reads run-queue waits from the kernel's own accounting
+ * (sched.bpf.c): it needs CONFIG_SCHED_INFO and CONFIG_FAIR_GROUP_SCHED. */
+static bool runq_supported(void)
+{
+	static int supported = -1;
+
+	if (supported < 0) {
+		struct btf *btf = btf__load_vmlinux_btf();
+		supported = btf && btf_has_member(btf, "sched_info", "last_queued") &&
+			    btf_has_member(btf, "sched_entity", "cfs_rq");
+		btf__free(btf);
+	}
+	return supported;
+}
+
 static void apply_sched(struct sched_bpf *o, const struct fr_conf *c)
 {
+	if (c->runq_enabled && !runq_supported())
+		log_warning("Run-queue latency (sources.sched.runq) is not recorded: this kernel lacks "
+			    "CONFIG_SCHED_INFO or CONFIG_FAIR_GROUP_SCHED, whose accounting it is read from.");
 	o->data->offcpu_enabled = c->offcpu_enabled;
 	o->data->offcpu_threshold_ns = c->offcpu_threshold_ns;
 	o->data->runq_enabled = c->runq_enabled;
 	o->data->runq_threshold_ns = c->runq_threshold_ns;
 	o->bss->full = c->sched_full; /* zero-initialised: .bss */
+	if (++o->data->runq_epoch == 0) /* 0 is a task never stamped */
+		o->data->runq_epoch = 1;
 }
 
 static void apply_block(struct block_bpf *o, const struct fr_conf *c)

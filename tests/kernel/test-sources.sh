@@ -1,6 +1,10 @@
 #!/bin/bash
 # Every source against a real workload, with low thresholds:
-#   runq    two busy loops pinned to one CPU wait for it in turn
+#   runq    two busy loops pinned to one CPU wait for it in turn; two
+#           sleeps pinned to CPU 0 wake while a SCHED_FIFO loop holds it
+#           for 400 ms: one waits it out (~300 ms), the other is moved to
+#           CPU 1 halfway and runs there (~150 ms: its wait on CPU 0
+#           counts, although the run queue it got the CPU from is another)
 #   offcpu  a read() blocked 300 ms on a pipe: the record says read (in
 #           JSON, text and report), and an offcpu_latency rule filtered on
 #           read fires while one filtered on write does not; a nanosleep()
@@ -64,6 +68,15 @@ taskset -c 0 bash -c "$spin" & S2=$!
 OUT=$("$HELPERS/fr-block-read" offcpu-marker 300)
 BPID=$(jq .pid <<<"$OUT")
 wait $S1 $S2
+# runq after a wakeup, and across a migration
+taskset -c 0 sleep 0.15 & W1=$!
+taskset -c 0 sleep 0.15 & W2=$!
+sleep 0.05
+timeout 0.4 chrt -f 10 taskset -c 0 bash -c 'while :; do :; done' & RT=$!
+sleep 0.25
+taskset -p -c 1 $W2 >/dev/null
+wait $W1 $W2
+wait $RT || true
 # offcpu in no system call: stopped on the way back from an interrupt
 # (500 ms: over the 250 ms looked for even if it waited for a CPU to stop)
 "$HELPERS/fr-offcpu" spin & SPIN=$!
@@ -135,6 +148,10 @@ check() { jq -e -s "$1" "$T/dump.json" >/dev/null || fail "$2"; ok "$3"; }
 
 check "any(.[]; .type == \"runq\" and (.pid == $S1 or .pid == $S2) and .duration_ns >= 2000000)" \
 	"no runq record for the busy loops $S1/$S2" "runq: a busy loop waited behind the other on CPU 0"
+check "any(.[]; .type == \"runq\" and .pid == $W1 and .duration_ns >= 250000000 and .duration_ns <= 400000000)" \
+	"no runq record of about 300 ms for $W1" "runq: a woken sleep waited ~300 ms behind a SCHED_FIFO loop"
+check "any(.[]; .type == \"runq\" and .pid == $W2 and .duration_ns >= 100000000 and .duration_ns <= 250000000)" \
+	"no runq record of about 150 ms for $W2" "runq: one moved to another CPU while waiting: ~150 ms, its wait before the move included"
 check "any(.[]; .type == \"offcpu\" and .pid == $BPID and .duration_ns >= 270000000 and .duration_ns <= 400000000)" \
 	"no offcpu record of about 300 ms for $BPID" "offcpu: the blocked read's thread was off-CPU about 300 ms"
 check "any(.[]; .type == \"offcpu\" and .pid == $BPID and .duration_ns >= 270000000 and .syscall == \"read\" and .nr == 0)" \
