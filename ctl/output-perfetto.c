@@ -45,6 +45,7 @@
 struct name {
 	uint32_t pid;
 	bool sched; /* has a scheduling track */
+	uint64_t sched_end; /* where the last slice on it ends */
 	char comm[FR_REC_COMM_MAX + 1];
 	char *exe; /* process name, from the exe; NULL: none */
 };
@@ -235,7 +236,8 @@ static void close_running(struct fr_perfetto *p, unsigned cpu, uint64_t now)
 	args = json_object_new_object();
 	json_object_object_add(args, "pid", json_object_new_int64(c->pid));
 	json_object_object_add(args, "tid", json_object_new_int64(c->tid));
-	slice(p, c->comm, "sched", c->start, now - c->start, CPUS_PID, CPUS_PID + 1 + cpu, args);
+	/* a CPU's switch times are in order (sched.bpf.c); not trusted */
+	slice(p, c->comm, "sched", c->start, now > c->start ? now - c->start : 0, CPUS_PID, CPUS_PID + 1 + cpu, args);
 	c->open = false;
 }
 
@@ -338,12 +340,26 @@ void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr
 			json_object_object_add(a, "syscall", nm ? json_object_new_string(nm) : NULL);
 			json_object_object_add(a, "nr", json_object_new_int64(r->sched.syscall_nr));
 		}
-		slice(p, r->type == FR_REC_OFFCPU ? "off-CPU" : "run queue", "sched", e->wall_ns, r->sched.duration_ns,
-		      r->pid, r->tid | SCHED_TID_BIT, a);
 		{
+			/* The scheduler's clock, converted in BPF with an offset
+			 * that moves by a few us (sched.bpf.c): one interval may
+			 * start that much before the last one ended.  A slice
+			 * cannot; it starts where the last one ends (the exact
+			 * duration is in its args).  A run-queue wait ends with
+			 * the off-CPU interval it is part of: nested. */
 			struct name *t = fr_pid_map_get(&p->threads, r->tid);
-			if (t)
+			uint64_t start = e->wall_ns, dur = r->sched.duration_ns;
+
+			if (t && start < t->sched_end && start + dur > t->sched_end) {
+				dur -= t->sched_end - start;
+				start = t->sched_end;
+			}
+			slice(p, r->type == FR_REC_OFFCPU ? "off-CPU" : "run queue", "sched", start, dur,
+			      r->pid, r->tid | SCHED_TID_BIT, a);
+			if (t) {
 				t->sched = true;
+				t->sched_end = MAX(t->sched_end, start + dur);
+			}
 		}
 		break;
 	case FR_REC_BLOCK:

@@ -19,6 +19,9 @@
 #   tcp     packets dropped with nftables between two network namespaces
 #           force retransmits; a connect to a closed port is reset
 #   mark    frctl mark and the annotation socket
+#   switch  full mode, switched on by reload, records every context switch;
+#           the times it converts from the run queue clock agree with
+#           the CPU samples' on who ran when (switch-clock.py)
 BUILD=$1
 HELPERS=$2
 . "$(dirname "$0")/lib.sh"
@@ -211,6 +214,9 @@ check "any(.[]; .type == \"metrics\" and (.cpus | length) == $(nproc) and .memor
 	"metrics: per-CPU, memory, load, disk latency percentiles, top processes"
 check "any(.[]; .type == \"switch\" and .pid == $S1) and any(.[]; .type == \"switch\" and .next_pid == $S2)" \
 	"no switch records between the busy loops (full mode after reload)" "switch: full mode, switched on by SIGHUP, records every context switch"
+python3 "$(dirname "$0")/switch-clock.py" "$T/dump.json" "$S1" "$S2" >"$T/clock.out" ||
+	fail "the switch records and the samples of $S1/$S2 disagree on who ran when: $(tail -3 "$T/clock.out")"
+ok "switch: their times (run queue clock, converted) and the samples' (CLOCK_BOOTTIME) agree: $(tail -1 "$T/clock.out")"
 "$FRCTL" --store "$T/store" status --json | jq -e '[.sources[] | select(.enabled and (.attached | not))] | length == 0' >/dev/null ||
 	fail "a source is enabled but not attached"
 ok "status: every enabled source attached"

@@ -1,0 +1,56 @@
+#!/usr/bin/python3
+# switch-clock.py DUMP.json TID... : do the switch records (full mode) and
+# the CPU samples of the same run agree on who was on a CPU?
+#
+# The two come from different clocks in BPF: a sample reads CLOCK_BOOTTIME,
+# the switch program converts the run queue's clock (sched.bpf.c, "Time").
+# For every sample of one of TIDs, the last switch before it on its CPU
+# must have switched to that thread.  Samples closer than TOLERANCE_NS to a
+# switch on their CPU are not judged.  A conversion off by more than that
+# misplaces switches against samples; with two threads taking turns on a
+# CPU every few ms, some samples then fall on the wrong side of one.
+# Prints one line; exits 1 when a sample disagrees or too few were judged.
+import bisect
+import json
+import sys
+from datetime import datetime, timezone
+
+TOLERANCE_NS = 50_000
+MIN_JUDGED = 10
+
+
+def ns(t):
+    sec, frac = t.rstrip("Z").split(".")
+    whole = datetime.strptime(sec, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+    return int(whole.timestamp()) * 1_000_000_000 + int(frac.ljust(9, "0"))
+
+
+def main():
+    tids = {int(t) for t in sys.argv[2:]}
+    switches = {}  # cpu -> [(ns, next_tid)]
+    samples = []
+    with open(sys.argv[1]) as f:
+        for line in f:
+            r = json.loads(line)
+            if r["type"] == "switch":
+                switches.setdefault(r["cpu"], []).append((ns(r["time"]), r["next_tid"]))
+            elif r["type"] == "sample" and r["tid"] in tids:
+                samples.append((r["cpu"], ns(r["time"]), r["tid"]))
+    for s in switches.values():
+        s.sort()
+    judged = bad = 0
+    for cpu, t, tid in samples:
+        s = switches.get(cpu, [])
+        i = bisect.bisect_right(s, (t, float("inf")))
+        if i == 0 or t - s[i - 1][0] < TOLERANCE_NS or (i < len(s) and s[i][0] - t < TOLERANCE_NS):
+            continue
+        judged += 1
+        if s[i - 1][1] != tid:
+            bad += 1
+            print(f"sample of {tid} on CPU {cpu} at {t}: the switch {t - s[i - 1][0]} ns before went to {s[i - 1][1]}")
+    print(f"{judged} samples judged (of {len(samples)}), {bad} disagree with the switch records")
+    return 1 if bad or judged < MIN_JUDGED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
