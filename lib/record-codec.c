@@ -88,33 +88,55 @@ enum stream {
 };
 _Static_assert(S_OTHER + 1 == FR_REC_STREAMS, "the stream count of record.h");
 
-/* Writes go to the sink of their stream; a row writer has one sink behind
- * every stream. */
-struct writer {
-	struct fr_byte_sink *s[FR_REC_STREAMS];
-	int overflow;
+/* Writes go to the cursor of their stream (rows have one, c[0], behind
+ * every stream).  Like a reader (below), a writer is a local of the
+ * function that encodes, its cursors plain pointers copied in and out once
+ * a record, and every function that writes is inlined: so the compiler
+ * knows the bytes written cannot change the cursors, and keeps them in
+ * registers instead of loading and storing them around every byte. */
+struct wcursor {
+	uint8_t *p, *end;
 };
 
-static void writer_rows(struct writer *w, struct fr_byte_sink *one)
+struct writer {
+	struct wcursor c[FR_REC_STREAMS];
+	size_t added; /* bytes written, all streams */
+	bool columns; /* a constant where encode() is inlined */
+	bool overflow;
+};
+
+static _always_inline_ struct wcursor *wcur(struct writer *w, enum stream sid)
 {
-	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-		w->s[i] = one;
-	w->overflow = 0;
+	return &w->c[w->columns ? sid : 0];
 }
 
-static void put_u8(struct writer *w, enum stream sid, uint8_t v)
+static _always_inline_ void put_u8(struct writer *w, enum stream sid, uint8_t v)
 {
-	struct fr_byte_sink *s = w->s[sid];
+	struct wcursor *c = wcur(w, sid);
 
-	if (s->len >= s->cap) {
-		w->overflow = 1;
+	if (c->p >= c->end) {
+		w->overflow = true;
 		return;
 	}
-	s->buf[s->len++] = v;
+	*c->p++ = v;
+	w->added++;
 }
 
-static void put_varint(struct writer *w, enum stream sid, uint64_t v)
+static _always_inline_ void put_varint(struct writer *w, enum stream sid, uint64_t v)
 {
+	struct wcursor *c = wcur(w, sid);
+
+	if (c->end - c->p >= 10) { /* room for any: no test a byte */
+		uint8_t *p = c->p;
+		while (v >= 0x80) {
+			*p++ = (uint8_t)(v | 0x80);
+			v >>= 7;
+		}
+		*p++ = (uint8_t)v;
+		w->added += (size_t)(p - c->p);
+		c->p = p;
+		return;
+	}
 	while (v >= 0x80) {
 		put_u8(w, sid, (uint8_t)(v | 0x80));
 		v >>= 7;
@@ -122,25 +144,26 @@ static void put_varint(struct writer *w, enum stream sid, uint64_t v)
 	put_u8(w, sid, (uint8_t)v);
 }
 
-static void put_svarint(struct writer *w, enum stream sid, int64_t v)
+static _always_inline_ void put_svarint(struct writer *w, enum stream sid, int64_t v)
 {
 	put_varint(w, sid, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
 
-static void put_bytes(struct writer *w, enum stream sid, const void *p, size_t n)
+static _always_inline_ void put_bytes(struct writer *w, enum stream sid, const void *p, size_t n)
 {
-	struct fr_byte_sink *s = w->s[sid];
+	struct wcursor *c = wcur(w, sid);
 
-	if (n > s->cap - s->len) {
-		w->overflow = 1;
+	if (n > (size_t)(c->end - c->p)) {
+		w->overflow = true;
 		return;
 	}
 	if (n)
-		memcpy(s->buf + s->len, p, n);
-	s->len += n;
+		memcpy(c->p, p, n);
+	c->p += n;
+	w->added += n;
 }
 
-static void put_str(struct writer *w, enum stream sid, const char *p, uint32_t n)
+static _always_inline_ void put_str(struct writer *w, enum stream sid, const char *p, uint32_t n)
 {
 	put_varint(w, sid, n);
 	put_bytes(w, sid, p, n);
@@ -181,7 +204,7 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 	return n;
 }
 
-static int encode(struct fr_codec_state *st, const struct fr_record *r, struct writer *w)
+static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_record *r, struct writer *w)
 {
 	uint8_t comm_len = fr_comm_len(r->comm);
 
@@ -252,12 +275,10 @@ static int encode(struct fr_codec_state *st, const struct fr_record *r, struct w
 		/* frames as zigzag deltas from the previous frame: addresses of
 		 * one stack are close, so most take 2-4 bytes, not 9 */
 		uint8_t blob[FR_SAMPLE_FRAMES_MAX * 10];
-		struct fr_byte_sink bs = { .buf = blob, .cap = sizeof(blob) };
-		struct writer b;
+		struct writer b = { .c[0] = { blob, blob + sizeof(blob) } };
 		uint64_t prev = 0;
 		if (r->sample.kernel_frames + r->sample.user_frames > FR_SAMPLE_FRAMES_MAX)
 			return -EINVAL;
-		writer_rows(&b, &bs);
 		for (unsigned i = 0; i < r->sample.kernel_frames + r->sample.user_frames; i++) {
 			uint64_t a = i < r->sample.kernel_frames ? r->sample.kframes[i]
 								 : r->sample.uframes[i - r->sample.kernel_frames];
@@ -266,7 +287,7 @@ static int encode(struct fr_codec_state *st, const struct fr_record *r, struct w
 		}
 		put_varint(w, S_FRAMES, r->sample.kernel_frames);
 		put_varint(w, S_FRAMES, r->sample.user_frames);
-		put_str(w, S_FRAMES, (const char *)blob, (uint32_t)bs.len);
+		put_str(w, S_FRAMES, (const char *)blob, (uint32_t)(b.c[0].p - blob));
 		break;
 	}
 	case FR_REC_SWITCH:
@@ -324,40 +345,37 @@ static int encode(struct fr_codec_state *st, const struct fr_record *r, struct w
 int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8_t *buf,
 		     size_t cap, size_t len)
 {
-	struct fr_byte_sink one = { .buf = buf, .cap = cap, .len = len };
-	struct writer w;
-	int k;
+	struct writer w = { .c[0] = { buf + len, buf + cap } };
+	int k = encode(st, r, &w);
 
-	writer_rows(&w, &one);
-	k = encode(st, r, &w);
-	return k < 0 ? k : (int)one.len;
+	return k < 0 ? k : (int)(w.c[0].p - buf);
 }
 
 int fr_record_encode_streams(struct fr_codec_state *st, const struct fr_record *r,
 			     struct fr_record_streams *out, size_t room)
 {
-	size_t before[FR_REC_STREAMS], added = 0;
 	uint64_t prev_ts = st->prev_ts;
-	struct writer w = {};
+	struct writer w; /* not zeroed: a record's time is spent there */
 	int k;
 
+	w.added = 0;
+	w.columns = true;
+	w.overflow = false;
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
-		before[i] = out->s[i].len;
-		w.s[i] = &out->s[i];
+		w.c[i].p = out->s[i].buf + out->s[i].len;
+		w.c[i].end = out->s[i].buf + out->s[i].cap;
 	}
 	k = encode(st, r, &w);
-	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-		added += out->s[i].len - before[i];
-	if (k == 0 && added > room)
+	if (k == 0 && w.added > room)
 		k = -ENOBUFS;
 	if (k < 0) {
 		/* nothing written */
-		for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-			out->s[i].len = before[i];
 		st->prev_ts = prev_ts;
 		return k;
 	}
-	return (int)added;
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+		out->s[i].len = (size_t)(w.c[i].p - out->s[i].buf);
+	return (int)w.added;
 }
 
 /* Reads come from the cursor of their stream (rows have one, c[0], for
