@@ -91,7 +91,7 @@ int BPF_PROG(fr_rq_complete, struct request *rq, blk_status_t error, unsigned in
 	struct fr_event_block *e;
 	struct gendisk *disk;
 	__u32 dev;
-	void *ring;
+	struct fr_slot slot;
 
 	if (!v)
 		return 0;
@@ -102,7 +102,7 @@ int BPF_PROG(fr_rq_complete, struct request *rq, blk_status_t error, unsigned in
 		bpf_map_delete_elem(&rq_start, &key);
 		return 0;
 	}
-	e = fr_reserve(sizeof(*e), FR_SRC_BLOCK, &ring);
+	e = fr_reserve(sizeof(*e), FR_SRC_BLOCK, &slot);
 	if (e) {
 		e->hdr.ts = v->ts;
 		e->hdr.cgroup_id = v->cgroup_id;
@@ -118,7 +118,7 @@ int BPF_PROG(fr_rq_complete, struct request *rq, blk_status_t error, unsigned in
 		e->bytes = nr_bytes;
 		e->op = BPF_CORE_READ(rq, cmd_flags) & 0xff; /* REQ_OP_MASK */
 		e->error = error;
-		fr_submit(e, ring);
+		fr_submit(e, &slot);
 	}
 	bpf_map_delete_elem(&rq_start, &key);
 	return 0;

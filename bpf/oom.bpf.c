@@ -7,10 +7,10 @@ int BPF_PROG(fr_mark_victim, struct task_struct *task)
 {
 	struct fr_event_oom *e;
 	struct mm_struct *mm;
-	void *ring;
+	struct fr_slot slot;
 	__s64 pages = 0;
 
-	e = fr_reserve(sizeof(*e), FR_SRC_OOM, &ring);
+	e = fr_reserve(sizeof(*e), FR_SRC_OOM, &slot);
 	if (!e)
 		return 0;
 	fr_fill_hdr_task(&e->hdr, FR_EV_OOM, task, bpf_ktime_get_boot_ns());
@@ -29,7 +29,7 @@ int BPF_PROG(fr_mark_victim, struct task_struct *task)
 	e->memcg_id = BPF_CORE_READ(kn, id);
 	if (bpf_probe_read_kernel_str(e->memcg_name, sizeof(e->memcg_name), BPF_CORE_READ(kn, name)) < 0)
 		e->memcg_name[0] = 0;
-	(void)ring;
+	(void)slot;
 	fr_submit_now(e);
 	return 0;
 }

@@ -12,12 +12,12 @@ int BPF_PROG(fr_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	struct fr_event_exec *e;
 	unsigned long start, end, len;
-	void *ring;
+	struct fr_slot slot;
 	long n;
 
 	if (fr_is_self())
 		return 0;
-	e = fr_reserve(sizeof(*e), FR_SRC_PROC, &ring);
+	e = fr_reserve(sizeof(*e), FR_SRC_PROC, &slot);
 	if (!e)
 		return 0;
 	fr_fill_hdr(&e->hdr, FR_EV_EXEC);
@@ -42,7 +42,7 @@ int BPF_PROG(fr_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (len && bpf_probe_read_user(e->args, len, (void *)start))
 		len = 0;
 	e->args_len = len;
-	fr_submit(e, ring);
+	fr_submit(e, &slot);
 	return 0;
 }
 
@@ -50,20 +50,20 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(fr_fork, struct task_struct *parent, struct task_struct *child)
 {
 	struct fr_event_fork *e;
-	void *ring;
+	struct fr_slot slot;
 
 	if (fr_is_self())
 		return 0;
 	/* a new thread, not a new process */
 	if (BPF_CORE_READ(child, pid) != BPF_CORE_READ(child, tgid))
 		return 0;
-	e = fr_reserve(sizeof(*e), FR_SRC_PROC, &ring);
+	e = fr_reserve(sizeof(*e), FR_SRC_PROC, &slot);
 	if (!e)
 		return 0;
 	fr_fill_hdr(&e->hdr, FR_EV_FORK);
 	e->child_pid = BPF_CORE_READ(child, tgid);
 	e->pad = 0;
-	fr_submit(e, ring);
+	fr_submit(e, &slot);
 	return 0;
 }
 
@@ -71,7 +71,7 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(fr_exit, struct task_struct *p)
 {
 	struct fr_event_exit *e;
-	void *ring;
+	struct fr_slot slot;
 
 	if (fr_is_self())
 		return 0;
@@ -80,12 +80,12 @@ int BPF_PROG(fr_exit, struct task_struct *p)
 	 * the group leader exited first. */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
-	e = fr_reserve(sizeof(*e), FR_SRC_PROC, &ring);
+	e = fr_reserve(sizeof(*e), FR_SRC_PROC, &slot);
 	if (!e)
 		return 0;
 	fr_fill_hdr(&e->hdr, FR_EV_EXIT);
 	e->exit_code = BPF_CORE_READ(p, exit_code);
 	e->pad = 0;
-	fr_submit(e, ring);
+	fr_submit(e, &slot);
 	return 0;
 }

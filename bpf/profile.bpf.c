@@ -16,12 +16,12 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	struct fr_event_sample *e;
 	struct task_struct *task;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	void *ring;
+	struct fr_slot slot;
 	long n;
 
 	if ((__u32)pid_tgid == 0 || fr_is_self())
 		return 0;
-	e = fr_reserve(sizeof(*e), FR_SRC_SAMPLE, &ring);
+	e = fr_reserve(sizeof(*e), FR_SRC_SAMPLE, &slot);
 	if (!e)
 		return 0;
 	fr_fill_hdr(&e->hdr, FR_EV_SAMPLE);
@@ -32,6 +32,6 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	e->pad = 0;
 	task = (struct task_struct *)bpf_get_current_task();
 	e->exe_ino = BPF_CORE_READ(task, mm, exe_file, f_inode, i_ino);
-	fr_submit(e, ring);
+	fr_submit(e, &slot);
 	return 0;
 }

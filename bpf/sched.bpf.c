@@ -56,14 +56,21 @@ __u32 runq_epoch = 1;
  * A measurement is CLOCK_BOOTTIME now less the run queue's clock as the
  * scheduler read it: late by what ran in between, ~4 us here for 97 % of
  * switches, up to 100 us and more when the host stopped the vCPU in
- * between.  So the offset does not take a measurement as it is: it moves
- * towards it by at most 1/1024 of the time since the last one (NTP slews
- * CLOCK_BOOTTIME by 500 ppm at most), which keeps one outlier from moving
- * it more than ~1 us, and keeps the times of a CPU's switches in order
- * (they are more than that apart).  A step forward of more than
+ * between or the clock was old (below).  So the offset does not take a
+ * measurement as it is: it moves towards it by at most 1/1024 of the time
+ * since the last one (NTP slews CLOCK_BOOTTIME by 500 ppm at most), which
+ * keeps one outlier from moving it more than ~1 us.  A step forward of more than
  * CLOCK_JUMP_NS beyond that is taken at once: a resume from suspend,
  * which CLOCK_BOOTTIME counts.  Without CONFIG_FAIR_GROUP_SCHED (the way
  * to the run queue from a task) the program reads CLOCK_BOOTTIME itself.
+ *
+ * Full mode reads CLOCK_BOOTTIME at every switch all the same: the run
+ * queue's clock can be a tick old (the scheduler skips its update after a
+ * wakeup that asked for the switch, and without preemption the switch may
+ * come a tick later), and a switch record placed that much early can sort
+ * before the switch it follows.  Off-CPU and run-queue intervals, ms to
+ * seconds long, do not mind; nor does the kernel, which counts run delays
+ * on that clock.
  */
 #define CLOCK_PERIOD_NS 1000000ULL
 #define CLOCK_JUMP_NS 1000000LL
@@ -76,18 +83,22 @@ static __always_inline bool have_rq_clock(struct task_struct *t)
 }
 
 /* Now, on CLOCK_BOOTTIME, from the clock of this CPU's run queue (@t is a
- * task on it); *@clock is set to that clock.  CPUs race on the offset:
- * each writes one that was right when it measured. */
-static __always_inline __u64 now_boot(struct task_struct *t, __u64 *clock)
+ * task on it), or read when @exact; *@clock is set to the run queue's
+ * clock.  CPUs race on the offset: each writes one that was right when it
+ * measured. */
+static __always_inline __u64 now_boot(struct task_struct *t, __u64 *clock, bool exact)
 {
-	__u64 c, at;
+	__u64 c, at, b;
 
 	if (!have_rq_clock(t))
 		return *clock = bpf_ktime_get_boot_ns();
 	*clock = c = t->se.cfs_rq->rq->clock;
 	at = clock_at;
+	if (!exact && at != 0 && c < at + CLOCK_PERIOD_NS)
+		return c + clock_offset;
+	b = bpf_ktime_get_boot_ns();
 	if (at == 0 || c >= at + CLOCK_PERIOD_NS) {
-		__s64 d = (__s64)(bpf_ktime_get_boot_ns() - c - clock_offset);
+		__s64 d = (__s64)(b - c - clock_offset);
 		__s64 slew = (__s64)((c - at) >> 10);
 
 		if (at == 0 || d > slew + CLOCK_JUMP_NS)
@@ -96,7 +107,7 @@ static __always_inline __u64 now_boot(struct task_struct *t, __u64 *clock)
 			clock_offset += d > slew ? slew : d < -slew ? -slew : d;
 		clock_at = c;
 	}
-	return c + clock_offset;
+	return exact ? b : c + clock_offset;
 }
 
 static __always_inline struct fr_sched_state *state(struct task_struct *t, bool create)
@@ -163,16 +174,16 @@ static __always_inline __s32 blocked_syscall(struct task_struct *t)
 static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start, __u64 duration, __s32 syscall_nr)
 {
 	struct fr_event_sched *e;
-	void *ring;
+	struct fr_slot slot;
 
-	e = fr_reserve(sizeof(*e), FR_SRC_SCHED, &ring);
+	e = fr_reserve(sizeof(*e), FR_SRC_SCHED, &slot);
 	if (!e)
 		return;
 	fr_fill_hdr_task(&e->hdr, type, t, start);
 	e->duration_ns = duration;
 	e->syscall_nr = syscall_nr;
 	e->pad = 0;
-	fr_submit(e, ring);
+	fr_submit(e, &slot);
 }
 
 /* How long @t, about to get this CPU, waited for one since it last had
@@ -206,14 +217,14 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u64 clock, now = now_boot(next, &clock);
+	__u64 clock, now = now_boot(next, &clock, full);
 	struct fr_sched_state *s;
 
 	if (full) {
 		struct fr_event_switch *e;
-		void *ring;
+		struct fr_slot slot;
 
-		e = fr_reserve(sizeof(*e), FR_SRC_SCHED, &ring);
+		e = fr_reserve(sizeof(*e), FR_SRC_SCHED, &slot);
 		if (e) {
 			fr_fill_hdr_task(&e->hdr, FR_EV_SWITCH, prev, now);
 			e->prev_state = prev_state;
@@ -221,7 +232,7 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 			e->next_tid = next->pid;
 			e->pad = 0;
 			__builtin_memcpy(e->next_comm, next->comm, sizeof(e->next_comm));
-			fr_submit(e, ring);
+			fr_submit(e, &slot);
 		}
 	}
 

@@ -13,11 +13,11 @@ int BPF_PROG(fr_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 {
 	struct fr_event_signal *e;
 	__u64 pid_tgid;
-	void *ring;
+	struct fr_slot slot;
 
 	if (sig <= 0 || sig >= 64 || !(sigmask & (1ULL << sig)))
 		return 0;
-	e = fr_reserve(sizeof(*e), FR_SRC_SIGNAL, &ring);
+	e = fr_reserve(sizeof(*e), FR_SRC_SIGNAL, &slot);
 	if (!e)
 		return 0;
 	fr_fill_hdr_task(&e->hdr, FR_EV_SIGNAL, task, bpf_ktime_get_boot_ns());
@@ -27,6 +27,6 @@ int BPF_PROG(fr_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 	e->code = info ? BPF_CORE_READ(info, si_code) : 0;
 	e->result = result;
 	bpf_get_current_comm(e->sender_comm, sizeof(e->sender_comm));
-	fr_submit(e, ring);
+	fr_submit(e, &slot);
 	return 0;
 }

@@ -58,7 +58,7 @@ int BPF_PROG(fr_sys_exit, struct pt_regs *regs, long ret)
 	struct fr_event_syscall *e;
 	struct fr_sys_start *s;
 	__u64 now, start;
-	void *ring;
+	struct fr_slot slot;
 	__u32 nr;
 
 	/* no self check: sys_enter never creates state for our own threads */
@@ -71,7 +71,7 @@ int BPF_PROG(fr_sys_exit, struct pt_regs *regs, long ret)
 	s->ts = 0;
 	if (now - start < threshold_ns)
 		return 0;
-	e = fr_reserve(sizeof(*e), FR_SRC_SYSCALL, &ring);
+	e = fr_reserve(sizeof(*e), FR_SRC_SYSCALL, &slot);
 	if (!e)
 		return 0;
 	fr_fill_hdr(&e->hdr, FR_EV_SYSCALL);
@@ -82,6 +82,6 @@ int BPF_PROG(fr_sys_exit, struct pt_regs *regs, long ret)
 	e->ret = ret;
 	e->nr = nr;
 	e->pad = 0;
-	fr_submit(e, ring);
+	fr_submit(e, &slot);
 	return 0;
 }

@@ -11,14 +11,14 @@ static __always_inline int emit(const struct sock *sk, __u8 event)
 {
 	struct fr_event_tcp *e;
 	__u16 family;
-	void *ring;
+	struct fr_slot slot;
 
 	if (!sk || fr_is_self())
 		return 0;
 	family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	if (family != AF_INET && family != AF_INET6)
 		return 0;
-	e = fr_reserve(sizeof(*e), FR_SRC_TCP, &ring);
+	e = fr_reserve(sizeof(*e), FR_SRC_TCP, &slot);
 	if (!e)
 		return 0;
 	fr_fill_hdr(&e->hdr, FR_EV_TCP);
@@ -37,7 +37,7 @@ static __always_inline int emit(const struct sock *sk, __u8 event)
 	e->dport = __builtin_bswap16(BPF_CORE_READ(sk, __sk_common.skc_dport));
 	e->event = event;
 	e->state = BPF_CORE_READ(sk, __sk_common.skc_state);
-	fr_submit(e, ring);
+	fr_submit(e, &slot);
 	return 0;
 }
 

@@ -342,11 +342,12 @@ void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr
 		}
 		{
 			/* The scheduler's clock, converted in BPF with an offset
-			 * that moves by a few us (sched.bpf.c): one interval may
-			 * start that much before the last one ended.  A slice
-			 * cannot; it starts where the last one ends (the exact
-			 * duration is in its args).  A run-queue wait ends with
-			 * the off-CPU interval it is part of: nested. */
+			 * that moves by a few us, and a tick old at times
+			 * (sched.bpf.c): one interval may start that much before
+			 * the last one ended.  A slice cannot; it starts where
+			 * the last one ends (the exact duration is in its args).
+			 * A run-queue wait ends with the off-CPU interval it is
+			 * part of: nested. */
 			struct name *t = fr_pid_map_get(&p->threads, r->tid);
 			uint64_t start = e->wall_ns, dur = r->sched.duration_ns;
 

@@ -2,8 +2,10 @@
 /*
  * Test workload: blocks in read(2) on a pipe for about MS milliseconds (a
  * child writes after sleeping) and prints what it measured, so a test can
- * compare the recorded syscall duration with the real wait.
- *   fr-block-read MARKER MS   ->   {"pid":N,"tid":N,"waited_ns":M}
+ * compare the recorded syscall duration with the real wait, and the
+ * recorded times with when the read started and ended (CLOCK_REALTIME).
+ *   fr-block-read MARKER MS
+ *     ->   {"pid":N,"tid":N,"waited_ns":M,"read_start_ns":S,"read_end_ns":E}
  * MARKER is only there to make this exec's argv unique.
  */
 #include <stdint.h>
@@ -13,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t mono(void)
+static uint64_t now(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
@@ -25,7 +27,7 @@ int main(int argc, char **argv)
 	int fd[2];
 	char c;
 	pid_t child;
-	uint64_t t0, t1;
+	uint64_t t0, t1, r0, r1;
 	long ms;
 
 	if (argc != 3 || (ms = strtol(argv[2], NULL, 10)) <= 0) {
@@ -43,12 +45,14 @@ int main(int argc, char **argv)
 		(void)!write(fd[1], "x", 1);
 		_exit(0);
 	}
-	t0 = mono();
+	r0 = now(CLOCK_REALTIME);
+	t0 = now(CLOCK_MONOTONIC);
 	if (read(fd[0], &c, 1) != 1)
 		return 1;
-	t1 = mono();
+	t1 = now(CLOCK_MONOTONIC);
+	r1 = now(CLOCK_REALTIME);
 	waitpid(child, NULL, 0);
-	printf("{\"pid\":%d,\"tid\":%d,\"waited_ns\":%llu}\n", getpid(), gettid(),
-	       (unsigned long long)(t1 - t0));
+	printf("{\"pid\":%d,\"tid\":%d,\"waited_ns\":%llu,\"read_start_ns\":%llu,\"read_end_ns\":%llu}\n",
+	       getpid(), gettid(), (unsigned long long)(t1 - t0), (unsigned long long)r0, (unsigned long long)r1);
 	return 0;
 }

@@ -76,9 +76,9 @@ for r in recs:
         raise SystemExit(f"thread {r['pid']}/{r['tid']} ({r['comm']}) has no named sched track")
 # slices: each syscall/off-CPU record has a slice on its thread with its
 # exact duration (microseconds with 3 decimals = nanoseconds).  An off-CPU
-# slice may start up to a few us late, where the thread's last one ended
-# (output-perfetto.c: the scheduler's times are converted in BPF); its args
-# keep the exact duration
+# slice may start a few us late, a tick (4 ms) at most, where the thread's
+# last one ended (output-perfetto.c: the scheduler's times are converted in
+# BPF); its args keep the exact duration
 slices = {}
 for e in trace:
     if e["ph"] == "X":
@@ -90,7 +90,7 @@ for r in recs:
     if r["type"] == "syscall":
         ok = d in [s for s, _ in slices.get((r["pid"], r["tid"], r["syscall"]), [])]
     elif r["type"] == "offcpu":  # on the thread's sched track
-        ok = any(x == d and d - 50000 <= s <= d for s, x in slices.get((r["pid"], r["tid"] | 0x40000000, "off-CPU"), []))
+        ok = any(x == d and d - 5000000 <= s <= d for s, x in slices.get((r["pid"], r["tid"] | 0x40000000, "off-CPU"), []))
     else:
         continue
     assert ok, f"no slice of {d} ns for {r['type']} of {r['pid']}/{r['tid']}"

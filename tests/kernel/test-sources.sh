@@ -5,7 +5,9 @@
 #           for 400 ms: one waits it out (~300 ms), the other is moved to
 #           CPU 1 halfway and runs there (~150 ms: its wait on CPU 0
 #           counts, although the run queue it got the CPU from is another)
-#   offcpu  a read() blocked 300 ms on a pipe: the record says read (in
+#   offcpu  a read() blocked 300 ms on a pipe, before full mode: the
+#           record's start and end (the run queue's clock, converted)
+#           are those of the read; again in full mode: the record says read (in
 #           JSON, text and report), and an offcpu_latency rule filtered on
 #           read fires while one filtered on write does not; a nanosleep()
 #           says clock_nanosleep.  Off the CPU but in no system call, the
@@ -20,8 +22,8 @@
 #           force retransmits; a connect to a closed port is reset
 #   mark    frctl mark and the annotation socket
 #   switch  full mode, switched on by reload, records every context switch;
-#           the times it converts from the run queue clock agree with
-#           the CPU samples' on who ran when (switch-clock.py)
+#           its times agree with the CPU samples' on who ran when
+#           (switch-clock.py)
 BUILD=$1
 HELPERS=$2
 . "$(dirname "$0")/lib.sh"
@@ -58,6 +60,10 @@ CONF
 }
 conf false >"$T/fr.conf"
 start_daemon "$T/fr.conf"
+# offcpu before full mode: its times come from the run queue's clock,
+# converted in BPF (sched.bpf.c)
+CLK=$("$HELPERS/fr-block-read" offcpu-clock 300)
+CPID=$(jq .pid <<<"$CLK")
 
 # switch (full mode) is switched on by reload, which must apply it live
 conf true >"$T/fr.conf"
@@ -155,6 +161,13 @@ check "any(.[]; .type == \"runq\" and .pid == $W1 and .duration_ns >= 250000000 
 	"no runq record of about 300 ms for $W1" "runq: a woken sleep waited ~300 ms behind a SCHED_FIFO loop"
 check "any(.[]; .type == \"runq\" and .pid == $W2 and .duration_ns >= 100000000 and .duration_ns <= 250000000)" \
 	"no runq record of about 150 ms for $W2" "runq: one moved to another CPU while waiting: ~150 ms, its wait before the move included"
+# within 5 ms (a tick at HZ=250 and more: the run queue's clock can be a
+# tick old) of when the read started and ended, as the helper saw them
+ns_of='(.time | split(".") as $p | (($p[0] + "Z") | fromdateiso8601) * 1e9 + ($p[1] | rtrimstr("Z") | tonumber))'
+check "any(.[]; .type == \"offcpu\" and .pid == $CPID and ($ns_of - $(jq .read_start_ns <<<"$CLK") | fabs) < 5e6 and
+	($ns_of + .duration_ns - $(jq .read_end_ns <<<"$CLK") | fabs) < 5e6)" \
+	"no offcpu record of $CPID within 5 ms of its read's start and end ($CLK)" \
+	"offcpu: its start and end (run queue clock, converted) are within 5 ms of the read's"
 check "any(.[]; .type == \"offcpu\" and .pid == $BPID and .duration_ns >= 270000000 and .duration_ns <= 400000000)" \
 	"no offcpu record of about 300 ms for $BPID" "offcpu: the blocked read's thread was off-CPU about 300 ms"
 check "any(.[]; .type == \"offcpu\" and .pid == $BPID and .duration_ns >= 270000000 and .syscall == \"read\" and .nr == 0)" \
@@ -216,7 +229,7 @@ check "any(.[]; .type == \"switch\" and .pid == $S1) and any(.[]; .type == \"swi
 	"no switch records between the busy loops (full mode after reload)" "switch: full mode, switched on by SIGHUP, records every context switch"
 python3 "$(dirname "$0")/switch-clock.py" "$T/dump.json" "$S1" "$S2" >"$T/clock.out" ||
 	fail "the switch records and the samples of $S1/$S2 disagree on who ran when: $(tail -3 "$T/clock.out")"
-ok "switch: their times (run queue clock, converted) and the samples' (CLOCK_BOOTTIME) agree: $(tail -1 "$T/clock.out")"
+ok "switch: their times and the samples' agree on who ran when: $(tail -1 "$T/clock.out")"
 "$FRCTL" --store "$T/store" status --json | jq -e '[.sources[] | select(.enabled and (.attached | not))] | length == 0' >/dev/null ||
 	fail "a source is enabled but not attached"
 ok "status: every enabled source attached"
