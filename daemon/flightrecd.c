@@ -385,6 +385,8 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(sy, "cached_processes", json_object_new_uint64(ys.processes));
 			json_object_object_add(sy, "cached_files", json_object_new_uint64(ys.files));
 			json_object_object_add(sy, "cache_bytes", json_object_new_uint64(ys.cache_bytes));
+			json_object_object_add(sy, "maps_read", json_object_new_uint64(ys.maps_read));
+			json_object_object_add(sy, "maps_inherited", json_object_new_uint64(ys.maps_inherited));
 			json_object_object_add(smp, "symbols", sy);
 		}
 		json_object_object_add(o, "sampler", smp);

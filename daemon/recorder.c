@@ -398,7 +398,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 			goto malformed;
 		rec.fork.child_pid = e->child_pid;
 		if (r->sym)
-			fr_symbolizer_forget(r->sym, e->child_pid); /* a reused pid */
+			fr_symbolizer_fork(r->sym, rec.pid, e->child_pid);
 		break;
 	}
 	case FR_EV_SYSCALL: {

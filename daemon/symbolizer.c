@@ -418,6 +418,7 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 	if (!r)
 		return -ENOMEM;
 	p->read_at = fr_now_ns(CLOCK_MONOTONIC); /* tried: a process that is gone is not retried at once */
+	s->st.maps_read++;
 	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -591,6 +592,36 @@ void fr_symbolizer_forget(struct fr_symbolizer *s, uint32_t pid)
 	struct proc *p = fr_pid_map_remove(&s->procs, pid);
 
 	proc_free(p);
+}
+
+void fr_symbolizer_fork(struct fr_symbolizer *s, uint32_t parent, uint32_t child)
+{
+	const struct proc *pp = fr_pid_map_get(&s->procs, parent);
+	struct proc *c;
+	size_t i;
+
+	fr_symbolizer_forget(s, child); /* a reused pid */
+	if (!pp || pp->nmaps == 0 || parent == child)
+		return;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return;
+	*c = (struct proc){ .pid = child, .exe_ino = pp->exe_ino, .read_at = pp->read_at, .used = pp->used };
+	c->maps = calloc(pp->nmaps, sizeof(*c->maps));
+	for (i = 0; c->maps && i < pp->nmaps; i++) {
+		c->maps[i] = pp->maps[i];
+		c->maps[i].path = strdup(pp->maps[i].path);
+		if (!c->maps[i].path)
+			break;
+		if (c->maps[i].file)
+			c->maps[i].file->refs++;
+	}
+	c->nmaps = i;
+	if (!c->maps || i < pp->nmaps || fr_pid_map_put(&s->procs, child, c, NULL) < 0) {
+		proc_free(c); /* read from /proc when first sampled, as without */
+		return;
+	}
+	s->st.maps_inherited++;
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -46,6 +46,11 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 
 /* The mappings of @pid changed (exec) or belong to a new process (fork). */
 void fr_symbolizer_forget(struct fr_symbolizer *s, uint32_t pid);
+/* @child was forked by @parent: it has its parent's mappings, known
+ * already when the parent's are (no /proc/CHILD/maps to read).  A child
+ * that maps more later is read again at its first frame outside them, as
+ * any process is; one that execs is forgotten then. */
+void fr_symbolizer_fork(struct fr_symbolizer *s, uint32_t parent, uint32_t child);
 /* Evicts beyond the cache bounds; call between batches of samples. */
 void fr_symbolizer_trim(struct fr_symbolizer *s);
 
@@ -56,6 +61,8 @@ struct fr_symbolizer_stats {
 				     read, or of an image replaced by exec since */
 	uint64_t kernel_named, kernel_unknown;
 	uint64_t processes, files, cache_bytes;
+	uint64_t maps_read;      /* /proc/PID/maps read */
+	uint64_t maps_inherited; /* forked children given their parent's mappings */
 };
 void fr_symbolizer_get_stats(const struct fr_symbolizer *s, struct fr_symbolizer_stats *ret);
 

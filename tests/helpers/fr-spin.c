@@ -6,11 +6,15 @@
  * 7 ms + 3 ms) is close to half the 49 Hz sampling period, and under CPU
  * contention the scheduler's slices locked samples to one phase.  Built
  * with frame pointers, so stacks unwind through main().  Prints its pid
- * first.
+ * first.  fr-spin SECONDS fork: spins 0.5 s of CPU itself, then forks a
+ * child that spins SECONDS (without an exec: the same mappings), prints
+ * its pid, and waits for it.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,6 +58,24 @@ int main(int argc, char **argv)
 
 	printf("%d\n", getpid());
 	fflush(stdout);
+	if (argc > 2 && strcmp(argv[2], "fork") == 0) {
+		pid_t child;
+
+		/* sampled: the daemon knows these mappings before the fork */
+		end = cpu_ns() + 500000000ULL;
+		while (cpu_ns() < end) {
+			fr_spin_seventy(7000000);
+			fr_spin_thirty(3000000);
+		}
+		child = fork();
+		if (child < 0)
+			return 1;
+		if (child > 0) {
+			printf("%d\n", child);
+			fflush(stdout);
+			return waitpid(child, NULL, 0) == child ? 0 : 1;
+		}
+	}
 	end = cpu_ns() + (uint64_t)(secs * 1e9);
 	while (cpu_ns() < end) {
 		uint64_t round;

@@ -10,7 +10,9 @@
 #   - json frames carry sym, module and offset; a syscall loop's samples
 #     show kernel frames by name (the syscall entry path),
 #   - the folded counts sum to the number of samples,
-#   - the kernel symbol table of this boot is saved in the store.
+#   - the kernel symbol table of this boot is saved in the store,
+#   - a child forked without an exec is named with its parent's mappings
+#     (status: maps_inherited), not by reading its /proc/PID/maps.
 BUILD=$1
 HELPERS=$2
 . "$(dirname "$0")/lib.sh"
@@ -111,7 +113,19 @@ zstd -q -dc "$T/store/kallsyms/$BOOT.zst" >"$T/kallsyms.txt" || fail "the kernel
 grep -q " t do_syscall_64$" "$T/kallsyms.txt" || fail "the snapshot lacks do_syscall_64"
 ok "kernel symbols of this boot saved in the store ($(stat -c %s "$T/store/kallsyms/$BOOT.zst") bytes)"
 
+# a child forked without an exec has its parent's mappings: named with
+# them, without reading its /proc/PID/maps
+FORK=$("$HELPERS/fr-spin" 1 fork)
+CHILD=$(sed -n 2p <<<"$FORK")
+sleep 0.5
+"$FRCTL" --store "$T/store" dump --pid "$CHILD" --type sample --format json >"$T/child.json"
+jq -e -s 'length >= 20 and ([.[] | select(any(.stack[]; (.sym // "") | test("^fr_spin_(seventy|thirty)[+]")))] | length) >= 0.8 * length' \
+	"$T/child.json" >/dev/null ||
+	fail "the forked child $CHILD's samples are not named fr_spin_*: $(jq -c '[.stack[].sym]' "$T/child.json" | head -3)"
+ok "a forked child's samples are named ($(jq -s length "$T/child.json") samples)"
 "$FRCTL" --store "$T/store" status --json >"$T/status.json"
+jq -e '.sampler.symbols.maps_inherited >= 1' "$T/status.json" >/dev/null ||
+	fail "no forked child was given its parent's mappings: $(jq -c .sampler.symbols "$T/status.json")"
 # the files' symbol tables are counted against the cache's bound (24 MiB):
 # a cache that counts nothing is never trimmed
 jq -e '.sampler.symbols.user_named > 0 and .sampler.symbols.kernel_named > 0 and .sampler.symbols.kernel_symbols > 10000
