@@ -11,8 +11,9 @@
  *   - one track per CPU (under a "CPUs" process): what ran, from sched
  *     switch records, as slices; CPU samples (with their stacks in args)
  *     and gaps as instants;
- *   - block I/O as slices on one track per disk ("Block I/O"), since
- *     requests overlap each other and their issuer's work;
+ *   - block I/O as slices on tracks of their own per disk ("Block I/O"),
+ *     since requests overlap their issuer's work, and each other: those
+ *     in flight together go on lanes, one track each;
  *   - metrics as counters (CPU busy, available memory, load, pressure);
  *   - marks and triggers as global instants.
  * Times are microseconds (ns kept as 3 decimals) from the first record;
@@ -39,6 +40,9 @@
 #define CPUS_PID 5000000
 #define BLOCK_PID 6000000
 #define METRICS_PID 7000000
+/* Tracks per disk for requests in flight at once; beyond, the last lane's
+ * slice starts where the one before it ends (its duration is in args). */
+#define BLOCK_LANES 8
 /* A thread's scheduling track: its tid with this bit (tids stay below 2^22). */
 #define SCHED_TID_BIT 0x40000000u
 
@@ -67,8 +71,12 @@ struct fr_perfetto {
 	struct fr_pid_map procs;   /* pid -> struct name */
 	struct running *cpu;       /* what runs on each CPU, from switches */
 	unsigned ncpu;
-	uint32_t devs[64];         /* block devices seen: index = track */
+	uint32_t devs[64];         /* block devices seen: index = disk */
 	unsigned ndevs;
+	/* requests in flight together overlap: each disk has lanes, a track
+	 * each, and a request goes on the first lane free at its start */
+	uint64_t lane_end[64][BLOCK_LANES];
+	uint8_t nlanes[64];
 	uint64_t events;
 	struct fr_json_writer *json;
 	struct fr_out line;        /* a record's JSON, in memory */
@@ -226,6 +234,27 @@ static unsigned dev_track(struct fr_perfetto *p, uint32_t dev)
 	return p->ndevs - 1; /* beyond 64 disks they share the last track */
 }
 
+/* The track of a request on disk @d from *@start to *@start + *@dur, on
+ * the first lane free by then; moves *@start (and shortens *@dur) when
+ * every lane is busy. */
+static uint32_t block_track(struct fr_perfetto *p, unsigned d, uint64_t *start, uint64_t *dur)
+{
+	unsigned l;
+
+	for (l = 0; l < p->nlanes[d] && p->lane_end[d][l] > *start; l++)
+		;
+	if (l == BLOCK_LANES) {
+		l = BLOCK_LANES - 1;
+		uint64_t busy = MIN(p->lane_end[d][l] - *start, *dur);
+		*start += busy;
+		*dur -= busy;
+	}
+	if (l == p->nlanes[d])
+		p->nlanes[d]++;
+	p->lane_end[d][l] = *start + *dur;
+	return BLOCK_PID + 1 + d * BLOCK_LANES + l;
+}
+
 static void close_running(struct fr_perfetto *p, unsigned cpu, uint64_t now)
 {
 	struct running *c = &p->cpu[cpu];
@@ -373,7 +402,11 @@ void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr
 		if (r->block.error)
 			json_object_object_add(a, "error", json_object_new_int(r->block.error));
 		snprintf(buf, sizeof(buf), "%s %u KiB", fr_block_op_name(r->block.op), r->block.bytes / 1024);
-		slice(p, buf, "block", e->wall_ns, r->block.duration_ns, BLOCK_PID, BLOCK_PID + 1 + dev_track(p, r->block.dev), a);
+		{
+			uint64_t start = e->wall_ns, dur = r->block.duration_ns;
+			uint32_t track = block_track(p, dev_track(p, r->block.dev), &start, &dur);
+			slice(p, buf, "block", start, dur, BLOCK_PID, track, a);
+		}
 		break;
 	case FR_REC_SWITCH:
 		if (r->cpu >= p->ncpu)
@@ -490,8 +523,14 @@ void fr_perfetto_end(struct fr_perfetto *p, const uint8_t *boot_id)
 		metadata(p, "process_name", BLOCK_PID, BLOCK_PID, "Block I/O");
 		for (unsigned d = 0; d < p->ndevs; d++) {
 			char dev[32];
-			snprintf(buf, sizeof(buf), "disk %s", fr_format_dev(p->devs[d], dev, sizeof(dev)));
-			metadata(p, "thread_name", BLOCK_PID, BLOCK_PID + 1 + d, buf);
+			fr_format_dev(p->devs[d], dev, sizeof(dev));
+			for (unsigned l = 0; l < p->nlanes[d]; l++) {
+				if (l == 0)
+					snprintf(buf, sizeof(buf), "disk %s", dev);
+				else
+					snprintf(buf, sizeof(buf), "disk %s (%u in flight)", dev, l + 1);
+				metadata(p, "thread_name", BLOCK_PID, BLOCK_PID + 1 + d * BLOCK_LANES + l, buf);
+			}
 		}
 	}
 	metadata(p, "process_name", METRICS_PID, METRICS_PID, "System metrics");
