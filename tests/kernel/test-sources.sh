@@ -1,8 +1,8 @@
 #!/bin/bash
 # Every source against a real workload, with low thresholds:
 #   runq    two busy loops pinned to one CPU wait for it in turn; two
-#           sleeps pinned to CPU 0 wake while a SCHED_FIFO loop holds it
-#           for 400 ms: one waits it out (~300 ms), the other is moved to
+#           sleeps pinned to CPU 0 wake 300 ms into a SCHED_FIFO loop's
+#           600 ms hold on it: one waits it out (~300 ms), the other is moved to
 #           CPU 1 halfway and runs there (~150 ms: its wait on CPU 0
 #           counts, although the run queue it got the CPU from is another)
 #   offcpu  a read() blocked 300 ms on a pipe, before full mode: the
@@ -77,15 +77,51 @@ taskset -c 0 bash -c "$spin" & S2=$!
 OUT=$("$HELPERS/fr-block-read" offcpu-marker 300)
 BPID=$(jq .pid <<<"$OUT")
 wait $S1 $S2
-# runq after a wakeup, and across a migration
-taskset -c 0 sleep 0.15 & W1=$!
-taskset -c 0 sleep 0.15 & W2=$!
-sleep 0.05
-timeout 0.4 chrt -f 10 taskset -c 0 bash -c 'while :; do :; done' & RT=$!
-sleep 0.25
-taskset -p -c 1 $W2 >/dev/null
-wait $W1 $W2
-wait $RT || true
+# runq after a wakeup, and across a migration: the scene is timed, so
+# each step is checked before the next, and a scene this machine was too
+# busy to set up in time (not the recorder's doing) is played again
+now_us() { echo "${EPOCHREALTIME/./}"; }
+# stat_is PID STATE [POLICY]: /proc/PID/stat shows that state on CPU 0
+stat_is() {
+	local f
+	read -r -a f <"/proc/$1/stat" 2>/dev/null || return 1
+	[ "${f[2]}" = "$2" ] && [ "${f[38]}" = 0 ] && [ -z "${3:-}" -o "${f[40]}" = "${3:-}" ]
+}
+runq_scene() {
+	local t0 rt i
+	t0=$(now_us)
+	taskset -c 0 sleep 0.3 & W1=$!
+	taskset -c 0 sleep 0.3 & W2=$!
+	for i in $(seq 100); do
+		[ "$(cat /proc/$W1/comm /proc/$W2/comm 2>/dev/null)" = $'sleep\nsleep' ] &&
+			stat_is $W1 S && stat_is $W2 S && break
+		sleep 0.002
+	done
+	timeout 0.6 chrt -f 10 taskset -c 0 bash -c 'while :; do :; done' & RT=$!
+	for i in $(seq 100); do
+		rt=$(pgrep -P $RT) && stat_is "$rt" R 1 && break
+		sleep 0.002
+	done
+	# the sleeps wake at t0 + 300 ms: the loop must hold CPU 0 by then
+	if ! stat_is "$rt" R 1 || [ $(($(now_us) - t0)) -gt 250000 ]; then
+		echo "runq scene: the SCHED_FIFO loop was not on CPU 0 250 ms after the sleeps began" >&2
+		wait $W1 $W2 $RT; return 1
+	fi
+	# ... and W2 is moved 150 ms after it woke
+	i=$((450000 - ($(now_us) - t0)))
+	[ $i -gt 0 ] && sleep "0.$(printf %06d $i)"
+	if ! kill -0 $W2 2>/dev/null; then
+		echo "runq scene: $W2 ran before it was moved" >&2
+		wait $W1 $W2 $RT; return 1
+	fi
+	taskset -p -c 1 $W2 >/dev/null
+	wait $W1 $W2
+	wait $RT || true
+}
+for try in 1 2 3; do
+	runq_scene && break
+	[ $try = 3 ] && fail "the runq scene could not be set up in 3 tries"
+done
 # offcpu in no system call: stopped on the way back from an interrupt
 # (500 ms: over the 250 ms looked for even if it waited for a CPU to stop)
 "$HELPERS/fr-offcpu" spin & SPIN=$!
@@ -157,10 +193,11 @@ check() { jq -e -s "$1" "$T/dump.json" >/dev/null || fail "$2"; ok "$3"; }
 
 check "any(.[]; .type == \"runq\" and (.pid == $S1 or .pid == $S2) and .duration_ns >= 2000000)" \
 	"no runq record for the busy loops $S1/$S2" "runq: a busy loop waited behind the other on CPU 0"
+runq_of() { jq -c -s "[.[] | select(.type == \"runq\" and .pid == $1) | .duration_ns / 1e6]" "$T/dump.json"; }
 check "any(.[]; .type == \"runq\" and .pid == $W1 and .duration_ns >= 250000000 and .duration_ns <= 400000000)" \
-	"no runq record of about 300 ms for $W1" "runq: a woken sleep waited ~300 ms behind a SCHED_FIFO loop"
+	"no runq record of about 300 ms for $W1: $(runq_of $W1)" "runq: a woken sleep waited ~300 ms behind a SCHED_FIFO loop"
 check "any(.[]; .type == \"runq\" and .pid == $W2 and .duration_ns >= 100000000 and .duration_ns <= 250000000)" \
-	"no runq record of about 150 ms for $W2" "runq: one moved to another CPU while waiting: ~150 ms, its wait before the move included"
+	"no runq record of about 150 ms for $W2: $(runq_of $W2)" "runq: one moved to another CPU while waiting: ~150 ms, its wait before the move included"
 # within 5 ms (a tick at HZ=250 and more: the run queue's clock can be a
 # tick old) of when the read started and ended, as the helper saw them
 ns_of='(.time | split(".") as $p | (($p[0] + "Z") | fromdateiso8601) * 1e9 + ($p[1] | rtrimstr("Z") | tonumber))'
