@@ -7,8 +7,9 @@
 #               context switch), default ring/chunk/zstd settings
 #   perf        perf record -e sched:sched_switch -a
 #   perf-z      the same with -z (zstd-compressed perf.data)
-# Per mode: CPU of the workload (rusage of perf bench, so the probes' time
-# in the switching tasks counts) plus CPU of the recorder process, minus the
+# Per mode: CPU of the workload (its cpuacct cgroup's usage, in ns: the
+# probes' time in the switching tasks counts; /usr/bin/time's 10 ms steps
+# were 25 ns an event) plus CPU of the recorder process, minus the
 # same without recording, divided by the events recorded = CPU per event.
 # Bytes per event: what went to disk (flightrecd: chunk bytes written;
 # perf: the size of perf.data) over the events it holds.  Drops: flightrecd
@@ -16,6 +17,8 @@
 # Targets (issue 9): CPU per event <= 0.33x perf's; bytes per event <=
 # 0.3x perf -z's.
 #   tests/bench/sched-events.sh BUILD_DIR [REPS] [LOOPS]
+# FR_MODES="none flightrecd" runs only those modes; FR_BENCH_DEBUG=1 prints
+# each run's workload and recorder CPU apart.
 BUILD=${1:-build}
 REPS=${2:-3}
 LOOPS=${3:-200000}
@@ -27,16 +30,36 @@ write_sched_conf "$T/sched.conf"
 
 # CPU seconds of process $1 so far, all threads
 cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.6f", s / 1e9 }'; }
+# the workload's cgroup (cgroup v1 cpuacct on these machines, else v2)
+CG=/sys/fs/cgroup/cpuacct/fr-bench-$$
+USAGE=cpuacct.usage
+if [ ! -d /sys/fs/cgroup/cpuacct ]; then
+	CG=/sys/fs/cgroup/fr-bench-$$
+	USAGE=cpu.stat
+fi
+mkdir "$CG"
+trap 'rmdir "$CG" 2>/dev/null || true; bench_cleanup' EXIT
+usage_s() {
+	if [ "$USAGE" = cpu.stat ]; then
+		awk '$1 == "usage_usec" { printf "%.6f", $2 / 1e6 }' "$CG/cpu.stat"
+	else
+		awk '{ printf "%.6f", $1 / 1e9 }' "$CG/cpuacct.usage"
+	fi
+}
 # workload, pinned to CPU 0 (both tasks on one CPU: the same switches every
-# run; the recorder has the other CPU): prints "CPU_SECONDS WALL_SECONDS"
-# of perf bench, its children included
+# run; the recorder has the other CPU): prints the CPU seconds of perf
+# bench and its children
 workload() {
-	/usr/bin/time -f '%U %S %e' -o "$T/time" taskset -c 0 perf bench sched pipe -l "$LOOPS" >/dev/null 2>&1
-	awk '{ printf "%.3f %.3f\n", $1 + $2, $3 }' "$T/time"
+	local u0 u1
+	u0=$(usage_s)
+	sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "$CG" \
+		taskset -c 0 perf bench sched pipe -l "$LOOPS" >/dev/null 2>&1
+	u1=$(usage_s)
+	awk -v a="$u0" -v b="$u1" 'BEGIN { printf "%.6f\n", b - a }'
 }
 
 declare -A cpu events bytes drops
-modes="none flightrecd perf perf-z"
+modes="${FR_MODES:-none flightrecd perf perf-z}"
 for i in $(seq "$REPS"); do
 	for m in $modes; do
 		c0=0 e=0 b=0 d=0
@@ -54,7 +77,7 @@ for i in $(seq "$REPS"); do
 			sleep 1
 			c0=$(cpu_of "$TOOL") ;;
 		esac
-		read -r wcpu _ < <(workload)
+		wcpu=$(workload)
 		c1=0; [ -n "$TOOL" ] && c1=$(cpu_of "$TOOL")
 		case $m in
 		flightrecd)
@@ -70,7 +93,8 @@ for i in $(seq "$REPS"); do
 			d=$(perf report -i "$T/perf.data" --stats 2>/dev/null | awk '/LOST events:/ { print $3; exit }')
 			b=$(stat -c %s "$T/perf.data") ;;
 		esac
-		cpu[$m]+="$(awk -v w="$wcpu" -v a="$c0" -v b="$c1" 'BEGIN { printf "%.3f", w + b - a }') "
+		[ -n "${FR_BENCH_DEBUG:-}" ] && echo "$m workload $wcpu recorder $(calc "$c1 - $c0")" >&2
+		cpu[$m]+="$(awk -v w="$wcpu" -v a="$c0" -v b="$c1" 'BEGIN { printf "%.4f", w + b - a }') "
 		events[$m]+="${e:-0} "; bytes[$m]+="${b:-0} "; drops[$m]+="${d:-0} "
 	done
 done
