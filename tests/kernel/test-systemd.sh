@@ -231,16 +231,17 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 [ -n "$LEADER" ] || fail "the container's systemd did not start within 10 s"
-# (until its manager listens, systemctl cannot connect and prints nothing)
+# (until its manager listens, systemctl cannot connect and prints nothing;
+# until it has made /run/systemd/system, systemctl says "offline")
 booted() {
 	state=$(timeout 60 nsenter -t "$LEADER" -a systemctl is-system-running --wait 2>/dev/null || true)
 	case "$state" in
 	running | degraded) return 0 ;;
-	"") return 1 ;;
+	"" | offline) return 1 ;;
 	*) fail "the container did not boot: state '$state'" ;;
 	esac
 }
-retry 30 booted || fail "the container's systemd did not answer within 30 s"
+retry 30 booted || fail "the container's systemd did not answer within 30 s (last state: '${state:-none}')"
 ok "container $MACHINE booted ($state)"
 
 # --- a. verify: the installed unit, its binary, /bin/kill and man pages
