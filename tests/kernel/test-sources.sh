@@ -97,6 +97,10 @@ runq_scene() {
 			stat_is $W1 S && stat_is $W2 S && break
 		sleep 0.002
 	done
+	if ! stat_is $W1 S || ! stat_is $W2 S; then
+		echo "runq scene: the sleeps were not asleep on CPU 0 within 200 ms" >&2
+		wait $W1 $W2; return 1
+	fi
 	timeout 0.6 chrt -f 10 taskset -c 0 bash -c 'while :; do :; done' & RT=$!
 	for i in $(seq 100); do
 		rt=$(pgrep -P $RT) && stat_is "$rt" R 1 && break
