@@ -89,26 +89,31 @@ static __always_inline bool have_rq_clock(struct task_struct *t)
 	return bpf_core_field_exists(t->se.cfs_rq);
 }
 
-/* Did this switch's __schedule() leave the run queue's clock as it was
- * (@t a task on it)?  Unknown: yes. */
-static __always_inline bool rq_clock_skipped(struct task_struct *t)
+/* Did this switch's __schedule() leave @rq's clock as it was?  Unknown:
+ * yes. */
+static __always_inline bool rq_clock_skipped(struct rq *rq)
 {
-	if (!have_rq_clock(t) || !bpf_core_field_exists(t->se.cfs_rq->rq->clock_update_flags))
+	if (!bpf_core_field_exists(rq->clock_update_flags))
 		return true;
-	return t->se.cfs_rq->rq->clock_update_flags & RQCF_ACT_SKIP;
+	return rq->clock_update_flags & RQCF_ACT_SKIP;
 }
 
 /* Now, on CLOCK_BOOTTIME, from the clock of this CPU's run queue (@t is a
- * task on it), or read when @exact; *@clock is set to the run queue's
- * clock.  CPUs race on the offset: each writes one that was right when it
- * measured. */
-static __always_inline __u64 now_boot(struct task_struct *t, __u64 *clock, bool exact)
+ * task on it); *@clock is set to the run queue's clock.  @switch_time: a
+ * switch record's time, which must not be a tick early: read when the
+ * scheduler skipped the clock's update (above).  CPUs race on the offset:
+ * each writes one that was right when it measured. */
+static __always_inline __u64 now_boot(struct task_struct *t, __u64 *clock, bool switch_time)
 {
+	struct rq *rq;
 	__u64 c, at, b;
+	bool exact;
 
 	if (!have_rq_clock(t))
 		return *clock = bpf_ktime_get_boot_ns();
-	*clock = c = t->se.cfs_rq->rq->clock;
+	rq = t->se.cfs_rq->rq;
+	*clock = c = rq->clock;
+	exact = switch_time && rq_clock_skipped(rq);
 	at = clock_at;
 	if (!exact && at != 0 && c < at + CLOCK_PERIOD_NS)
 		return c + clock_offset;
@@ -233,7 +238,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u64 clock, now = now_boot(next, &clock, full && rq_clock_skipped(next));
+	__u64 clock, now = now_boot(next, &clock, full);
 	struct fr_sched_state *s;
 
 	if (full) {
