@@ -2,9 +2,9 @@
 # switch-clock.py DUMP.json TID... : do the switch records (full mode) and
 # the CPU samples of the same run agree on who was on a CPU?
 #
-# A sample's time is read in its BPF program; a switch record's too, in
-# full mode (sched.bpf.c, "Time": without full mode the switch program
-# converts the run queue's clock, which can be a tick old).  For every
+# A sample's time is read in its BPF program; a switch record's is the run
+# queue's clock converted, or read when the scheduler did not update that
+# clock for the switch and it can be a tick old (sched.bpf.c, "Time").  For every
 # sample of one of TIDs, the last switch before it on its CPU must have
 # switched to that thread.  Samples closer than TOLERANCE_NS to a switch on
 # their CPU are not judged.  Times off by more than that misplace switches
