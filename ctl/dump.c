@@ -410,6 +410,7 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		if (o.format == FMT_TEXT) {
 			o.win.line = text_line;
 			o.win.line_userdata = lines;
+			o.win.lines_only = true; /* text_print() reads only the lines */
 		}
 	}
 	ret = frctl_source_open(f, &o.win, &src);

@@ -250,7 +250,8 @@ int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct
 	int k;
 
 	*s = (struct frctl_source){ .q = { .since_ns = a->since_ns, .until_ns = a->until_ns, .skip_exe = !a->need_exe,
-					   .line = a->line, .line_userdata = a->line_userdata } };
+					   .line = a->line, .line_userdata = a->line_userdata,
+					   .lines_only = a->lines_only } };
 	if (frctl_load_conf(f) < 0)
 		return EXIT_USAGE;
 	if (a->input || a->incident) {

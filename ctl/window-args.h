@@ -65,6 +65,7 @@ struct frctl_window_args {
 	void (*line)(struct fr_window *w, const struct fr_window_item *it, const struct fr_window_entry *e,
 		     unsigned slot, struct fr_out *o, void *userdata);
 	void *line_userdata;
+	bool lines_only; /* fr_window_query.lines_only */
 	/* set by finish */
 	uint64_t since_ns, until_ns;
 	bool window_given;

@@ -293,7 +293,9 @@ int fr_chunk_payload_decode(struct ZSTD_DCtx_s *dctx, const struct fr_chunk_info
 			    const void *payload, uint8_t *raw, uint8_t *scratch, struct fr_record_iter *it)
 {
 	size_t size = fr_chunk_content_size(ci), n;
-	uint8_t *content = ci->incompat_flags & FR_CHUNK_INCOMPAT_STREAMS ? scratch : raw;
+	bool columns = ci->incompat_flags & FR_CHUNK_INCOMPAT_STREAMS;
+	/* without @raw, rows are read where they are decompressed */
+	uint8_t *content = columns || !raw ? scratch : raw;
 
 	if (fr_crc_mismatch(fr_crc32(payload, ci->payload_size), ci->payload_crc))
 		return -EBADMSG;
@@ -302,5 +304,5 @@ int fr_chunk_payload_decode(struct ZSTD_DCtx_s *dctx, const struct fr_chunk_info
 	n = ZSTD_decompressDCtx(dctx, content, size, payload, ci->payload_size);
 	if (ZSTD_isError(n) || n != size)
 		return -EBADMSG;
-	return fr_record_iter_init(it, ci->incompat_flags, content, size, raw, ci->raw_size);
+	return fr_record_iter_init(it, ci->incompat_flags, content, size, columns || raw ? raw : content, ci->raw_size);
 }

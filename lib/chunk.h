@@ -79,7 +79,9 @@ static inline size_t fr_chunk_content_size(const struct fr_chunk_info *ci)
  * records: a chunk of rows is decompressed into @raw (ci->raw_size
  * bytes), a chunk in columns into @scratch (fr_chunk_content_size()
  * bytes), and its records become rows in @raw as @it reads them (so
- * @scratch must stay until then).  -EBADMSG on any damage found. */
+ * @scratch must stay until then).  With @raw NULL no rows are made: any
+ * chunk is decompressed into @scratch and its records point there (so it
+ * must stay as long as they are used).  -EBADMSG on any damage found. */
 struct ZSTD_DCtx_s;
 int fr_chunk_payload_decode(struct ZSTD_DCtx_s *dctx, const struct fr_chunk_info *ci,
 			    const void *payload, uint8_t *raw, uint8_t *scratch, struct fr_record_iter *it);

@@ -390,6 +390,7 @@ int fr_record_encode_streams(struct fr_codec_state *st, const struct fr_record *
 struct reader {
 	struct fr_byte_cursor c[FR_REC_STREAMS];
 	bool columns; /* a constant where decode() is inlined */
+	bool keep_rows; /* columns: the tee is written (also a constant) */
 	bool bad;
 	uint8_t *tee, *tee_end;
 };
@@ -408,7 +409,7 @@ static _always_inline_ const uint8_t *take(struct reader *r, struct fr_byte_curs
 	const uint8_t *p = c->p;
 
 	c->p += n;
-	if (!r->columns)
+	if (!r->columns || !r->keep_rows)
 		return p;
 	if (n > (size_t)(r->tee_end - r->tee)) {
 		r->bad = true;
@@ -694,6 +695,7 @@ static int decode_row(struct fr_codec_state *st, struct fr_byte_cursor *c, struc
 
 	r.c[0] = *c;
 	r.columns = false;
+	r.keep_rows = false;
 	r.bad = false;
 	r.tee = r.tee_end = NULL;
 	k = decode(st, &r, out);
@@ -758,9 +760,36 @@ int fr_record_iter_init(struct fr_record_iter *it, uint32_t incompat_flags, cons
 	return 0;
 }
 
-size_t fr_record_iter_read(struct fr_record_iter *it, void *out, size_t stride, size_t *row_pos, size_t n)
+/* Up to @n records from columns, in and out of a local reader once for
+ * all (struct reader says why); @keep_rows, a constant where this is
+ * inlined, says whether the rows are written. */
+static _always_inline_ size_t read_columns(struct fr_record_iter *it, void *out, size_t stride, size_t *row_pos,
+					    size_t n, bool keep_rows)
 {
 	struct reader r;
+	size_t i = 0;
+
+	for (unsigned s = 0; s < FR_REC_STREAMS; s++)
+		r.c[s] = it->cur[s];
+	r.columns = true;
+	r.keep_rows = keep_rows;
+	r.bad = false;
+	r.tee = keep_rows ? it->rows.buf + it->rows.len : NULL;
+	r.tee_end = keep_rows ? it->rows.buf + it->rows.cap : NULL;
+	for (; i < n; i++) {
+		row_pos[i] = keep_rows ? (size_t)(r.tee - it->rows.buf) : 0;
+		if (decode(&it->st, &r, (struct fr_record *)((uint8_t *)out + i * stride)) < 0)
+			break;
+	}
+	for (unsigned s = 0; s < FR_REC_STREAMS; s++)
+		it->cur[s].p = r.c[s].p;
+	if (keep_rows)
+		it->rows.len = (size_t)(r.tee - it->rows.buf);
+	return i;
+}
+
+size_t fr_record_iter_read(struct fr_record_iter *it, void *out, size_t stride, size_t *row_pos, size_t n)
+{
 	size_t i = 0;
 
 	if (it->failed)
@@ -771,23 +800,10 @@ size_t fr_record_iter_read(struct fr_record_iter *it, void *out, size_t stride, 
 			if (decode_row(&it->st, &it->cur[0], (struct fr_record *)((uint8_t *)out + i * stride)) < 0)
 				break;
 		}
-	} else {
-		/* in and out of a local once for all @n (struct reader says why) */
-		for (unsigned s = 0; s < FR_REC_STREAMS; s++)
-			r.c[s] = it->cur[s];
-		r.columns = true;
-		r.bad = false;
-		r.tee = it->rows.buf + it->rows.len;
-		r.tee_end = it->rows.buf + it->rows.cap;
-		for (; i < n; i++) {
-			row_pos[i] = (size_t)(r.tee - it->rows.buf);
-			if (decode(&it->st, &r, (struct fr_record *)((uint8_t *)out + i * stride)) < 0)
-				break;
-		}
-		for (unsigned s = 0; s < FR_REC_STREAMS; s++)
-			it->cur[s].p = r.c[s].p;
-		it->rows.len = (size_t)(r.tee - it->rows.buf);
-	}
+	} else if (it->rows.buf)
+		i = read_columns(it, out, stride, row_pos, n, true);
+	else
+		i = read_columns(it, out, stride, row_pos, n, false);
 	/* a record that does not decode leaves the cursors where it
 	 * failed: the iterator is done for */
 	if (i < n)

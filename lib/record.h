@@ -283,8 +283,9 @@ struct fr_record_iter {
 /* @content (@content_len bytes) is a chunk's decompressed payload; with
  * FR_CHUNK_INCOMPAT_STREAMS in @incompat_flags it is columns that become
  * rows in @rows (@rows_len bytes, the chunk's raw_size), else it is the
- * rows themselves (@rows == @content).  -EBADMSG when the stream table
- * does not add up. */
+ * rows themselves (@rows == @content).  Columns with @rows NULL are not
+ * written out as rows: the records read point into @content, and their
+ * row positions are 0.  -EBADMSG when the stream table does not add up. */
 int fr_record_iter_init(struct fr_record_iter *it, uint32_t incompat_flags, const uint8_t *content,
 			size_t content_len, uint8_t *rows, size_t rows_len);
 /* The next record into *out, and where its row starts in the rows;

@@ -63,7 +63,8 @@ int fr_store_reader_load(struct fr_store_reader *r, struct ZSTD_DCtx_s *dctx, co
  * one buffer instead of fresh memory for each.  Sets @it to read the
  * records: a chunk in columns is decompressed into *buf too, and its
  * records become rows in @raw only as @it reads them, in the one pass
- * that decodes them (fr_chunk_payload_decode). */
+ * that decodes them (fr_chunk_payload_decode); with @raw NULL, not at all:
+ * the records point into *buf. */
 int fr_store_reader_load_into(struct fr_store_reader *r, struct ZSTD_DCtx_s *dctx, const struct fr_chunk_ref *ref,
 			      uint8_t *raw, void **buf, size_t *cap, struct fr_record_iter *it);
 

@@ -338,6 +338,8 @@ static int item_decode(const struct fr_window *w, const struct fr_window_item *i
 		*r = w->cd[it->chunk].ents[it->pos].r;
 		return 0;
 	}
+	if (!w->cd[it->chunk].buf)
+		return -ENODATA; /* query.lines_only */
 	if (w->cd[it->chunk].rec_off)
 		pos = w->cd[it->chunk].rec_off[it->pos];
 	k = fr_record_decode(&st, w->cd[it->chunk].buf, ci->raw_size, &pos, r);
@@ -924,19 +926,21 @@ static int stream_schedule(struct fr_window *w)
 		struct stream_chunk *c = &s->sc[idx];
 		size_t max = chunk_max_items(&s->refs[idx]);
 		struct chunk_job *job = &s->jobs[s->next];
+		/* the records decoded, kept unless only their lines are needed */
+		bool rows = !(s->q.line && s->q.lines_only && s->q.skip_exe);
 
 		*job = (struct chunk_job){ .idx = idx, .max = max,
-			.buf = spare_take(s, s->refs[idx].info.raw_size, &c->buf),
+			.buf = rows ? spare_take(s, s->refs[idx].info.raw_size, &c->buf) : NULL,
 			.items = spare_take(s, max * sizeof(struct fr_window_item), &c->itembuf) };
 		s->next++;
-		if (!job->buf || !job->items)
+		if ((rows && !job->buf) || !job->items)
 			k = -ENOMEM;
 		if (s->q.line) {
 			/* the lines (text takes about twice its payload; it
 			 * grows if not), their offsets and the records' */
 			job->lines = &c->linebuf;
 			job->line_off = spare_take(s, (2 * max + 1) * sizeof(uint32_t), &c->offbuf);
-			job->rec_off = job->line_off ? job->line_off + max + 1 : NULL;
+			job->rec_off = job->line_off && rows ? job->line_off + max + 1 : NULL;
 			if (!job->line_off || !spare_take(s, s->refs[idx].info.raw_size * 2, &c->linebuf))
 				k = -ENOMEM;
 		} else if (!(job->ents = spare_take(s, max * sizeof(struct fr_window_entry), &c->entbuf)))

@@ -89,6 +89,10 @@ struct fr_window_query {
 	 * @e's exe is not known there (skip_exe). */
 	void (*line)(struct fr_window *w, const struct fr_window_item *it, const struct fr_window_entry *e,
 		     unsigned slot, struct fr_out *o, void *userdata);
+	/* with line and skip_exe: records are read only for their lines
+	 * (fr_window_get() fails with -ENODATA), so the chunks are not kept
+	 * decoded: no copy of every record, no memory for one */
+	bool lines_only;
 	void *userdata;      /* progress's */
 	void *line_userdata; /* line's */
 };
@@ -110,7 +114,8 @@ int fr_window_stream_next(struct fr_window *w);
 
 /* Decodes record @i (< w->n) into @e; its strings point into the window
  * and live as long as it.  -EBADMSG cannot happen for a window that
- * loaded (the record decoded then), but is checked. */
+ * loaded (the record decoded then), but is checked; -ENODATA streamed
+ * with query.lines_only. */
 int fr_window_get(const struct fr_window *w, size_t i, struct fr_window_entry *e);
 /* Streamed with query.line: the line written for item @i (< w->n),
  * @len bytes (0: left out). */

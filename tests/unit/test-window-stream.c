@@ -181,7 +181,20 @@ static void check_line(const struct fr_window *whole, size_t i, const struct fr_
 		fprintf(stderr, "entry %zu: line \"%.*s\", want \"%.*s\"\n", i, (int)len, got, (int)n, want);
 }
 
-static void compare(const char *dir, const struct fr_window_query *q, size_t slice_bytes, bool lines)
+/* How compare() streams: no lines; lines beside the records; lines only
+ * (query.lines_only: the records are not kept). */
+enum lines { NO_LINES, LINES, LINES_ONLY };
+
+/* Item @i of @w, as far as it is kept with query.lines_only. */
+static void describe_item(const struct fr_window *w, size_t i, char *out, size_t n)
+{
+	const struct fr_window_item *it = &w->items[i];
+
+	snprintf(out, n, "%llu %s %u hidden=%d", (unsigned long long)it->wall_ns, fr_record_type_name(it->type), it->pid,
+		 it->hidden);
+}
+
+static void compare(const char *dir, const struct fr_window_query *q, size_t slice_bytes, enum lines lines)
 {
 	struct fr_store_reader *r;
 	struct fr_window *whole, *st;
@@ -193,9 +206,10 @@ static void compare(const char *dir, const struct fr_window_query *q, size_t sli
 	CHECK_EQ(fr_store_reader_open(dir, &r), 0);
 	CHECK_EQ(fr_window_load(r, q, &whole), 0);
 	sq.slice_bytes = slice_bytes;
-	if (lines) {
+	if (lines != NO_LINES) {
 		sq.line = on_line;
 		sq.line_userdata = &line_userdata;
+		sq.lines_only = lines == LINES_ONLY;
 	}
 	CHECK_EQ(fr_window_stream_open(r, &sq, &st), 0);
 	while ((k = fr_window_stream_next(st)) > 0) {
@@ -205,11 +219,19 @@ static void compare(const char *dir, const struct fr_window_query *q, size_t sli
 				mismatches++;
 				continue;
 			}
-			describe(whole, i, a, sizeof(a));
-			describe(st, j, b, sizeof(b));
+			if (lines == LINES_ONLY) {
+				struct fr_window_entry e;
+				/* the records are gone: only their items and lines */
+				CHECK_EQ(fr_window_get(st, j, &e), -ENODATA);
+				describe_item(whole, i, a, sizeof(a));
+				describe_item(st, j, b, sizeof(b));
+			} else {
+				describe(whole, i, a, sizeof(a));
+				describe(st, j, b, sizeof(b));
+			}
 			if (strcmp(a, b) != 0 && mismatches++ < 5)
 				fprintf(stderr, "slice %zu entry %zu:\n  whole:  %s\n  stream: %s\n", slices, i, a, b);
-			if (lines)
+			if (lines != NO_LINES)
 				check_line(whole, i, st, j, &mismatches);
 		}
 	}
@@ -220,7 +242,7 @@ static void compare(const char *dir, const struct fr_window_query *q, size_t sli
 	if (slice_bytes == 1)
 		CHECK(slices > 20); /* one chunk a slice: many */
 	fprintf(stderr, "slice_bytes %zu%s: %zu entries in %zu slices, same as the whole window\n", slice_bytes,
-		lines ? ", with lines" : "", i, slices);
+		lines == LINES ? ", with lines" : lines == LINES_ONLY ? ", lines only" : "", i, slices);
 	fr_window_free(st);
 	fr_window_free(whole);
 	fr_store_reader_free(r);
@@ -241,21 +263,24 @@ int main(void)
 	/* the window starts after the keyframe and some execs and forks */
 	q.since_ns = T0 + (uint64_t)offset + 1500 * MS;
 	q.until_ns = T0 + (uint64_t)offset + 7000 * MS;
-	compare(dir, &q, 1, false);
-	compare(dir, &q, 0, false);
+	compare(dir, &q, 1, NO_LINES);
+	compare(dir, &q, 0, NO_LINES);
 	/* and the whole store */
 	q.since_ns = 0;
 	q.until_ns = UINT64_MAX;
-	compare(dir, &q, 1, false);
+	compare(dir, &q, 1, NO_LINES);
 	q.skip_exe = true;
-	compare(dir, &q, 3 * CHUNK, false);
+	compare(dir, &q, 3 * CHUNK, NO_LINES);
 	/* lines written by the loading threads, in slices of one chunk and
 	 * of several */
-	compare(dir, &q, 1, true);
-	compare(dir, &q, 3 * CHUNK, true);
+	compare(dir, &q, 1, LINES);
+	compare(dir, &q, 3 * CHUNK, LINES);
+	compare(dir, &q, 1, LINES_ONLY);
+	compare(dir, &q, 3 * CHUNK, LINES_ONLY);
 	q.since_ns = T0 + (uint64_t)offset + 1500 * MS;
 	q.until_ns = T0 + (uint64_t)offset + 7000 * MS;
-	compare(dir, &q, 0, true);
+	compare(dir, &q, 0, LINES);
+	compare(dir, &q, 0, LINES_ONLY);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK_EQ(system(cmd), 0);
