@@ -184,7 +184,7 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 		fr_out_putc(o, ' ');
 	}
 	if (r->type != FR_REC_GAP) {
-		fr_out_safe(o, r->comm, r->comm_len);
+		fr_out_safe16(o, r->comm, r->comm_len);
 		fr_out_putc(o, '[');
 		fr_out_u64(o, r->pid);
 		if (r->tid != r->pid) {

@@ -8,6 +8,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "digits.h"
 #include "macro.h"
 #include "out-buf.h"
 
@@ -68,53 +69,18 @@ void fr_out_write_slow(struct fr_out *o, const void *s, size_t n)
 		o->err = errno ? errno : EIO;
 }
 
-/* Digits of @v at the end of buf[20]; returns where they start.  Two
- * digits a division. */
-static char *format_u64(uint64_t v, char *end)
-{
-	static const char pairs[] =
-		"0001020304050607080910111213141516171819"
-		"2021222324252627282930313233343536373839"
-		"4041424344454647484950515253545556575859"
-		"6061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-	char *p = end;
-
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		p -= 2;
-		memcpy(p, pairs + 2 * r, 2);
-	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, pairs + 2 * v, 2);
-	} else
-		*--p = (char)('0' + v);
-	return p;
-}
-
-static unsigned digits(uint64_t v)
-{
-	unsigned n = 1;
-
-	for (; v >= 10000; v /= 10000)
-		n += 4;
-	return n + (v >= 10) + (v >= 100) + (v >= 1000);
-}
-
 void fr_out_u64(struct fr_out *o, uint64_t v)
 {
 	char buf[20], *p;
 
 	/* in place, where there is room for the longest */
 	if (o->cap - o->len >= sizeof(buf)) {
-		unsigned n = digits(v);
-		format_u64(v, o->p + o->len + n);
+		unsigned n = fr_digits(v);
+		fr_format_u64(v, o->p + o->len + n);
 		o->len += n;
 		return;
 	}
-	p = format_u64(v, buf + sizeof(buf));
+	p = fr_format_u64(v, buf + sizeof(buf));
 	fr_out_write(o, p, (size_t)(buf + sizeof(buf) - p));
 }
 
@@ -138,7 +104,7 @@ void fr_out_pad(struct fr_out *o, const char *s, unsigned width)
 
 void fr_out_u64_pad(struct fr_out *o, uint64_t v, unsigned width)
 {
-	char buf[20], *p = format_u64(v, buf + sizeof(buf));
+	char buf[20], *p = fr_format_u64(v, buf + sizeof(buf));
 	size_t n = (size_t)(buf + sizeof(buf) - p);
 
 	fr_out_write(o, p, n);
@@ -171,6 +137,7 @@ static void safe(struct fr_out *o, const char *s, size_t n, char nul)
 	while (n) {
 		size_t room = o->cap - o->len, take = MIN(n, room / 4), i = 0;
 		char *d = o->p + o->len;
+		bool whole16 = false; /* the last 16 bytes read were copied as they are */
 
 		if (!take) {
 			fr_out_flush(o);
@@ -180,21 +147,35 @@ static void safe(struct fr_out *o, const char *s, size_t n, char nul)
 			uint64_t w;
 #ifdef __SSE2__
 			/* sixteen at a time where the CPU has it (every x86-64) */
-			if (take - i >= 16) {
-				__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+			/* the last, under 16, as the 16 bytes that end them when
+			 * the ones before were copied as they are: those are
+			 * written again, the same */
+			size_t at = take - i >= 16 ? i : whole16 ? take - 16 : SIZE_MAX;
+			if (at != SIZE_MAX) {
+				__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
 				__m128i z = nul ? _mm_cmpeq_epi8(x, _mm_setzero_si128()) : _mm_setzero_si128();
 				__m128i m = _mm_or_si128(
 					_mm_andnot_si128(z, _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x)),
 					_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)),
 						     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
 				unsigned bits = (unsigned)_mm_movemask_epi8(m);
-				x = _mm_or_si128(x, _mm_and_si128(z, _mm_set1_epi8(nul)));
-				_mm_storeu_si128((__m128i *)(void *)d, x);
-				size_t k = bits ? (size_t)__builtin_ctz(bits) : 16;
-				d += k;
-				i += k;
-				if (k == 16)
+				if (at == i) {
+					x = _mm_or_si128(x, _mm_and_si128(z, _mm_set1_epi8(nul)));
+					_mm_storeu_si128((__m128i *)(void *)d, x);
+					size_t k = bits ? (size_t)__builtin_ctz(bits) : 16;
+					d += k;
+					i += k;
+					whole16 = k == 16;
+					if (k == 16)
+						continue;
+				} else if (!bits) {
+					x = _mm_or_si128(x, _mm_and_si128(z, _mm_set1_epi8(nul)));
+					_mm_storeu_si128((__m128i *)(void *)(d - (i - at)), x);
+					d += take - i;
+					i = take;
 					continue;
+				} else
+					whole16 = false;
 			} else
 #endif
 			if (take - i >= sizeof(w)) {

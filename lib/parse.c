@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "digits.h"
 #include "macro.h"
 #include "parse.h"
 
@@ -204,42 +205,47 @@ char *fr_format_rfc3339(uint64_t wall_ns, char *buf, size_t len)
 	return buf;
 }
 
+/* @ns in units of @step ns (a constant where inlined: a multiply, not a
+ * division), rounded half up */
+static inline uint64_t round_to(uint64_t ns, uint64_t step)
+{
+	return ns / step + (ns % step >= (step + 1) / 2);
+}
+
 size_t fr_format_duration_n(uint64_t ns, char out[static FR_DURATION_MAX])
 {
-	static const struct { uint64_t unit; char suffix[3]; } units[] = {
-		{ NSEC_PER_SEC, "s" }, { NSEC_PER_MSEC, "ms" }, { NSEC_PER_USEC, "us" },
-	};
-	const char *suffix = "ns";
-	uint64_t v = ns, t;
-	unsigned decimals = 0, n = 1;
+	const char *suffix = "us";
+	uint64_t v = ns, whole;
+	unsigned frac;
 	char *p;
 
 	/* three decimals, rounded half up; integer arithmetic, digits
 	 * written in place (this is on the path of every record dump
 	 * prints) */
-	for (size_t i = 0; i < ELEMENTSOF(units); i++)
-		if (ns >= units[i].unit) {
-			uint64_t step = units[i].unit / 1000;
-			v = ns / step + (ns % step >= (step + 1) / 2 && step > 1);
-			suffix = units[i].suffix;
-			decimals = 3;
-			break;
-		}
-	for (t = v; t >= 10; t /= 10)
-		n++;
-	n = MAX(n, decimals + 1);
-	p = out + n + (decimals ? 1 : 0);
-	for (unsigned d = 0; d < n; d++) {
-		if (d == decimals && decimals)
-			*--p = '.';
-		*--p = (char)('0' + v % 10);
-		v /= 10;
+	if (ns < NSEC_PER_USEC) {
+		p = out + fr_digits(ns);
+		fr_format_u64(ns, p);
+		memcpy(p, "ns", 2);
+		return (size_t)(p + 2 - out);
 	}
-	p = out + n + (decimals ? 1 : 0);
-	p[0] = suffix[0];
-	if (suffix[1])
-		p[1] = suffix[1];
-	return (size_t)(p - out) + (suffix[1] ? 2 : 1);
+	if (ns >= NSEC_PER_SEC) {
+		v = round_to(ns, NSEC_PER_SEC / 1000);
+		suffix = "s";
+	} else if (ns >= NSEC_PER_MSEC) {
+		v = round_to(ns, NSEC_PER_MSEC / 1000);
+		suffix = "ms";
+	}
+	whole = v / 1000;
+	frac = (unsigned)(v % 1000);
+	p = out + fr_digits(whole);
+	fr_format_u64(whole, p);
+	p[0] = '.';
+	p[1] = (char)('0' + frac / 100);
+	p[2] = (char)('0' + frac / 10 % 10);
+	p[3] = (char)('0' + frac % 10);
+	p[4] = suffix[0];
+	p[5] = suffix[1];
+	return (size_t)(p - out) + (suffix[1] ? 6 : 5);
 }
 
 char *fr_format_duration(uint64_t ns, char *buf, size_t len)
