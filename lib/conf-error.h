@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* "file:line: message" for configuration errors, shared by the setting
- * table (conf.c) and the trigger rules (rules.c). */
+/* Shared by the setting table (conf.c) and the trigger rules (rules.c):
+ * "file:line: message" for configuration errors, and integers as they
+ * are written. */
 #ifndef FR_CONF_ERROR_H
 #define FR_CONF_ERROR_H
 
@@ -17,5 +18,13 @@ struct fr_conf_ctx {
  * line) into ctx->err and returns -EINVAL. */
 int fr_conf_fail(const struct fr_conf_ctx *x, const config_setting_t *s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), nonnull(3)));
+
+/* The value of integer setting @s as written in its file: libconfig 1.5
+ * reads a literal without the L suffix into 32 bits, cutting off the rest
+ * without a word (4294967346 reads as 50); that literal is read again
+ * from the setting's line, whole (LLONG_MAX/MIN past those), so range
+ * checks see what was written.  libconfig's value when the line does not
+ * show it. */
+long long fr_conf_int(const struct fr_conf_ctx *x, const config_setting_t *s);
 
 #endif

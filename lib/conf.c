@@ -192,7 +192,7 @@ static int apply(const struct fr_conf_ctx *x, struct fr_conf *c, const struct se
 		long long i;
 		if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
 			return fr_conf_fail(x, s, "'%s' must be an integer", name);
-		i = config_setting_get_int64(s);
+		i = fr_conf_int(x, s);
 		if (i < (long long)d->min || i > (long long)d->max)
 			return fr_conf_fail(x, s, "'%s' = %lld is out of range [%llu, %llu]", name, i,
 				    (unsigned long long)d->min, (unsigned long long)d->max);

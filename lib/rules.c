@@ -137,7 +137,8 @@ static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, st
 		else if (!strcmp(n, "cgroup"))
 			k = get_string(x, s, &r->cgroup);
 		else if (!strcmp(n, "pid")) {
-			if (config_setting_type(s) != CONFIG_TYPE_INT || config_setting_get_int(s) <= 0)
+			if (config_setting_type(s) != CONFIG_TYPE_INT || fr_conf_int(x, s) <= 0 ||
+			    fr_conf_int(x, s) > INT32_MAX)
 				return fr_conf_fail(x, s, "'pid' must be a positive integer");
 			r->pid = config_setting_get_int(s);
 			k = 0;
@@ -180,8 +181,7 @@ static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, st
 		else if (!strcmp(n, "exec_timeout"))
 			k = get_duration(x, s, RULE_EXEC_TIMEOUT_MIN, RULE_DURATION_MAX, &r->exec_timeout_ns);
 		else if (!strcmp(n, "max_per_hour")) {
-			if (config_setting_type(s) != CONFIG_TYPE_INT || config_setting_get_int(s) < 1 ||
-			    config_setting_get_int(s) > 3600)
+			if (config_setting_type(s) != CONFIG_TYPE_INT || fr_conf_int(x, s) < 1 || fr_conf_int(x, s) > 3600)
 				return fr_conf_fail(x, s, "'max_per_hour' must be an integer from 1 to 3600");
 			r->max_per_hour = (uint32_t)config_setting_get_int(s);
 			k = 0;

@@ -86,6 +86,16 @@ int main(void)
 	bad("sources = { syscall = { exclude = [ \"read\",\n \"nosuchcall\" ]; }; };\n",
 	    "F:2: 'exclude': unknown system call \"nosuchcall\"");
 	bad("recorder = { zstd_level = 40; };\n", "F:1: 'zstd_level' = 40 is out of range [1, 19]");
+	/* libconfig reads these as 50 (32 bits kept): the value written counts */
+	bad("recorder = { drain_cpu = 4294967346; };\n", "F:1: 'drain_cpu' = 4294967346 is out of range [1, 100]");
+	bad("recorder = {\n  zstd_level = 3; drain_cpu:0x100000032; };\n",
+	    "F:2: 'drain_cpu' = 4294967346 is out of range [1, 100]");
+	bad("recorder = { drain_cpu = 99999999999999999999; };\n",
+	    "F:1: 'drain_cpu' = 9223372036854775807 is out of range [1, 100]");
+	/* as written (a comment naming it with another value) */
+	CHECK_EQ(load("recorder = { drain_cpu = 50; }; # not drain_cpu = 4294967346\n", err, sizeof(err), &c), 0);
+	CHECK_EQ(c.drain_cpu_percent, 50);
+	fr_conf_done(&c);
 	bad("sources = { proc = { enabled = 1; }; };\n", "F:1: 'enabled' must be true or false");
 	bad("store = { size = = \"1M\"; };\n", "F:1: syntax error");
 	bad("recorder = { ring_size = \"3M\"; };\n", "F:1: 'ring_size' must be a power of two (such as \"1M\")");
@@ -219,6 +229,10 @@ int main(void)
 	    "F:2: 'max_per_hour' must be an integer from 1 to 3600");
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; pid = -1; }\n); };\n",
 	    "F:2: 'pid' must be a positive integer");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; pid = 4294967297; }\n); };\n",
+	    "F:2: 'pid' must be a positive integer");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; max_per_hour = 4294967306; }\n); };\n",
+	    "F:2: 'max_per_hour' must be an integer from 1 to 3600");
 	bad("triggers = { incidents = { size = \"999999T\"; }; };\n",
 	    "F:1: 'size' = \"999999T\" is out of range [1.0M, 4.0T]");
 	/* the built-in manual rule's name is taken; one manual rule at most */
