@@ -154,10 +154,8 @@ static void safe(struct fr_out *o, const char *s, size_t n, char nul)
 			if (at != SIZE_MAX) {
 				__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
 				__m128i z = nul ? _mm_cmpeq_epi8(x, _mm_setzero_si128()) : _mm_setzero_si128();
-				__m128i m = _mm_or_si128(
-					_mm_andnot_si128(z, _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x)),
-					_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)),
-						     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+				/* NULs to become @nul are not escaped */
+				__m128i m = _mm_andnot_si128(z, fr_out_special_lanes(x));
 				unsigned bits = (unsigned)_mm_movemask_epi8(m);
 				if (at == i) {
 					x = _mm_or_si128(x, _mm_and_si128(z, _mm_set1_epi8(nul)));

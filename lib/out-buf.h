@@ -88,6 +88,16 @@ void fr_out_i64(struct fr_out *o, int64_t v);
 /* Left-aligned, padded with spaces to @width (as "%-*"). */
 void fr_out_u64_pad(struct fr_out *o, uint64_t v, unsigned width);
 void fr_out_pad(struct fr_out *o, const char *s, unsigned width);
+#ifdef __SSE2__
+/* 0xff in each lane of @x that a terminal copy escapes: control bytes,
+ * DEL, backslash. */
+static inline __m128i fr_out_special_lanes(__m128i x)
+{
+	return _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x),
+			    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+}
+#endif
+
 /* Bytes for a terminal: control characters, DEL and backslash as \xNN. */
 void fr_out_safe_slow(struct fr_out *o, const char *s, size_t n);
 static inline void fr_out_safe(struct fr_out *o, const char *s, size_t n)
@@ -98,10 +108,7 @@ static inline void fr_out_safe(struct fr_out *o, const char *s, size_t n)
 	if (n >= 8 && n <= 16 && o->cap - o->len >= 16) {
 		__m128i x = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)s),
 					       _mm_loadl_epi64((const __m128i *)(const void *)(s + n - 8)));
-		__m128i m = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x),
-					 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)),
-						      _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
-		if (!_mm_movemask_epi8(m)) {
+		if (!_mm_movemask_epi8(fr_out_special_lanes(x))) {
 			_mm_storel_epi64((__m128i *)(void *)(o->p + o->len), x);
 			_mm_storel_epi64((__m128i *)(void *)(o->p + o->len + n - 8), _mm_unpackhi_epi64(x, x));
 			o->len += n;
@@ -135,11 +142,7 @@ static inline void fr_out_safe16(struct fr_out *o, const char *s, size_t n)
 #ifdef __SSE2__
 	if (n <= 16 && o->cap - o->len >= 16) {
 		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
-		/* bytes <= 0x1f, DEL, backslash */
-		__m128i m = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x),
-					 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)),
-						      _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
-		if (!((unsigned)_mm_movemask_epi8(m) & ((1u << n) - 1))) {
+		if (!((unsigned)_mm_movemask_epi8(fr_out_special_lanes(x)) & ((1u << n) - 1))) {
 			_mm_storeu_si128((__m128i *)(void *)(o->p + o->len), x);
 			o->len += n;
 			return;
