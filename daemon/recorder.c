@@ -351,11 +351,12 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 {
 	struct fr_recorder *r = userdata;
 	const struct fr_event_hdr *h = data;
-	struct fr_record rec = {};
+	struct fr_record rec;
 	char memcg[4096];
 
 	if (cpu >= r->ncpu)
 		return 0;
+	fr_record_clear(&rec);
 	r->cpu[cpu].delivered++;
 	if (size < sizeof(*h)) {
 		r->cpu[cpu].lost_decode++;

@@ -532,12 +532,9 @@ static _always_inline_ void get_comm(struct reader *r, struct fr_record *rec)
 
 static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, struct fr_record *rec)
 {
-	/* copied, not memset: GCC makes a memset of this size a rep stos,
-	 * which costs more than the rest of a small record's decoding */
-	static const struct fr_record zero;
 	uint64_t v;
 
-	*rec = zero;
+	fr_record_clear(rec);
 	rec->type = get_u8(r, S_HEAD);
 	rec->flags = get_u8(r, S_HEAD);
 	rec->ts = st->prev_ts + (uint64_t)get_svarint(r, S_TS);

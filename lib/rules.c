@@ -57,6 +57,16 @@ void fr_rules_done(struct fr_rules *r)
 }
 
 
+/* Is @s an integer in [@lo, @hi]?  Then *@v is it, as written (see
+ * fr_conf_int()). */
+static bool get_int(const struct fr_conf_ctx *x, const config_setting_t *s, long long lo, long long hi, long long *v)
+{
+	if (config_setting_type(s) != CONFIG_TYPE_INT)
+		return false;
+	*v = fr_conf_int(x, s);
+	return *v >= lo && *v <= hi;
+}
+
 /* A duration in [@min, @max], worded as the setting table words it. */
 static int get_duration(const struct fr_conf_ctx *x, const config_setting_t *s, uint64_t min, uint64_t max,
 			uint64_t *ret)
@@ -137,10 +147,11 @@ static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, st
 		else if (!strcmp(n, "cgroup"))
 			k = get_string(x, s, &r->cgroup);
 		else if (!strcmp(n, "pid")) {
-			if (config_setting_type(s) != CONFIG_TYPE_INT || fr_conf_int(x, s) <= 0 ||
-			    fr_conf_int(x, s) > INT32_MAX)
+			long long v;
+
+			if (!get_int(x, s, 1, INT32_MAX, &v))
 				return fr_conf_fail(x, s, "'pid' must be a positive integer");
-			r->pid = config_setting_get_int(s);
+			r->pid = v;
 			k = 0;
 		} else if (!strcmp(n, "syscalls")) {
 			/* offcpu records say which call a thread was blocked in */
@@ -181,9 +192,11 @@ static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, st
 		else if (!strcmp(n, "exec_timeout"))
 			k = get_duration(x, s, RULE_EXEC_TIMEOUT_MIN, RULE_DURATION_MAX, &r->exec_timeout_ns);
 		else if (!strcmp(n, "max_per_hour")) {
-			if (config_setting_type(s) != CONFIG_TYPE_INT || fr_conf_int(x, s) < 1 || fr_conf_int(x, s) > 3600)
+			long long v;
+
+			if (!get_int(x, s, 1, 3600, &v))
 				return fr_conf_fail(x, s, "'max_per_hour' must be an integer from 1 to 3600");
-			r->max_per_hour = (uint32_t)config_setting_get_int(s);
+			r->max_per_hour = (uint32_t)v;
 			k = 0;
 		} else if (!strcmp(n, "exec")) {
 			int len = config_setting_length(s);
