@@ -378,11 +378,11 @@ static void print_stats(struct fr_store_reader *reader, const struct fr_window *
 		fclose(io);
 	}
 	fr_store_reader_get_stats(reader, &rs);
-	fprintf(stderr, "frctl: read %s of a %s store (%.3f%%) for %zu chunks; process read %llu bytes "
-		"(rchar), %llu from the block layer\n",
+	fprintf(stderr, "frctl: read %s of a %s store (%.3f%%) for %zu chunks; %" PRIu64 " of %" PRIu64
+		" segments skipped unread; process read %llu bytes (rchar), %llu from the block layer\n",
 		fr_format_size(rs.bytes_read, a, sizeof(a)), fr_format_size(rs.bytes_on_disk, b, sizeof(b)),
 		rs.bytes_on_disk ? 100.0 * (double)rs.bytes_read / (double)rs.bytes_on_disk : 0.0,
-		w->nchunks, rchar, read_bytes);
+		w->nchunks, rs.segments_skipped, rs.segments, rchar, read_bytes);
 }
 
 int verb_dump(struct frctl *f, int argc, char **argv)

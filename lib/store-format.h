@@ -29,9 +29,13 @@
 
 /* Incompatible flags: a reader that does not know one set must refuse.
  * Compatible flags: unknown ones are ignored.  Each header kind has its
- * own flags; these are those of segment and incident headers (none yet). */
+ * own flags; these are those of segment and incident headers (no
+ * incompatible ones yet). */
 #define FR_INCOMPAT_KNOWN 0u
-#define FR_COMPAT_KNOWN 0u
+/* Segment header: prev_last_wall and prev_keyframe_age_ms describe the
+ * segment of seqnum - 1, as the writer left it to start this one.
+ * Readers use them to skip segments a time window cannot need. */
+#define FR_SEGMENT_COMPAT_PREV (1u << 0)
 
 /* Incompatible flags of chunk headers.  Records have no length prefix, so
  * a field added to a record type is one an older reader would misread:
@@ -59,11 +63,17 @@ struct fr_segment_header {
 	uint64_t seqnum;       /* increases with every reuse; newest = highest */
 	uint64_t segment_size; /* the bound this file was written under */
 	uint64_t created_wall; /* ns since epoch */
-	uint64_t reserved1;
-	uint32_t reserved2;
+	/* with FR_SEGMENT_COMPAT_PREV, of the segment of seqnum - 1: no chunk
+	 * of it has a record later than prev_last_wall (wall ns: last_ts +
+	 * realtime_offset); it holds a keyframe chunk (cpu FR_CPU_META)
+	 * whose first record is no earlier than prev_last_wall less
+	 * prev_keyframe_age_ms ms; FR_SEGMENT_NO_KEYFRAME: none known */
+	uint64_t prev_last_wall;
+	uint32_t prev_keyframe_age_ms;
 	uint32_t header_crc;   /* crc32 of the bytes before this field */
 };
 _Static_assert(sizeof(struct fr_segment_header) == 64, "segment header layout");
+#define FR_SEGMENT_NO_KEYFRAME 0xffffffffu
 
 struct fr_chunk_header {
 	char magic[FR_MAGIC_LEN];

@@ -26,6 +26,8 @@ struct segment {
 	uint64_t size;  /* file size when opened */
 	uint64_t start; /* first chunk: after the segment or incident header */
 	uint64_t regions_damaged; /* found by the last walk of this segment */
+	struct fr_segment_prev prev; /* its header's, of seqnum - 1 */
+	struct fr_segment_prev summary; /* of itself, from the next one's */
 };
 
 struct fr_store_reader {
@@ -135,7 +137,7 @@ int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
 			close(s.fd);
 			continue;
 		}
-		int k = fr_store_segment_header_read(s.fd, &s.seqnum, NULL);
+		int k = fr_store_segment_header_read(s.fd, &s.seqnum, &s.prev);
 		if (k < 0) {
 			if (k == -EPROTONOSUPPORT)
 				r->st.segments_unsupported++;
@@ -162,6 +164,9 @@ int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
 	closedir(d);
 	if (r->nsegs > 1)
 		qsort(r->segs, r->nsegs, sizeof(*r->segs), cmp_seg);
+	for (size_t i = 0; i + 1 < r->nsegs; i++)
+		if (r->segs[i + 1].seqnum == r->segs[i].seqnum + 1)
+			r->segs[i].summary = r->segs[i + 1].prev;
 	r->st.segments = r->nsegs;
 	r->st.bytes_on_disk += fr_ksyms_disk_usage(dfd);
 	r->dir_fd = TAKE_FD(dfd);
@@ -201,12 +206,36 @@ static int walk_cb(uint64_t offset, const struct fr_chunk_info *ci, void *userda
 	return w->cb(&ref, w->userdata);
 }
 
-int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *userdata)
+/* The newest keyframe time known to end before @since: every keyframe
+ * chunk of a segment all of whose records are earlier qualifies. */
+static uint64_t keyframe_floor(const struct fr_store_reader *r, uint64_t since)
 {
+	uint64_t floor = 0;
+
+	for (size_t i = 0; i < r->nsegs; i++) {
+		const struct fr_segment_prev *p = &r->segs[i].summary;
+
+		if (p->known && p->last_wall < since)
+			floor = MAX(floor, p->keyframe_wall);
+	}
+	return floor;
+}
+
+int fr_store_reader_foreach_since(struct fr_store_reader *r, uint64_t since, fr_chunk_cb cb, void *userdata)
+{
+	uint64_t floor = since ? keyframe_floor(r, since) : 0;
+
+	r->st.segments_skipped = 0;
 	for (size_t i = 0; i < r->nsegs; i++) {
 		struct walk_ctx w = { .segment = (uint32_t)i, .cb = cb, .userdata = userdata };
 		struct fr_segment_walk_stats st = {};
-		int k = fr_segment_walk(r->segs[i].fd, r->segs[i].start, r->segs[i].size, walk_cb, &w, &st);
+		int k;
+
+		if (r->segs[i].summary.known && r->segs[i].summary.last_wall < floor) {
+			r->st.segments_skipped++;
+			continue;
+		}
+		k = fr_segment_walk(r->segs[i].fd, r->segs[i].start, r->segs[i].size, walk_cb, &w, &st);
 
 		r->st.bytes_read += st.bytes_read;
 		r->st.chunks_damaged += st.damaged;
@@ -301,6 +330,11 @@ int fr_store_reader_read_chunk(struct fr_store_reader *r, const struct fr_chunk_
 	*ret = TAKE_PTR(buf);
 	*ret_len = len;
 	return 0;
+}
+
+int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *userdata)
+{
+	return fr_store_reader_foreach_since(r, 0, cb, userdata);
 }
 
 void fr_store_reader_get_stats(struct fr_store_reader *r, struct fr_store_reader_stats *ret)

@@ -29,6 +29,8 @@ struct fr_store_reader_stats {
 	uint64_t chunks_unsupported; /* refused: unknown version or flags */
 	uint64_t segments;
 	uint64_t segments_unsupported; /* newer format: not read */
+	uint64_t segments_skipped; /* by the last walk: not needed (see
+				      fr_store_reader_foreach_since) */
 	uint64_t bytes_on_disk;   /* segment files and kernel symbol snapshots */
 };
 
@@ -40,6 +42,13 @@ struct fr_store_reader *fr_store_reader_free(struct fr_store_reader *r);
  * first).  A non-zero return from @cb stops the walk and is returned. */
 typedef int (*fr_chunk_cb)(const struct fr_chunk_ref *ref, void *userdata);
 int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *userdata);
+/* The same for a time window from @since (wall ns): skips the segments
+ * whose records all end before the newest keyframe that ends before
+ * @since, as far as the segments' successors' headers tell (struct
+ * fr_segment_prev).  The chunks left out are none a window from @since
+ * reads, nor the keyframe before it, nor the chunks after that keyframe.
+ * Damage in skipped segments is not looked for. */
+int fr_store_reader_foreach_since(struct fr_store_reader *r, uint64_t since, fr_chunk_cb cb, void *userdata);
 
 /* Opens an incident file as a one-segment store; *ret_meta gets its JSON
  * metadata (caller frees).  A sealed file is read up to its length.

@@ -50,6 +50,8 @@ struct op {
 	uint32_t cpu;
 	uint32_t nrecords;
 	uint64_t gap_lost;
+	uint64_t seg_seq;  /* of the segment it writes to */
+	uint64_t kf_wall;  /* a keyframe chunk: its first record's wall time */
 };
 
 struct fr_store_writer {
@@ -65,6 +67,9 @@ struct fr_store_writer {
 	uint64_t cur_off;  /* next append offset, including queued writes */
 	uint64_t cur_seq;  /* segment seqnum of cur */
 	uint32_t cur_chunks;
+	/* what the next segment's header says of cur (fr_segment_prev):
+	 * keyframes count once written */
+	uint64_t cur_last_wall, cur_kf_wall;
 
 	struct io_uring ring;
 	bool ring_ok;
@@ -93,28 +98,6 @@ static int open_slot(struct fr_store_writer *w, uint32_t slot, int flags)
 
 	fr_store_segment_name(slot, name, sizeof(name));
 	return openat(w->seg_dir_fd, name, flags | O_CLOEXEC, 0640);
-}
-
-static int write_segment_header(int fd, uint64_t seqnum, uint64_t seg_size)
-{
-	struct fr_segment_header h = {};
-	struct timespec ts;
-	ssize_t n;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	memcpy(h.magic, FR_SEGMENT_MAGIC, FR_MAGIC_LEN);
-	h.header_size = htole32(sizeof(h));
-	h.version = htole16(FR_STORE_VERSION);
-	h.seqnum = htole64(seqnum);
-	h.segment_size = htole64(seg_size);
-	h.created_wall = htole64((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
-	h.header_crc = htole32(fr_crc32(&h, offsetof(struct fr_segment_header, header_crc)));
-	n = pwrite(fd, &h, sizeof(h), 0);
-	if (n < 0)
-		return negative_errno();
-	if ((size_t)n != sizeof(h))
-		return -EIO;
-	return 0;
 }
 
 static struct io_uring_sqe *get_sqe(struct fr_store_writer *w)
@@ -186,6 +169,8 @@ static void complete(struct fr_store_writer *w, struct op *op, int res)
 		return;
 	}
 	op->done += (size_t)res;
+	if (op->done == op->len && op->kf_wall && op->seg_seq == w->cur_seq)
+		w->cur_kf_wall = MAX(w->cur_kf_wall, op->kf_wall);
 	if (res > 0 && op->done < op->len) {
 		/* short write: resubmit the rest */
 		if (queue_op(w, op) == 0) {
@@ -277,6 +262,12 @@ static int rotate(struct fr_store_writer *w)
 	r = fr_store_writer_drain(w);
 	if (r < 0)
 		return r;
+	/* every write to it has completed: what it holds is known */
+	struct fr_segment_prev prev = {
+		.known = w->cur_fd >= 0,
+		.last_wall = w->cur_last_wall,
+		.keyframe_wall = w->cur_kf_wall,
+	};
 
 	fd = open_slot(w, next, O_RDWR | O_CREAT);
 	if (fd < 0)
@@ -289,7 +280,7 @@ static int rotate(struct fr_store_writer *w)
 	/* the store holds command lines: not for every user, whatever the umask */
 	if (fchmod(fd, 0640) < 0)
 		return negative_errno();
-	r = write_segment_header(fd, w->cur_seq + 1, w->seg_size);
+	r = fr_store_segment_header_write(fd, w->cur_seq + 1, w->seg_size, &prev);
 	if (r < 0)
 		return r;
 	closep(&w->cur_fd);
@@ -298,7 +289,20 @@ static int rotate(struct fr_store_writer *w)
 	w->cur_seq++;
 	w->cur_off = sizeof(struct fr_segment_header);
 	w->cur_chunks = 0;
+	w->cur_last_wall = w->cur_kf_wall = 0;
 	return 0;
+}
+
+/* A chunk about to be written to the current segment: raises *@last_wall
+ * to its last record's wall time (as readers reckon it, wrapping
+ * included); a keyframe chunk's first record's time goes to *@kf_wall. */
+static void note_chunk(const struct fr_chunk_header *h, uint64_t *last_wall, uint64_t *kf_wall)
+{
+	uint64_t off = le64toh((uint64_t)h->realtime_offset);
+
+	*last_wall = MAX(*last_wall, le64toh(h->last_ts) + off);
+	if (le32toh(h->cpu) == FR_CPU_META)
+		*kf_wall = le64toh(h->first_ts) + off;
 }
 
 int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len)
@@ -334,6 +338,8 @@ int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len)
 	}
 	/* chunk seqnum: segment seqnum, then position in the segment */
 	h->seqnum = htole64((w->cur_seq << 32) | w->cur_chunks);
+	op->seg_seq = w->cur_seq;
+	note_chunk(h, &w->cur_last_wall, &op->kf_wall);
 	h->header_crc = htole32(fr_crc32(h, offsetof(struct fr_chunk_header, header_crc)));
 
 	while (w->inflight >= INFLIGHT_MAX) {
@@ -414,21 +420,30 @@ struct recover_ctx {
 	int fd;
 	uint64_t end;        /* end of the last chunk whose payload verifies */
 	uint32_t next_index; /* index after that chunk's, for seqnums */
+	uint64_t last_wall;  /* of every chunk with a valid header (cut or not) */
+	uint64_t kf_wall;    /* of keyframe chunks up to end */
 };
 
 static int recover_cb(uint64_t offset, const struct fr_chunk_info *ci, void *userdata)
 {
 	struct recover_ctx *rc = userdata;
 	_cleanup_free_ uint8_t *p = malloc(ci->payload_size);
+	uint64_t kf = 0;
 	ssize_t n;
 
 	if (!p)
 		return -ENOMEM;
+	/* an upper bound may count chunks that are cut below; a keyframe
+	 * only counts if it stays */
+	rc->last_wall = MAX(rc->last_wall, ci->last_ts + (uint64_t)ci->realtime_offset);
+	if (ci->cpu == FR_CPU_META)
+		kf = ci->first_ts + (uint64_t)ci->realtime_offset;
 	n = pread(rc->fd, p, ci->payload_size, (off_t)(offset + sizeof(struct fr_chunk_header)));
 	if (n != (ssize_t)ci->payload_size || fr_crc32(p, ci->payload_size) != ci->payload_crc)
 		return 0; /* damaged: a later valid chunk may still follow */
 	rc->end = offset + fr_chunk_disk_size(ci);
 	rc->next_index = (uint32_t)(ci->seqnum & 0xffffffffu) + 1;
+	rc->kf_wall = MAX(rc->kf_wall, kf);
 	return 0;
 }
 
@@ -534,6 +549,8 @@ static int recover(struct fr_store_writer *w)
 	w->cur_seq = best_seq;
 	w->cur_off = end;
 	w->cur_chunks = chunks;
+	w->cur_last_wall = rc.last_wall;
+	w->cur_kf_wall = rc.kf_wall;
 	w->cur_fd = TAKE_FD(fd);
 	return 0;
 }

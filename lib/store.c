@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "chunk.h"
@@ -58,7 +59,40 @@ int fr_store_create_dirs(const char *dir)
 	return mkdir_mode(seg, 0750);
 }
 
-int fr_store_segment_header_read(int fd, uint64_t *ret_seqnum, uint64_t *ret_size)
+int fr_store_segment_header_write(int fd, uint64_t seqnum, uint64_t segment_size,
+				  const struct fr_segment_prev *prev)
+{
+	struct fr_segment_header h = {};
+	struct timespec ts;
+	ssize_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	memcpy(h.magic, FR_SEGMENT_MAGIC, FR_MAGIC_LEN);
+	h.header_size = htole32(sizeof(h));
+	h.version = htole16(FR_STORE_VERSION);
+	h.seqnum = htole64(seqnum);
+	h.segment_size = htole64(segment_size);
+	h.created_wall = htole64((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+	if (prev && prev->known) {
+		uint64_t age = FR_SEGMENT_NO_KEYFRAME;
+
+		/* in whole ms, rounded up: the keyframe is no earlier */
+		if (prev->keyframe_wall && prev->keyframe_wall <= prev->last_wall)
+			age = (prev->last_wall - prev->keyframe_wall + 999999) / 1000000;
+		h.compat_flags = htole32(FR_SEGMENT_COMPAT_PREV);
+		h.prev_last_wall = htole64(prev->last_wall);
+		h.prev_keyframe_age_ms = htole32((uint32_t)MIN(age, (uint64_t)FR_SEGMENT_NO_KEYFRAME));
+	}
+	h.header_crc = htole32(fr_crc32(&h, offsetof(struct fr_segment_header, header_crc)));
+	n = pwrite(fd, &h, sizeof(h), 0);
+	if (n < 0)
+		return negative_errno();
+	if ((size_t)n != sizeof(h))
+		return -EIO;
+	return 0;
+}
+
+int fr_store_segment_header_read(int fd, uint64_t *ret_seqnum, struct fr_segment_prev *ret_prev)
 {
 	struct fr_segment_header h;
 	ssize_t n = pread(fd, &h, sizeof(h), 0);
@@ -75,7 +109,16 @@ int fr_store_segment_header_read(int fd, uint64_t *ret_seqnum, uint64_t *ret_siz
 		return -EBADMSG;
 	if (ret_seqnum)
 		*ret_seqnum = le64toh(h.seqnum);
-	if (ret_size)
-		*ret_size = le64toh(h.segment_size);
+	if (ret_prev) {
+		uint64_t last = le64toh(h.prev_last_wall), age = le32toh(h.prev_keyframe_age_ms);
+
+		*ret_prev = (struct fr_segment_prev){};
+		if (le32toh(h.compat_flags) & FR_SEGMENT_COMPAT_PREV) {
+			ret_prev->known = true;
+			ret_prev->last_wall = last;
+			if (age != FR_SEGMENT_NO_KEYFRAME && age * 1000000 < last)
+				ret_prev->keyframe_wall = last - age * 1000000;
+		}
+	}
 	return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef FR_STORE_H
 #define FR_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,7 +13,23 @@
 void fr_store_segment_name(uint32_t slot, char *buf, size_t len);
 /* Creates @dir (0750, parents 0755 as needed) and its segments/ folder. */
 int fr_store_create_dirs(const char *dir);
-/* Reads and checks a segment header: 0, -EBADMSG, -EPROTONOSUPPORT. */
-int fr_store_segment_header_read(int fd, uint64_t *ret_seqnum, uint64_t *ret_size);
+/* What a segment's header says of the segment before it (seqnum - 1),
+ * written when the writer moved on from that one: a time window whose
+ * keyframe is later than all of it needs none of it.  A wall time is
+ * CLOCK_REALTIME ns as readers reckon a chunk's (its times plus its
+ * realtime_offset). */
+struct fr_segment_prev {
+	bool known;
+	uint64_t last_wall;     /* no record of it is later */
+	uint64_t keyframe_wall; /* it holds a keyframe chunk starting no
+				   earlier than this; 0: none known */
+};
+
+/* Reads and checks a segment header: 0, -EBADMSG, -EPROTONOSUPPORT.
+ * @ret_prev may be NULL. */
+int fr_store_segment_header_read(int fd, uint64_t *ret_seqnum, struct fr_segment_prev *ret_prev);
+/* Writes a segment header at offset 0; @prev NULL: none known. */
+int fr_store_segment_header_write(int fd, uint64_t seqnum, uint64_t segment_size,
+				  const struct fr_segment_prev *prev);
 
 #endif

@@ -443,7 +443,10 @@ int fr_window_select(struct fr_store_reader *r, const struct fr_window_query *q,
 		     size_t *nret)
 {
 	struct collect c = { .since = q->since_ns, .until = q->until_ns, .q = q };
-	int k = fr_store_reader_foreach(r, collect_cb, &c);
+	/* one boot: the keyframes the segments' summaries name may be
+	 * another boot's */
+	int k = q->one_boot ? fr_store_reader_foreach(r, collect_cb, &c) :
+			      fr_store_reader_foreach_since(r, q->since_ns, collect_cb, &c);
 
 	if (k < 0)
 		goto fail;

@@ -4,10 +4,12 @@
  * (exec records with 120 random bytes of argv, and syscall records) whose
  * wall times are spread evenly over [now - ago - span, now - ago], under a
  * given boot id, until @bytes have been written.  Lets tests build a full
- * 1 GiB store covering a week, or two boots, in seconds.  With "text" as
- * an eighth argument the argv is printable words (compressible, like real
- * command lines) instead of random bytes.
- *   fr-store-fill DIR BOUND SEGMENTS BYTES SPAN_S AGO_S BOOT_ID_HEX [text]
+ * 1 GiB store covering a week, or two boots, in seconds.  Options after
+ * the boot id: "text": the argv is printable words (compressible, like
+ * real command lines) instead of random bytes; "keyframes": a keyframe
+ * chunk (process records of the pids the records use) every 30 s of
+ * record time, as flightrecd writes by default.
+ *   fr-store-fill DIR BOUND SEGMENTS BYTES SPAN_S AGO_S BOOT_ID_HEX [text] [keyframes]
  */
 #include <endian.h>
 #include <errno.h>
@@ -24,6 +26,48 @@
 
 #define CHUNK (256u << 10)
 
+#define KEYFRAME_INTERVAL (30 * 1000000000ULL)
+#define KEYFRAME_PIDS 64
+
+/* A keyframe at @ts: what the first KEYFRAME_PIDS of the pids run. */
+static int write_keyframe(struct fr_store_writer *w, ZSTD_CCtx *cctx, const uint8_t *boot, uint64_t ts,
+			  int64_t offset, uint64_t *written)
+{
+	static const char args[] = "fill\0--keyframe";
+	struct fr_chunk_builder *b;
+	void *buf;
+	size_t len;
+	int k;
+
+	k = fr_chunk_builder_new(FR_CPU_META, CHUNK, &b);
+	if (k < 0)
+		return k;
+	for (uint32_t pid = 1000; pid < 1000 + KEYFRAME_PIDS; pid++) {
+		struct fr_record r = { .type = FR_REC_PROCESS, .ts = ts, .pid = pid, .tid = pid, .cgroup_id = 1 };
+
+		memcpy(r.comm, "fill", 5);
+		r.comm_len = 4;
+		r.process.ppid = 1;
+		r.process.exe = "/usr/bin/fill";
+		r.process.exe_len = 13;
+		r.process.args = args;
+		r.process.args_len = sizeof(args) - 1;
+		if ((k = fr_chunk_builder_add(b, &r)) < 0)
+			break;
+	}
+	if (k == 0)
+		k = fr_chunk_builder_close(b, cctx, 0, boot, &buf, &len);
+	fr_chunk_builder_free(b);
+	if (k < 0)
+		return k;
+	((struct fr_chunk_header *)buf)->realtime_offset = (int64_t)htole64((uint64_t)offset);
+	k = fr_store_writer_append(w, buf, len);
+	fr_store_writer_submit(w);
+	fr_store_writer_process(w);
+	*written += len;
+	return k;
+}
+
 int main(int argc, char **argv)
 {
 	struct fr_store_params p;
@@ -35,11 +79,19 @@ int main(int argc, char **argv)
 	struct timespec now;
 	int k;
 
-	if (argc < 8 || argc > 9 || strlen(argv[7]) != 32) {
-		fprintf(stderr, "usage: fr-store-fill DIR BOUND SEGMENTS BYTES SPAN_S AGO_S BOOT_ID_HEX [text]\n");
+	bool text = false, keyframes = false;
+	for (int i = 8; i < argc; i++) {
+		if (strcmp(argv[i], "text") == 0)
+			text = true;
+		else if (strcmp(argv[i], "keyframes") == 0)
+			keyframes = true;
+		else
+			argc = 0;
+	}
+	if (argc < 8 || strlen(argv[7]) != 32) {
+		fprintf(stderr, "usage: fr-store-fill DIR BOUND SEGMENTS BYTES SPAN_S AGO_S BOOT_ID_HEX [text] [keyframes]\n");
 		return 2;
 	}
-	bool text = argc == 9 && strcmp(argv[8], "text") == 0;
 	static const char *const words[] = { "--config", "/etc/app.conf", "-v", "worker", "--port=8080",
 					     "/var/lib/data", "--threads", "4", "run", "--json" };
 	uint64_t bound = strtoull(argv[2], NULL, 10), bytes = strtoull(argv[4], NULL, 10);
@@ -66,9 +118,14 @@ int main(int argc, char **argv)
 
 	/* a record's time is its position in the byte budget: the store
 	 * ends at now - ago however well the records compress */
-	uint64_t ts = 1000000000ULL, written = 0;
+	uint64_t ts = 1000000000ULL, written = 0, next_kf = ts;
 	double ratio = 0.6; /* disk bytes per encoded byte, from the last chunk */
 	for (uint64_t i = 0;; i++) {
+		if (keyframes && ts >= next_kf) {
+			if (write_keyframe(w, cctx, boot, ts, offset, &written) < 0)
+				return 1;
+			next_kf = ts + KEYFRAME_INTERVAL;
+		}
 		struct fr_record r = { .ts = ts, .pid = 1000 + (uint32_t)(i % 5000), .cgroup_id = 1 };
 		r.tid = r.pid;
 		memcpy(r.comm, "fill", 5);

@@ -19,6 +19,7 @@
 #include "store.h"
 #include "window.h"
 #include "test.h"
+#include "test-segments.h"
 
 #define BOUND (1u << 20)
 #define NSEG 4
@@ -152,27 +153,6 @@ static int count_cb(const struct fr_chunk_ref *ref, void *userdata)
 	return 0;
 }
 
-/* The path of the segment with the highest sequence number. */
-static void newest_segment(const char *dir, char *path, size_t len)
-{
-	uint64_t newest = 0;
-	int newest_slot = -1;
-
-	for (int i = 0; i < NSEG; i++) {
-		snprintf(path, len, "%s/segments/%04d.frs", dir, i);
-		int fd = open(path, O_RDONLY);
-		uint64_t s;
-		if (fd >= 0 && fr_store_segment_header_read(fd, &s, NULL) == 0 && s >= newest) {
-			newest = s;
-			newest_slot = i;
-		}
-		if (fd >= 0)
-			close(fd);
-	}
-	CHECK(newest_slot >= 0);
-	snprintf(path, len, "%s/segments/%04d.frs", dir, newest_slot);
-}
-
 int main(void)
 {
 	char dir[] = "/tmp/fr-test-store-XXXXXX";
@@ -212,7 +192,7 @@ int main(void)
 		struct fr_store_reader *r;
 		struct fr_store_reader_stats rs;
 		char path[600];
-		newest_segment(dir, path, sizeof(path));
+		test_newest_segment(dir, NSEG, path, sizeof(path));
 		int fd = open(path, O_WRONLY | O_APPEND);
 		struct fr_chunk_header junk;
 		memset(&junk, 0xab, sizeof(junk));
@@ -252,7 +232,7 @@ int main(void)
 		 * daemon rolled back after a newer one wrote there) */
 		char path[600];
 		struct stat before, after;
-		newest_segment(dir, path, sizeof(path));
+		test_newest_segment(dir, NSEG, path, sizeof(path));
 		int fd = open(path, O_WRONLY | O_APPEND);
 		CHECK(fd >= 0 && write(fd, &h, sizeof(h)) == (ssize_t)sizeof(h));
 		CHECK(fstat(fd, &before) == 0);
