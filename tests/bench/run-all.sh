@@ -37,6 +37,7 @@ benches=(
 	"sampling-overhead:tests/bench/sampling-overhead.sh $BUILD"
 	"dump-window:tests/bench/dump-window.sh $BUILD"
 	"dump-speed:tests/bench/dump-speed.sh $BUILD $q_dump"
+	"dump-full-store:tests/bench/dump-full-store.sh $BUILD"
 	"memory:tests/bench/memory.sh $BUILD $q_mem"
 	"incident-latency:tests/bench/incident-latency.sh $BUILD"
 	"retention:tests/bench/retention.sh $BUILD $q_ret"
