@@ -249,13 +249,17 @@ static void add_code(struct fr_chunk_builder *b, const struct fr_frame_desc *d, 
 static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, struct cpu_state *c,
 		  const struct fr_record *rec, const struct fr_frame_desc *frames, unsigned nframes)
 {
-	struct fr_record meta = { .type = FR_REC_CGROUP, .ts = rec->ts, .cgroup_id = rec->cgroup_id };
+	struct fr_record meta; /* set when path is */
 	const char *path = NULL;
 	size_t need = fr_record_max_encoded_size(rec);
 
-	if (rec->cgroup_id && !fr_chunk_builder_described(b, &meta)) {
+	if (rec->cgroup_id && !fr_chunk_builder_cgroup_described(b, rec->cgroup_id)) {
 		path = fr_cgroup_names_lookup(r->cg, rec->cgroup_id);
 		if (path) {
+			fr_record_clear(&meta);
+			meta.type = FR_REC_CGROUP;
+			meta.ts = rec->ts;
+			meta.cgroup_id = rec->cgroup_id;
 			meta.cgroup.path = path;
 			meta.cgroup.path_len = (uint32_t)strnlen(path, 4096);
 			need += fr_record_max_encoded_size(&meta);
@@ -266,7 +270,7 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, struct cpu_
 		close_builder(r, b, c);
 	if (fr_chunk_builder_count(b) == 0)
 		fr_chunk_builder_set_opened(b, fr_now_ns(CLOCK_MONOTONIC));
-	if (path && !fr_chunk_builder_described(b, &meta))
+	if (path && !fr_chunk_builder_cgroup_described(b, rec->cgroup_id))
 		(void)fr_chunk_builder_add(b, &meta);
 	add_code(b, frames, nframes);
 	if (fr_chunk_builder_add(b, rec) < 0) {

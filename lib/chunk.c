@@ -112,22 +112,31 @@ static uint64_t described_id(const struct fr_record *r)
 	}
 }
 
-/* The slot of @r's key: where it is, or the free one where it would go. */
-static struct described_key *described_slot(struct fr_chunk_builder *b, const struct fr_record *r)
+/* The slot of a key: where it is, or the free one where it would go. */
+static struct described_key *key_slot(struct fr_chunk_builder *b, uint64_t id, uint32_t pid, uint16_t type)
 {
-	uint64_t id = described_id(r);
-	uint64_t h = (id ^ ((uint64_t)r->pid << 32) ^ r->type) * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = (id ^ ((uint64_t)pid << 32) ^ type) * 0x9e3779b97f4a7c15ULL;
 
 	for (unsigned i = (unsigned)((h >> 32) % DESCRIBED_SLOTS);; i = (i + 1) % DESCRIBED_SLOTS) {
 		struct described_key *k = &b->described[i];
-		if (k->gen != b->described_gen || (k->id == id && k->pid == r->pid && k->type == r->type))
+		if (k->gen != b->described_gen || (k->id == id && k->pid == pid && k->type == type))
 			return k;
 	}
+}
+
+static struct described_key *described_slot(struct fr_chunk_builder *b, const struct fr_record *r)
+{
+	return key_slot(b, described_id(r), r->pid, r->type);
 }
 
 bool fr_chunk_builder_described(struct fr_chunk_builder *b, const struct fr_record *r)
 {
 	return described_slot(b, r)->gen == b->described_gen;
+}
+
+bool fr_chunk_builder_cgroup_described(struct fr_chunk_builder *b, uint64_t cgroup_id)
+{
+	return key_slot(b, cgroup_id, 0, FR_REC_CGROUP)->gen == b->described_gen;
 }
 
 int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)

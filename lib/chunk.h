@@ -50,6 +50,9 @@ void fr_chunk_builder_set_opened(struct fr_chunk_builder *b, uint64_t mono_ns);
  * FR_REC_CGROUP, FR_REC_MAPPING or FR_REC_SYMBOL record like @r (same
  * type, pid and cgroup id or start address): then it need not be added. */
 bool fr_chunk_builder_described(struct fr_chunk_builder *b, const struct fr_record *r);
+/* The same for the FR_REC_CGROUP record (pid 0) of @cgroup_id, without
+ * making one: asked for every record. */
+bool fr_chunk_builder_cgroup_described(struct fr_chunk_builder *b, uint64_t cgroup_id);
 
 /* Compresses the open chunk with @cctx into a newly allocated buffer holding
  * header + payload + padding (*ret_len, multiple of 8) and empties the
