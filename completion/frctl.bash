@@ -70,7 +70,8 @@ _frctl()
 	case $verb in
 	dump) COMPREPLY=($(compgen -W "$window --format -o --output --stats $global" -- "$cur")) ;;
 	report) COMPREPLY=($(compgen -W "$window $global" -- "$cur")) ;;
-	status | boots | incidents) COMPREPLY=($(compgen -W "--json $global" -- "$cur")) ;;
+	boots) COMPREPLY=($(compgen -W "--input --json $global" -- "$cur")) ;;
+	status | incidents) COMPREPLY=($(compgen -W "--json $global" -- "$cur")) ;;
 	freeze) COMPREPLY=($(compgen -W "--reason $global" -- "$cur")) ;;
 	mark) COMPREPLY=($(compgen -W "$global" -- "$cur")) ;;
 	esac

@@ -8,32 +8,69 @@
 #include <systemd/sd-id128.h>
 
 #include "../lib/boots.h"
+#include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "frctl.h"
 
+static const char usage[] =
+	"Usage: frctl boots [--input FILE] [--json]\n\n"
+	"Lists the boots the store holds records of, oldest first, with the\n"
+	"index 'frctl dump --boot' takes (0 the newest, -1 the one before...).\n\n"
+	"  --input FILE   the boots an incident or bundle file holds instead\n"
+	"  --json         a JSON array (index, boot_id, first, last, chunks,\n"
+	"                 records)\n";
+
 int verb_boots(struct frctl *f, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		FRCTL_GLOBAL_OPTIONS,
+		{ "json", no_argument, NULL, 'j' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
 	struct fr_store_reader *reader = NULL;
 	struct fr_boot *boots = NULL;
+	const char *input = NULL, *name;
 	bool json = false;
 	size_t n = 0;
-	int k;
+	int c, k;
 
-	k = frctl_parse_simple(f, argc, argv, "boots",
-			       "Usage: frctl boots [--json]\n\n"
-			       "Lists the boots the store holds records of, oldest first, with the\n"
-			       "index 'frctl dump --boot' takes (0 the newest, -1 the one before...).\n",
-			       &json, 0);
-	if (k >= 0)
-		return k;
+	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) >= 0) {
+		if (frctl_global_option(f, c, optarg))
+			continue;
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		}
+		if (c == 'j')
+			json = true;
+		else if (c == 'i')
+			input = optarg;
+		else
+			return frctl_bad_option("boots", argv);
+	}
+	if (optind < argc) {
+		frctl_error("boots: unexpected argument '%s'. Try 'frctl boots --help'.", argv[optind]);
+		return EXIT_USAGE;
+	}
 	if (frctl_load_conf(f) < 0)
 		return EXIT_USAGE;
-	if (frctl_open_store(f, frctl_store_path(f), &reader) < 0)
+	if (input) {
+		_cleanup_free_ char *meta = NULL;
+
+		name = input;
+		k = frctl_open_incident(input, &reader, &meta);
+	} else {
+		name = frctl_store_path(f);
+		k = frctl_open_store(f, name, &reader);
+	}
+	if (k < 0)
 		return EXIT_FAILURE_;
 	k = fr_store_boots(reader, &boots, &n);
 	fr_store_reader_free(reader);
 	if (k < 0) {
-		frctl_error("cannot read store %s: %s", frctl_store_path(f), strerror(-k));
+		frctl_error("cannot read %s: %s", name, strerror(-k));
 		return EXIT_FAILURE_;
 	}
 
@@ -62,7 +99,7 @@ int verb_boots(struct frctl *f, int argc, char **argv)
 	if (json)
 		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	else if (n == 0)
-		printf("The store holds no records.\n");
+		printf("%s holds no records.\n", input ? input : "The store");
 	json_object_put(arr);
 	free(boots);
 	return EXIT_OK;

@@ -22,6 +22,18 @@ jq -e --arg a $A --arg b $B 'length == 2 and .[0].boot_id == $a and .[0].index =
 	fail "boots: $(cat "$T/boots.json")"
 echo "ok: frctl boots lists both boots, oldest first"
 
+"$FRCTL" --store "$T/store" dump --last 3h --format bundle -o "$T/both.fri"
+"$FRCTL" --store "$T/store" dump --boot -1 --format bundle -o "$T/prev.fri"
+"$FRCTL" boots --input "$T/both.fri" --json | cmp -s - "$T/boots.json" || fail "boots --input of a bundle of both differs"
+"$FRCTL" boots --input "$T/prev.fri" --json >"$T/prev-boots.json"
+jq -e --arg a $A 'length == 1 and .[0].boot_id == $a and .[0].index == 0' "$T/prev-boots.json" >/dev/null ||
+	fail "boots --input of the earlier boot's bundle: $(cat "$T/prev-boots.json")"
+rc=0
+"$FRCTL" boots --input "$T/boots.json" 2>"$T/err" >/dev/null || rc=$?
+[ "$rc" -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q 'is not an incident or bundle file' "$T/err" ||
+	fail "boots --input of a JSON file: rc $rc, $(cat "$T/err")"
+echo "ok: frctl boots --input lists the boots of a bundle, and refuses what is not one"
+
 "$FRCTL" --store "$T/store" dump --boot -1 --format json >"$T/prev.json"
 [ -s "$T/prev.json" ] || fail "dump --boot -1 is empty"
 jq -e -s --arg a $A 'all(.[]; .boot_id == $a)' "$T/prev.json" >/dev/null || fail "--boot -1 shows other boots"
