@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* frctl boots: the boots a store holds, as journalctl --list-boots. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -22,38 +21,16 @@ static const char usage[] =
 
 int verb_boots(struct frctl *f, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		FRCTL_GLOBAL_OPTIONS,
-		{ "json", no_argument, NULL, 'j' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	struct fr_store_reader *reader = NULL;
 	struct fr_boot *boots = NULL;
 	const char *input = NULL, *name;
 	bool json = false;
 	size_t n = 0;
-	int c, k;
+	int k;
 
-	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) >= 0) {
-		if (frctl_global_option(f, c, optarg))
-			continue;
-		if (c == 'h') {
-			fputs(usage, stdout);
-			return EXIT_OK;
-		}
-		if (c == 'j')
-			json = true;
-		else if (c == 'i')
-			input = optarg;
-		else
-			return frctl_bad_option("boots", argv);
-	}
-	if (optind < argc) {
-		frctl_error("boots: unexpected argument '%s'. Try 'frctl boots --help'.", argv[optind]);
-		return EXIT_USAGE;
-	}
+	k = frctl_parse_simple(f, argc, argv, "boots", usage, &json, &input, 0);
+	if (k >= 0)
+		return k;
 	if (frctl_load_conf(f) < 0)
 		return EXIT_USAGE;
 	if (input) {

@@ -99,17 +99,25 @@ bool frctl_global_option(struct frctl *f, int opt, const char *arg)
 }
 
 int frctl_parse_simple(struct frctl *f, int argc, char **argv, const char *verb, const char *help,
-		       bool *json, int nargs)
+		       bool *json, const char **input, int nargs)
 {
+	/* --input only where it is taken: elsewhere its argument would be
+	 * named as the unknown option */
 	static const struct option opts[] = {
 		FRCTL_GLOBAL_OPTIONS,
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
+	}, opts_input[] = {
+		FRCTL_GLOBAL_OPTIONS,
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "input", required_argument, NULL, 'i' },
+		{},
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "c:s:h", input ? opts_input : opts, NULL)) >= 0) {
 		if (frctl_global_option(f, c, optarg))
 			continue;
 		if (c == 'h') {
@@ -118,6 +126,10 @@ int frctl_parse_simple(struct frctl *f, int argc, char **argv, const char *verb,
 		}
 		if (c == 'j' && json) {
 			*json = true;
+			continue;
+		}
+		if (c == 'i' && input) {
+			*input = optarg;
 			continue;
 		}
 		return frctl_bad_option(verb, argv);

@@ -38,10 +38,11 @@ bool frctl_global_option(struct frctl *f, int opt, const char *arg);
 	{ "socket", required_argument, NULL, 0x100 }
 
 /* Option parsing of verbs that take only the global options, --help and,
- * when @json is not NULL, --json, and exactly @nargs arguments (left at
- * argv[optind]).  Returns -1 to go on, or the exit code to return. */
+ * when @json is not NULL, --json, when @input is not NULL, --input FILE,
+ * and exactly @nargs arguments (left at argv[optind]).  Returns -1 to go
+ * on, or the exit code to return. */
 int frctl_parse_simple(struct frctl *f, int argc, char **argv, const char *verb, const char *help,
-		       bool *json, int nargs);
+		       bool *json, const char **input, int nargs);
 
 /* One request to the daemon over its control socket (loads the
  * configuration to find it).  Returns 0 with the reply in *resp.  On

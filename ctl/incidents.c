@@ -97,7 +97,7 @@ int verb_incidents(struct frctl *f, int argc, char **argv)
 			       "Lists the incidents (frozen windows) of the store, oldest first: id,\n"
 			       "rules, reason, window, triggers, path and size.  Read one with\n"
 			       "'frctl dump --incident ID'.\n",
-			       &json, 0);
+			       &json, NULL, 0);
 	if (k >= 0) {
 		json_object_put(arr);
 		return k;

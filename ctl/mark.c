@@ -22,7 +22,7 @@ int verb_mark(struct frctl *f, int argc, char **argv)
 			       "to the annotation socket beside the control socket (annotate.sock).\n"
 			       "Only root and members of the daemon's control.group may mark;\n"
 			       "anyone else gets \"permission denied\" (exit status 4).\n",
-			       NULL, 1);
+			       NULL, NULL, 1);
 	if (k >= 0)
 		return k;
 	if (strlen(argv[optind]) == 0 || strlen(argv[optind]) > 1024) {

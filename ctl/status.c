@@ -171,7 +171,7 @@ int verb_status(struct frctl *f, int argc, char **argv)
 			       "dropped, per-source counts, incidents and the spare incident file) and\n"
 			       "the store's use and time span.\n"
 			       "Exit status 3 when the daemon is not running.\n",
-			       &json, 0);
+			       &json, NULL, 0);
 	if (k >= 0)
 		return k;
 	req = json_object_new_object();
