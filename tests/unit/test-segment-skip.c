@@ -180,8 +180,10 @@ static uint64_t check_since(struct fr_store_reader *r, uint64_t since)
 	q.one_boot = true;
 	memcpy(q.boot_id, boot, sizeof(boot));
 	CHECK_EQ(fr_window_select(r, &q, &b, &nb), 0);
-	qsort(a, na, sizeof(*a), cmp_seq);
-	qsort(b, nb, sizeof(*b), cmp_seq);
+	if (na) /* an empty window's list is NULL, which qsort may not take */
+		qsort(a, na, sizeof(*a), cmp_seq);
+	if (nb)
+		qsort(b, nb, sizeof(*b), cmp_seq);
 	CHECK_EQ(na, nb);
 	for (size_t i = 0; i < na && i < nb; i++)
 		if (a[i].info.seqnum != b[i].info.seqnum) {
