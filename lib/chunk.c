@@ -67,8 +67,9 @@ int fr_chunk_builder_new(uint32_t cpu, size_t raw_max, struct fr_chunk_builder *
 	if (!b)
 		return -ENOMEM;
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
-		b->streams.s[i] = (struct fr_byte_sink){ .buf = malloc(raw_max), .cap = raw_max };
-		if (!b->streams.s[i].buf) {
+		b->streams.buf[i] = malloc(raw_max);
+		b->streams.cap[i] = raw_max;
+		if (!b->streams.buf[i]) {
 			fr_chunk_builder_free(TAKE_PTR(b));
 			return -ENOMEM;
 		}
@@ -92,7 +93,7 @@ struct fr_chunk_builder *fr_chunk_builder_free(struct fr_chunk_builder *b)
 	if (!b)
 		return NULL;
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-		free(b->streams.s[i].buf);
+		free(b->streams.buf[i]);
 	free(b->content);
 	free(b);
 	return NULL;
@@ -205,9 +206,8 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	fr_record_streams_table(&b->streams, b->content);
 	content = FR_REC_STREAM_TABLE;
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
-		const struct fr_byte_sink *st = &b->streams.s[i];
-		memcpy(b->content + content, st->buf, st->len);
-		content += st->len;
+		memcpy(b->content + content, b->streams.buf[i], b->streams.len[i]);
+		content += b->streams.len[i];
 	}
 	bound = ZSTD_compressBound(content);
 	buf = calloc(1, sizeof(h) + bound + 8);
@@ -246,8 +246,7 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 
 	b->last_raw = b->raw_len;
 	b->raw_len = 0;
-	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-		b->streams.s[i].len = 0;
+	memset(b->streams.len, 0, sizeof(b->streams.len));
 	b->count = 0;
 	b->nevents = 0;
 	b->gap_lost = 0;

@@ -88,53 +88,75 @@ enum stream {
 };
 _Static_assert(S_OTHER + 1 == FR_REC_STREAMS, "the stream count of record.h");
 
-/* Writes go to the cursor of their stream (rows have one, c[0], behind
- * every stream).  Like a reader (below), a writer is a local of the
- * function that encodes, its cursors plain pointers copied in and out once
- * a record, and every function that writes is inlined: so the compiler
- * knows the bytes written cannot change the cursors, and keeps them in
- * registers instead of loading and storing them around every byte. */
+/* Writes go to the end of their stream, or of the row (rows have one
+ * cursor for every stream).  A writer is a local of the function that
+ * encodes and every function that writes is inlined, so its fields live
+ * in registers.  A write to a stream finds its end when it starts and
+ * moves it when it is done: no more than the streams the record's fields
+ * go to are looked at, where copying all of them into cursors and back
+ * around every record took as long as the encoding itself (perf, full
+ * mode). */
 struct wcursor {
 	uint8_t *p, *end;
 };
 
 struct writer {
-	struct wcursor c[FR_REC_STREAMS];
+	struct wcursor row;            /* rows */
+	struct fr_record_streams *out; /* columns */
 	size_t added; /* bytes written, all streams */
 	bool columns; /* a constant where encode() is inlined */
 	bool overflow;
 };
 
-static _always_inline_ struct wcursor *wcur(struct writer *w, enum stream sid)
+/* Where the next byte of @sid goes; *@avail: how many fit. */
+static _always_inline_ uint8_t *wbegin(struct writer *w, enum stream sid, size_t *avail)
 {
-	return &w->c[w->columns ? sid : 0];
+	size_t n;
+
+	if (!w->columns) {
+		*avail = (size_t)(w->row.end - w->row.p);
+		return w->row.p;
+	}
+	n = w->out->len[sid];
+	*avail = w->out->cap[sid] - n;
+	return w->out->buf[sid] + n;
+}
+
+/* @n bytes were written at wbegin(@sid). */
+static _always_inline_ void wend(struct writer *w, enum stream sid, size_t n)
+{
+	if (w->columns)
+		w->out->len[sid] += n;
+	else
+		w->row.p += n;
+	w->added += n;
 }
 
 static _always_inline_ void put_u8(struct writer *w, enum stream sid, uint8_t v)
 {
-	struct wcursor *c = wcur(w, sid);
+	size_t avail;
+	uint8_t *p = wbegin(w, sid, &avail);
 
-	if (c->p >= c->end) {
+	if (!avail) {
 		w->overflow = true;
 		return;
 	}
-	*c->p++ = v;
-	w->added++;
+	*p = v;
+	wend(w, sid, 1);
 }
 
 static _always_inline_ void put_varint(struct writer *w, enum stream sid, uint64_t v)
 {
-	struct wcursor *c = wcur(w, sid);
+	size_t avail;
+	uint8_t *p0 = wbegin(w, sid, &avail), *p = p0;
 
-	if (c->end - c->p >= 10) { /* room for any: no test a byte */
-		uint8_t *p = c->p;
+	if (avail >= 10) { /* room for any: no test a byte */
 		while (v >= 0x80) {
 			*p++ = (uint8_t)(v | 0x80);
 			v >>= 7;
 		}
 		*p++ = (uint8_t)v;
-		w->added += (size_t)(p - c->p);
-		c->p = p;
+		wend(w, sid, (size_t)(p - p0));
 		return;
 	}
 	while (v >= 0x80) {
@@ -149,18 +171,42 @@ static _always_inline_ void put_svarint(struct writer *w, enum stream sid, int64
 	put_varint(w, sid, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
 
+/* Names (comms above all) are short: up to 16 bytes are copied in two
+ * moves that may overlap, reading and writing only those bytes, instead
+ * of a call to memcpy() each. */
+static _always_inline_ void copy_short(uint8_t *d, const uint8_t *s, size_t n)
+{
+	uint64_t a, b;
+	uint32_t x, y;
+
+	if (n >= 8 && n <= 16) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	} else
+		memcpy(d, s, n);
+}
+
 static _always_inline_ void put_bytes(struct writer *w, enum stream sid, const void *p, size_t n)
 {
-	struct wcursor *c = wcur(w, sid);
+	size_t avail;
+	uint8_t *d = wbegin(w, sid, &avail);
 
-	if (n > (size_t)(c->end - c->p)) {
+	if (n > avail) {
 		w->overflow = true;
 		return;
 	}
-	if (n)
-		memcpy(c->p, p, n);
-	c->p += n;
-	w->added += n;
+	copy_short(d, p, n);
+	wend(w, sid, n);
 }
 
 static _always_inline_ void put_str(struct writer *w, enum stream sid, const char *p, uint32_t n)
@@ -275,7 +321,7 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 		/* frames as zigzag deltas from the previous frame: addresses of
 		 * one stack are close, so most take 2-4 bytes, not 9 */
 		uint8_t blob[FR_SAMPLE_FRAMES_MAX * 10];
-		struct writer b = { .c[0] = { blob, blob + sizeof(blob) } };
+		struct writer b = { .row = { blob, blob + sizeof(blob) } };
 		uint64_t prev = 0;
 		if (r->sample.kernel_frames + r->sample.user_frames > FR_SAMPLE_FRAMES_MAX)
 			return -EINVAL;
@@ -287,7 +333,7 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 		}
 		put_varint(w, S_FRAMES, r->sample.kernel_frames);
 		put_varint(w, S_FRAMES, r->sample.user_frames);
-		put_str(w, S_FRAMES, (const char *)blob, (uint32_t)(b.c[0].p - blob));
+		put_str(w, S_FRAMES, (const char *)blob, (uint32_t)(b.row.p - blob));
 		break;
 	}
 	case FR_REC_SWITCH:
@@ -345,36 +391,30 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 int fr_record_encode(struct fr_codec_state *st, const struct fr_record *r, uint8_t *buf,
 		     size_t cap, size_t len)
 {
-	struct writer w = { .c[0] = { buf + len, buf + cap } };
+	struct writer w = { .row = { buf + len, buf + cap } };
 	int k = encode(st, r, &w);
 
-	return k < 0 ? k : (int)(w.c[0].p - buf);
+	return k < 0 ? k : (int)(w.row.p - buf);
 }
 
 int fr_record_encode_streams(struct fr_codec_state *st, const struct fr_record *r,
 			     struct fr_record_streams *out, size_t room)
 {
+	struct writer w = { .out = out, .columns = true };
 	uint64_t prev_ts = st->prev_ts;
-	struct writer w; /* not zeroed: a record's time is spent there */
+	size_t lens[FR_REC_STREAMS];
 	int k;
 
-	w.added = 0;
-	w.columns = true;
-	w.overflow = false;
-	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
-		w.c[i].p = out->s[i].buf + out->s[i].len;
-		w.c[i].end = out->s[i].buf + out->s[i].cap;
-	}
+	memcpy(lens, out->len, sizeof(lens));
 	k = encode(st, r, &w);
 	if (k == 0 && w.added > room)
 		k = -ENOBUFS;
 	if (k < 0) {
-		/* nothing written */
+		/* as if nothing was written */
+		memcpy(out->len, lens, sizeof(lens));
 		st->prev_ts = prev_ts;
 		return k;
 	}
-	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-		out->s[i].len = (size_t)(w.c[i].p - out->s[i].buf);
 	return (int)w.added;
 }
 
@@ -721,7 +761,7 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 void fr_record_streams_table(const struct fr_record_streams *s, uint8_t table[FR_REC_STREAM_TABLE])
 {
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
-		uint32_t le = htole32((uint32_t)s->s[i].len);
+		uint32_t le = htole32((uint32_t)s->len[i]);
 		memcpy(table + 4 * i, &le, 4);
 	}
 }

@@ -254,8 +254,11 @@ struct fr_byte_sink {
 	size_t cap, len;
 };
 
+/* Stream i is buf[i], len[i] of cap[i] bytes used. */
 struct fr_record_streams {
-	struct fr_byte_sink s[FR_REC_STREAMS];
+	uint8_t *buf[FR_REC_STREAMS];
+	size_t len[FR_REC_STREAMS];
+	size_t cap[FR_REC_STREAMS];
 };
 
 /* A chunk's content in columns: a table of the streams' lengths (u32,

@@ -36,9 +36,11 @@ static void add(struct fr_chunk_builder *b, struct raw *raw, const struct fr_rec
 
 	if (n > 0)
 		raw->len = (size_t)n;
-	if (!raw->cols.s[0].buf)
-		for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-			raw->cols.s[i] = (struct fr_byte_sink){ .buf = raw->col_buf[i], .cap = sizeof(raw->col_buf[i]) };
+	if (!raw->cols.buf[0])
+		for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+			raw->cols.buf[i] = raw->col_buf[i];
+			raw->cols.cap[i] = sizeof(raw->col_buf[i]);
+		}
 	(void)fr_record_encode_streams(&raw->cst, r, &raw->cols, SIZE_MAX);
 	fr_chunk_builder_add(b, r);
 }
@@ -55,7 +57,7 @@ static int write_columns(const char *path, const struct raw *raw)
 	fr_record_streams_table(&raw->cols, table);
 	fwrite(table, 1, sizeof(table), f);
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-		fwrite(raw->cols.s[i].buf, 1, raw->cols.s[i].len, f);
+		fwrite(raw->cols.buf[i], 1, raw->cols.len[i], f);
 	bad = ferror(f);
 	return fclose(f) == 0 && !bad ? 0 : -1;
 }

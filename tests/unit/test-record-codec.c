@@ -502,8 +502,10 @@ static void check_streams(const struct fr_record *in, unsigned n, uint32_t flags
 	uint8_t *content;
 
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
-		st.s[i] = (struct fr_byte_sink){ .buf = malloc(4096), .cap = 4096 };
-		CHECK(st.s[i].buf != NULL);
+		st.buf[i] = malloc(4096);
+		st.cap[i] = 4096;
+		st.len[i] = 0;
+		CHECK(st.buf[i] != NULL);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		int k = fr_record_encode_streams(&es, &in[i], &st, SIZE_MAX);
@@ -521,21 +523,51 @@ static void check_streams(const struct fr_record *in, unsigned n, uint32_t flags
 		size_t before[FR_REC_STREAMS];
 		uint64_t prev = es.prev_ts;
 		for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-			before[i] = st.s[i].len;
+			before[i] = st.len[i];
 		CHECK_EQ(fr_record_encode_streams(&es, &in[0], &st, 3), -ENOBUFS);
 		for (unsigned i = 0; i < FR_REC_STREAMS; i++)
-			CHECK_EQ(st.s[i].len, before[i]);
+			CHECK_EQ(st.len[i], before[i]);
 		CHECK_EQ(es.prev_ts, prev);
 	}
 
 	total = 0;
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
-		memcpy(flat + total, st.s[i].buf, st.s[i].len);
-		lens[i] = (uint32_t)st.s[i].len;
+		memcpy(flat + total, st.buf[i], st.len[i]);
+		lens[i] = (uint32_t)st.len[i];
 		total += lens[i];
-		free(st.s[i].buf);
+		free(st.buf[i]);
 	}
 	content = content_of(lens, flat, total, &cl);
+
+	/* one stream full, the others not: a record with a field for it is
+	 * refused once the fields before have been written, and what they
+	 * wrote is taken back; one without is added */
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		struct fr_codec_state s2 = { .incompat_flags = flags };
+		struct fr_record_streams t;
+		unsigned refused = 0;
+		for (unsigned j = 0; j < FR_REC_STREAMS; j++) {
+			t.buf[j] = malloc(4096);
+			CHECK(t.buf[j] != NULL);
+			t.cap[j] = j == i ? 0 : 4096;
+			t.len[j] = 0;
+		}
+		for (unsigned j = 0; j < n; j++) {
+			size_t before[FR_REC_STREAMS];
+			uint64_t prev = s2.prev_ts;
+			memcpy(before, t.len, sizeof(before));
+			int k = fr_record_encode_streams(&s2, &in[j], &t, SIZE_MAX);
+			if (k == -ENOBUFS) {
+				CHECK(memcmp(before, t.len, sizeof(before)) == 0);
+				CHECK_EQ(s2.prev_ts, prev);
+				refused++;
+			} else
+				CHECK(k > 0);
+		}
+		CHECK_EQ(refused > 0, lens[i] > 0);
+		for (unsigned j = 0; j < FR_REC_STREAMS; j++)
+			free(t.buf[j]);
+	}
 
 	/* record by record: the rows of the row encoder, and each record
 	 * what was encoded, pointing into the rows */
