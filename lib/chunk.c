@@ -197,8 +197,8 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 {
 	_cleanup_free_ uint8_t *buf = NULL;
 	struct fr_chunk_header h = {};
+	struct fr_clock_offsets off;
 	size_t bound, z, total, content;
-	int64_t boot;
 
 	if (b->count == 0)
 		return -ENODATA;
@@ -217,11 +217,9 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	if (ZSTD_isError(z))
 		return -EIO;
 
-	/* Sample the clocks back to back; the offsets turn BPF's boottime
-	 * stamps into wall and monotonic time for this chunk. */
-	boot = (int64_t)fr_now_ns(CLOCK_BOOTTIME);
-	int64_t real = (int64_t)fr_now_ns(CLOCK_REALTIME);
-	int64_t mono = (int64_t)fr_now_ns(CLOCK_MONOTONIC);
+	/* the offsets turn BPF's boottime stamps into wall and monotonic
+	 * time for this chunk */
+	fr_clock_offsets_read(&off, NULL);
 
 	memcpy(h.magic, FR_CHUNK_MAGIC, FR_MAGIC_LEN);
 	h.header_size = htole32(sizeof(h));
@@ -232,8 +230,8 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	memcpy(h.boot_id, boot_id, 16);
 	h.first_ts = htole64(b->first_ts);
 	h.last_ts = htole64(b->last_ts);
-	h.realtime_offset = (int64_t)htole64((uint64_t)(real - boot));
-	h.monotonic_offset = (int64_t)htole64((uint64_t)(mono - boot));
+	h.realtime_offset = (int64_t)htole64((uint64_t)off.realtime);
+	h.monotonic_offset = (int64_t)htole64((uint64_t)off.monotonic);
 	h.seqnum = htole64(seqnum);
 	h.raw_size = htole32((uint32_t)b->raw_len);
 	h.payload_size = htole32((uint32_t)z);

@@ -35,11 +35,14 @@ def main():
     tids = {int(t) for t in sys.argv[2:]}
     switches = {}  # cpu -> [(ns, next_tid)]
     samples = []
+    lost = {}  # cpu -> records lost (gap records): lost switches misplace samples too
     with open(sys.argv[1]) as f:
         for line in f:
             r = json.loads(line)
             if r["type"] == "switch":
                 switches.setdefault(r["cpu"], []).append((ns(r["time"]), r["next_tid"]))
+            elif r["type"] == "gap":
+                lost[r.get("cpu")] = lost.get(r.get("cpu"), 0) + r["lost"]
             elif r["type"] == "sample" and r["tid"] in tids:
                 samples.append((r["cpu"], ns(r["time"]), r["tid"]))
     for s in switches.values():
@@ -56,7 +59,8 @@ def main():
             near = ", ".join(f"{ts - t:+d} ns -> {nt}" for ts, nt in s[max(0, i - 3):i + 2])
             print(f"sample of {tid} on CPU {cpu} at {t}: the switch {t - s[i - 1][0]} ns before went to {s[i - 1][1]} "
                   f"(switches around it: {near})")
-    print(f"{judged} samples judged (of {len(samples)}), {bad} disagree with the switch records")
+    gaps = ", ".join(f"CPU {c}: {n}" for c, n in sorted(lost.items(), key=str)) or "none"
+    print(f"{judged} samples judged (of {len(samples)}), {bad} disagree with the switch records; records lost: {gaps}")
     return 1 if bad > MAX_BAD_SHARE * judged or judged < MIN_JUDGED else 0
 
 
