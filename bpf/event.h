@@ -129,6 +129,25 @@ struct fr_event_switch {
 };
 _Static_assert(sizeof(struct fr_event_switch) == 48 + 32, "fr_event_switch layout");
 
+/* Switch records are not written to the ring one by one: each CPU
+ * gathers them in its struct fr_switch_batch and writes them as one ring
+ * record, FR_SWITCH_BATCH (or fewer) fr_event_switch back to back.  A
+ * ring reservation and commit cost about as much as the record itself
+ * (two atomic operations and a lock; measured in BENCHMARKS.md).  The
+ * batch is written when it is full, when its CPU goes idle (so an idle
+ * CPU holds none back), and when the daemon asks, before each drain
+ * (BPF_PROG_TEST_RUN of fr_switch_flush on that CPU): a record waits for
+ * a drain interval at most. */
+#define FR_SWITCH_BATCH 16
+
+struct fr_switch_batch {
+	__u32 n; /* records held; read by the daemon (mmap) to know which
+		    CPUs to ask */
+	__u32 pad[15];
+	struct fr_event_switch rec[FR_SWITCH_BATCH];
+};
+_Static_assert(sizeof(struct fr_switch_batch) == 64 + 16 * 80, "fr_switch_batch layout");
+
 /* Stack depth kept per side: 32 frames reach main() in most services and
  * keep a sample at 568 bytes before compression. */
 #define FR_STACK_DEPTH 32

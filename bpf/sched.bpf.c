@@ -13,7 +13,8 @@
  * An off-CPU record also says which system call the task was blocked in,
  * read from its saved user registers only when the record is made, so
  * that with the syscall source off slow blocking calls stay visible at no
- * cost per system call.
+ * cost per system call.  Full mode records every switch besides, in
+ * per-CPU batches (struct fr_switch_batch in event.h).
  */
 #include "emit.bpf.h"
 
@@ -33,6 +34,20 @@ struct {
 	__type(key, int);
 	__type(value, struct fr_sched_state);
 } sched_state SEC(".maps");
+
+/* One struct fr_switch_batch per CPU (event.h), indexed by CPU number:
+ * an array, not a per-CPU array, so that the daemon can read how many
+ * records each CPU holds through mmap.  Its size is set by the daemon.
+ * Only its own CPU writes an element, with interrupts off (the switch
+ * tracepoint) or preemption off (fr_switch_flush under
+ * BPF_PROG_TEST_RUN): never two at once. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fr_switch_batch);
+} switch_batch SEC(".maps");
 
 /* inputs */
 __u64 offcpu_threshold_ns = 1000000000;
@@ -234,6 +249,47 @@ static __always_inline __u64 runq_wait(struct task_struct *t, const struct fr_sc
 	return t->sched_info.pcount == 0 ? sum : here;
 }
 
+/* Writes the switch records @b holds to this CPU's ring as one record,
+ * counting them as emitted, or dropped if the ring has no room. */
+static __always_inline void flush_switches(struct fr_switch_batch *b)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), n = b->n;
+	__u64 size = (__u64)n * sizeof(struct fr_event_switch), flags = BPF_RB_NO_WAKEUP;
+	struct fr_counters *c = fr_counters(FR_SRC_SCHED);
+	void *rb;
+
+	if (n == 0 || size > sizeof(b->rec))
+		return;
+	b->n = 0;
+	if (c)
+		c->emitted += n;
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	if (rb && bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (!rb || bpf_ringbuf_output(rb, b->rec, size, flags) < 0) {
+		if (c)
+			c->dropped += n;
+	}
+}
+
+static __always_inline struct fr_switch_batch *this_cpu_batch(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&switch_batch, &cpu);
+}
+
+/* Run by the daemon on a CPU whose batch holds records (see event.h). */
+SEC("raw_tp")
+int fr_switch_flush(void *ctx)
+{
+	struct fr_switch_batch *b = this_cpu_batch();
+
+	if (b)
+		flush_switches(b);
+	return 0;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -242,18 +298,20 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 	struct fr_sched_state *s;
 
 	if (full) {
-		struct fr_event_switch *e;
-		struct fr_slot slot;
+		struct fr_switch_batch *b = this_cpu_batch();
 
-		e = fr_reserve(sizeof(*e), FR_SRC_SCHED, &slot);
-		if (e) {
+		if (b) {
+			struct fr_event_switch *e = &b->rec[b->n & (FR_SWITCH_BATCH - 1)];
+
 			fr_fill_hdr_task(&e->hdr, FR_EV_SWITCH, prev, now);
 			e->prev_state = prev_state;
 			e->next_pid = next->tgid;
 			e->next_tid = next->pid;
 			e->pad = 0;
 			__builtin_memcpy(e->next_comm, next->comm, sizeof(e->next_comm));
-			fr_submit(e, &slot);
+			/* to idle: nothing is held while the CPU sleeps */
+			if (++b->n >= FR_SWITCH_BATCH || next->pid == 0)
+				flush_switches(b);
 		}
 	}
 

@@ -205,6 +205,7 @@ static int on_drain(sd_event_source *s, uint64_t usec, void *userdata)
 	d->drain_cut = false;
 	if (d->ring_src)
 		(void)sd_event_source_set_enabled(d->ring_src, SD_EVENT_ON);
+	(void)fr_sources_flush(d->sources);
 	(void)drain(d);
 	fr_recorder_tick(d->rec, fr_now_ns(CLOCK_MONOTONIC));
 	fr_store_writer_submit(d->writer);
@@ -500,6 +501,7 @@ static void flush_store(enum fr_flush how, void *userdata)
 {
 	struct daemon *d = userdata;
 
+	(void)fr_sources_flush(d->sources);
 	(void)drain(d);
 	fr_recorder_flush(d->rec);
 	if (how == FR_FLUSH_SYNCED) {

@@ -378,6 +378,13 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 
 	if (cpu >= r->ncpu)
 		return 0;
+	/* switch records come in batches, back to back (event.h) */
+	if (size > sizeof(struct fr_event_switch) && size % sizeof(struct fr_event_switch) == 0 &&
+	    h->type == FR_EV_SWITCH) {
+		for (size_t at = 0; at < size; at += sizeof(struct fr_event_switch))
+			(void)fr_recorder_on_event(r, cpu, (const uint8_t *)data + at, sizeof(struct fr_event_switch));
+		return 0;
+	}
 	fr_record_clear(&rec);
 	r->cpu[cpu].delivered++;
 	if (size < sizeof(*h)) {

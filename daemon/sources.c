@@ -16,6 +16,7 @@
 #include "tcp.skel.h"
 #include "profile.skel.h"
 #include "sampler.h"
+#include "switch-batch.h"
 
 struct fr_sources {
 	struct proc_bpf *proc;
@@ -27,6 +28,7 @@ struct fr_sources {
 	struct tcp_bpf *tcp;
 	struct profile_bpf *profile;
 	struct fr_sampler *sampler;
+	struct fr_switch_batches *batches; /* the sched source's */
 	bool enabled[FR_SRC__MAX];
 	const struct fr_rings *rings; /* for sources started on reload */
 	pid_t self;
@@ -143,10 +145,22 @@ static void apply_signal(struct signal_bpf *o, const struct fr_conf *c)
 	o->data->sigmask = c->signal_mask;
 }
 
+static void prepare_none(void *o, const struct fr_rings *r)
+{
+}
+
+/* One switch batch per CPU; the flush program is run, not attached. */
+static void prepare_sched(struct sched_bpf *o, const struct fr_rings *r)
+{
+	(void)bpf_map__set_max_entries(o->maps.switch_batch, fr_rings_ncpu(r));
+	bpf_program__set_autoattach(o->progs.fr_switch_flush, false);
+}
+
 /* One start function per skeleton type: open, set the inputs (before load
  * they go into the object; after load the skeleton's .bss/.data are the
- * live kernel copies, which is how reload changes them), load, attach. */
-#define DEFINE_SOURCE(NAME, APPLY)                                                          \
+ * live kernel copies, which is how reload changes them), load, attach.
+ * PREPARE: what is set once, before load. */
+#define DEFINE_SOURCE(NAME, APPLY, PREPARE)                                                 \
 	static void apply_##NAME##_inputs(struct NAME##_bpf *o, const struct fr_conf *c)     \
 	{                                                                                    \
 		o->bss->wakeup_bytes = wakeup_bytes(c);                                      \
@@ -161,6 +175,7 @@ static void apply_signal(struct signal_bpf *o, const struct fr_conf *c)
 			return -errno;                                                       \
 		o->bss->self_tgid = (uint32_t)self;                                          \
 		apply_##NAME##_inputs(o, c);                                                 \
+		PREPARE(o, r);                                                               \
 		k = load_attach(o->skeleton, o->maps.rings, o->maps.counters, r);            \
 		if (k < 0) {                                                                 \
 			NAME##_bpf__destroy(o);                                              \
@@ -170,14 +185,30 @@ static void apply_signal(struct signal_bpf *o, const struct fr_conf *c)
 		return 0;                                                                    \
 	}
 
-DEFINE_SOURCE(proc, apply_none)
-DEFINE_SOURCE(syscall, apply_syscall)
-DEFINE_SOURCE(sched, apply_sched)
-DEFINE_SOURCE(block, apply_block)
-DEFINE_SOURCE(oom, apply_none)
-DEFINE_SOURCE(signal, apply_signal)
-DEFINE_SOURCE(tcp, apply_none)
-DEFINE_SOURCE(profile, apply_none)
+DEFINE_SOURCE(proc, apply_none, prepare_none)
+DEFINE_SOURCE(syscall, apply_syscall, prepare_none)
+DEFINE_SOURCE(sched, apply_sched, prepare_sched)
+DEFINE_SOURCE(block, apply_block, prepare_none)
+DEFINE_SOURCE(oom, apply_none, prepare_none)
+DEFINE_SOURCE(signal, apply_signal, prepare_none)
+DEFINE_SOURCE(tcp, apply_none, prepare_none)
+DEFINE_SOURCE(profile, apply_none, prepare_none)
+
+/* The sched program, and the daemon's view of its switch batches. */
+static int start_switches(struct fr_sources *s, const struct fr_conf *c, const struct fr_rings *r, pid_t self)
+{
+	int k = start_sched(s, c, r, self);
+
+	if (k < 0)
+		return k;
+	k = fr_switch_batches_new(bpf_map__fd(s->sched->maps.switch_batch),
+				  bpf_program__fd(s->sched->progs.fr_switch_flush), fr_rings_ncpu(r), &s->batches);
+	if (k < 0) {
+		s->sched = (sched_bpf__destroy(s->sched), NULL);
+		return k;
+	}
+	return 0;
+}
 
 /* The profile program runs on per-CPU perf events, not a tracepoint. */
 static int start_sample(struct fr_sources *s, const struct fr_conf *c, const struct fr_rings *r, pid_t self)
@@ -224,7 +255,7 @@ static int start_source(struct fr_sources *s, unsigned src, const struct fr_conf
 					       const struct fr_rings *, pid_t) = {
 		[FR_SRC_PROC] = start_proc,
 		[FR_SRC_SYSCALL] = start_syscall,
-		[FR_SRC_SCHED] = start_sched,
+		[FR_SRC_SCHED] = start_switches,
 		[FR_SRC_BLOCK] = start_block,
 		[FR_SRC_OOM] = start_oom,
 		[FR_SRC_SIGNAL] = start_signal,
@@ -249,7 +280,11 @@ static void stop_source(struct fr_sources *s, unsigned src)
 		s->syscall = (syscall_bpf__destroy(s->syscall), NULL);
 		break;
 	case FR_SRC_SCHED:
+		/* what the CPUs hold into the rings, then detach; switches
+		 * between the two are not recorded, as after detaching */
+		(void)fr_switch_batches_flush(s->batches);
 		s->sched = (sched_bpf__destroy(s->sched), NULL);
+		s->batches = fr_switch_batches_free(s->batches);
 		break;
 	case FR_SRC_BLOCK:
 		s->block = (block_bpf__destroy(s->block), NULL);
@@ -372,6 +407,11 @@ const char *fr_sources_sampler_event(const struct fr_sources *s, unsigned *hz)
 {
 	*hz = s ? fr_sampler_hz(s->sampler) : 0;
 	return s ? fr_sampler_event(s->sampler) : NULL;
+}
+
+unsigned fr_sources_flush(struct fr_sources *s)
+{
+	return s ? fr_switch_batches_flush(s->batches) : 0;
 }
 
 int fr_sources_block_hist_fd(const struct fr_sources *s)

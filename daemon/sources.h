@@ -39,6 +39,9 @@ void fr_sources_state(const struct fr_sources *s, unsigned src, struct fr_source
 unsigned fr_sources_attached(const struct fr_sources *s);
 /* The sampler's event ("cycles", "cpu-clock") and frequency, or NULL. */
 const char *fr_sources_sampler_event(const struct fr_sources *s, unsigned *hz);
+/* Has every CPU write what its sources hold back (switch batches) to its
+ * ring, before a drain.  Returns the records that could not be. */
+unsigned fr_sources_flush(struct fr_sources *s);
 /* The block source's per-device latency histograms, or -1 if not running. */
 int fr_sources_block_hist_fd(const struct fr_sources *s);
 
