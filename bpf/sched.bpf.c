@@ -17,6 +17,7 @@
  * per-CPU batches (struct fr_switch_batch in event.h).
  */
 #include "emit.bpf.h"
+#include "clock-filter.h"
 
 /* include/linux/sched.h: a kernel thread has no user registers */
 #define PF_KTHREAD 0x00200000
@@ -66,18 +67,12 @@ __u32 runq_epoch = 1;
  * the program does (bpf_ktime_get_boot_ns(): ~100 ns a call on these VMs,
  * where an empty program costs ~60 ns under bpf_stats), so the program
  * converts the run queue's clock to CLOCK_BOOTTIME, the clock of every
- * record, with an offset it measures again every CLOCK_PERIOD_NS.
+ * record, with an offset it measures again every FR_CLOCK_PERIOD_NS.
  *
- * A measurement is CLOCK_BOOTTIME now less the run queue's clock as the
- * scheduler read it: late by what ran in between, ~4 us here for 97 % of
- * switches, up to 100 us and more when the host stopped the vCPU in
- * between or the clock was old (below).  So the offset does not take a
- * measurement as it is: it moves towards it by at most 1/1024 of the time
- * since the last one (NTP slews CLOCK_BOOTTIME by 500 ppm at most), which
- * keeps one outlier from moving it more than ~1 us.  A step forward of more than
- * CLOCK_JUMP_NS beyond that is taken at once: a resume from suspend,
- * which CLOCK_BOOTTIME counts.  Without CONFIG_FAIR_GROUP_SCHED (the way
- * to the run queue from a task) the program reads CLOCK_BOOTTIME itself.
+ * How the offset is kept from late measurements: clock-filter.h.
+ * Without CONFIG_FAIR_GROUP_SCHED (the way to the run queue from a task),
+ * or without clock_update_flags (below), the program reads CLOCK_BOOTTIME
+ * itself.
  *
  * Full mode needs more: the run queue's clock can be a tick old when the
  * scheduler skipped its update (after a wakeup that asked for the switch
@@ -93,57 +88,40 @@ __u32 runq_epoch = 1;
  * intervals, ms to seconds long, do not mind either way; nor does the
  * kernel, which counts run delays on that clock.
  */
-#define CLOCK_PERIOD_NS 1000000ULL
 #define RQCF_ACT_SKIP 0x02 /* kernel/sched/sched.h */
-#define CLOCK_JUMP_NS 1000000LL
-__u64 clock_offset; /* CLOCK_BOOTTIME - run queue clock */
-__u64 clock_at;     /* run queue clock when it was last measured; 0: never */
+struct fr_clock_filter clock_filter;
 
+/* Can the run queue's clock be converted?  Not without the way to it
+ * from a task, or without knowing whether it is stale. */
 static __always_inline bool have_rq_clock(struct task_struct *t)
 {
-	return bpf_core_field_exists(t->se.cfs_rq);
-}
-
-/* Did this switch's __schedule() leave @rq's clock as it was?  Unknown:
- * yes. */
-static __always_inline bool rq_clock_skipped(struct rq *rq)
-{
-	if (!bpf_core_field_exists(rq->clock_update_flags))
-		return true;
-	return rq->clock_update_flags & RQCF_ACT_SKIP;
+	return bpf_core_field_exists(t->se.cfs_rq) && bpf_core_field_exists(struct rq, clock_update_flags);
 }
 
 /* Now, on CLOCK_BOOTTIME, from the clock of this CPU's run queue (@t is a
  * task on it); *@clock is set to the run queue's clock.  @switch_time: a
  * switch record's time, which must not be a tick early: read when the
- * scheduler skipped the clock's update (above).  CPUs race on the offset:
- * each writes one that was right when it measured. */
+ * scheduler skipped the clock's update (above).  A clock left stale is
+ * never measured against.  CPUs race on the filter: each writes one that
+ * was right when it measured. */
 static __always_inline __u64 now_boot(struct task_struct *t, __u64 *clock, bool switch_time)
 {
 	struct rq *rq;
-	__u64 c, at, b;
-	bool exact;
+	bool skipped, due;
+	__u64 c, b;
 
 	if (!have_rq_clock(t))
 		return *clock = bpf_ktime_get_boot_ns();
 	rq = t->se.cfs_rq->rq;
 	*clock = c = rq->clock;
-	exact = switch_time && rq_clock_skipped(rq);
-	at = clock_at;
-	if (!exact && at != 0 && c < at + CLOCK_PERIOD_NS)
-		return c + clock_offset;
+	skipped = rq->clock_update_flags & RQCF_ACT_SKIP;
+	due = !skipped && fr_clock_filter_due(&clock_filter, c);
+	if (!due && !(switch_time && skipped) && clock_filter.at != 0)
+		return c + clock_filter.offset;
 	b = bpf_ktime_get_boot_ns();
-	if (at == 0 || c >= at + CLOCK_PERIOD_NS) {
-		__s64 d = (__s64)(b - c - clock_offset);
-		__s64 slew = (__s64)((c - at) >> 10);
-
-		if (at == 0 || d > slew + CLOCK_JUMP_NS)
-			clock_offset += d;
-		else
-			clock_offset += d > slew ? slew : d < -slew ? -slew : d;
-		clock_at = c;
-	}
-	return exact ? b : c + clock_offset;
+	if (due)
+		fr_clock_filter_measure(&clock_filter, c, b);
+	return skipped || clock_filter.at == 0 ? b : c + clock_filter.offset;
 }
 
 static __always_inline struct fr_sched_state *state(struct task_struct *t, bool create)
