@@ -69,27 +69,38 @@ __u32 runq_epoch = 1;
  * converts the run queue's clock to CLOCK_BOOTTIME, the clock of every
  * record, with an offset it measures again every FR_CLOCK_PERIOD_NS.
  *
- * How the offset is kept from late measurements: clock-filter.h.
- * Without CONFIG_FAIR_GROUP_SCHED (the way to the run queue from a task),
- * or without clock_update_flags (below), the program reads CLOCK_BOOTTIME
- * itself.
+ * How the offset is kept from late measurements: clock-filter.h; each
+ * CPU keeps its own, measured against its own run queue's clock, so that
+ * neither a CPU whose clock is behind another's (sched_clock is per CPU
+ * where the TSC is not stable) nor two CPUs updating it at once put it
+ * off.  Without CONFIG_FAIR_GROUP_SCHED (the way to the run queue from a
+ * task), or without clock_update_flags (below), the program reads
+ * CLOCK_BOOTTIME itself.
  *
  * Full mode needs more: the run queue's clock can be a tick old when the
  * scheduler skipped its update (after a wakeup that asked for the switch
  * had just updated it; without preemption the switch may come a tick
  * later), and a switch record placed that much early can sort before the
  * switch it follows.  So full mode reads CLOCK_BOOTTIME when the run queue
- * says it skipped the update (RQCF_ACT_SKIP in clock_update_flags, set
- * from before the update in __schedule() until the switch) and converts
- * the clock otherwise: updated by this very __schedule(), it is late by
- * microseconds (measured over 400 k switches of perf bench sched pipe:
- * none skipped, 56 more than 20 us late, none 1 ms).  Reading the clock at
- * every switch cost ~60 ns of a ~250 ns program.  Off-CPU and run-queue
- * intervals, ms to seconds long, do not mind either way; nor does the
- * kernel, which counts run delays on that clock.
+ * says it skipped the update (RQCF_ACT_SKIP in clock_update_flags).  Recent
+ * kernels no longer say so by the time the switch is traced (they reset
+ * the flags right after the update in __schedule(); none of 5.2 M
+ * switches showed it on this 6.18), and the program converts the clock
+ * for every switch: up to 32 us old for 99.9 % of them here
+ * (clock-filter.h), 1-2 ms old for about one in a million.
+ * Reading the clock at every switch instead cost ~60 ns of a ~250 ns
+ * program.  Off-CPU and run-queue intervals, ms to seconds long, do not
+ * mind either way; nor does the kernel, which counts run delays on that
+ * clock.
  */
 #define RQCF_ACT_SKIP 0x02 /* kernel/sched/sched.h */
-struct fr_clock_filter clock_filter;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fr_clock_filter);
+} clock_filters SEC(".maps");
 
 /* Can the run queue's clock be converted?  Not without the way to it
  * from a task, or without knowing whether it is stale. */
@@ -101,27 +112,30 @@ static __always_inline bool have_rq_clock(struct task_struct *t)
 /* Now, on CLOCK_BOOTTIME, from the clock of this CPU's run queue (@t is a
  * task on it); *@clock is set to the run queue's clock.  @switch_time: a
  * switch record's time, which must not be a tick early: read when the
- * scheduler skipped the clock's update (above).  A clock left stale is
- * never measured against.  CPUs race on the filter: each writes one that
- * was right when it measured. */
+ * scheduler says it skipped the clock's update (above), which is then
+ * not measured against.  While a step of the offset waits for its second
+ * measurement (a resume from suspend, clock-filter.h) it is read too. */
 static __always_inline __u64 now_boot(struct task_struct *t, __u64 *clock, bool switch_time)
 {
+	__u32 zero = 0;
+	struct fr_clock_filter *f;
 	struct rq *rq;
 	bool skipped, due;
 	__u64 c, b;
 
-	if (!have_rq_clock(t))
+	f = bpf_map_lookup_elem(&clock_filters, &zero);
+	if (!f || !have_rq_clock(t))
 		return *clock = bpf_ktime_get_boot_ns();
 	rq = t->se.cfs_rq->rq;
 	*clock = c = rq->clock;
 	skipped = rq->clock_update_flags & RQCF_ACT_SKIP;
-	due = !skipped && fr_clock_filter_due(&clock_filter, c);
-	if (!due && !(switch_time && skipped) && clock_filter.at != 0)
-		return c + clock_filter.offset;
+	due = !skipped && fr_clock_filter_due(f, c);
+	if (!due && !(switch_time && skipped) && f->at != 0 && f->step == 0)
+		return c + f->offset;
 	b = bpf_ktime_get_boot_ns();
 	if (due)
-		fr_clock_filter_measure(&clock_filter, c, b);
-	return skipped || clock_filter.at == 0 ? b : c + clock_filter.offset;
+		fr_clock_filter_measure(f, c, b);
+	return skipped || f->at == 0 || f->step != 0 ? b : c + f->offset;
 }
 
 static __always_inline struct fr_sched_state *state(struct task_struct *t, bool create)
@@ -236,7 +250,7 @@ static __always_inline void flush_switches(struct fr_switch_batch *b)
 	struct fr_counters *c = fr_counters(FR_SRC_SCHED);
 	void *rb;
 
-	if (n == 0 || size > sizeof(b->rec))
+	if (n == 0)
 		return;
 	b->n = 0;
 	if (c)
@@ -244,7 +258,8 @@ static __always_inline void flush_switches(struct fr_switch_batch *b)
 	rb = bpf_map_lookup_elem(&rings, &cpu);
 	if (rb && bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
-	if (!rb || bpf_ringbuf_output(rb, b->rec, size, flags) < 0) {
+	/* (more than a batch holds: never written so; counted, not stuck) */
+	if (!rb || size > sizeof(b->rec) || bpf_ringbuf_output(rb, b->rec, size, flags) < 0) {
 		if (c)
 			c->dropped += n;
 	}

@@ -9,7 +9,6 @@
 #include "proc.skel.h"
 #include "sources.h"
 #include "syscall.skel.h"
-#include "../bpf/clock-filter.h" /* the type of a sched.skel.h global */
 #include "sched.skel.h"
 #include "block.skel.h"
 #include "oom.skel.h"
