@@ -127,7 +127,7 @@ sleep 0.5
 "$FRCTL" --store "$T/store" dump --pid "$CHILD" --type sample --format json >"$T/child.json"
 jq -e -s 'length >= 20 and ([.[] | select(any(.stack[]; (.sym // "") | test("^fr_spin_(seventy|thirty)[+]")))] | length) >= 0.8 * length' \
 	"$T/child.json" >/dev/null ||
-	fail "the forked child $CHILD's samples are not named fr_spin_*: $(jq -c '[.stack[].sym]' "$T/child.json" | head -3)"
+	fail "the forked child $CHILD's samples are not named fr_spin_* ($(jq -s length "$T/child.json") samples): $(jq -c '[.stack[] | [.sym, .module]]' "$T/child.json" | head -3 | cut -c1-600); symbolizer: $("$FRCTL" --store "$T/store" status --json | jq -c .sampler.symbols)"
 ok "a forked child's samples are named ($(jq -s length "$T/child.json") samples)"
 "$FRCTL" --store "$T/store" status --json >"$T/status.json"
 jq -e '.sampler.symbols.maps_inherited >= 1' "$T/status.json" >/dev/null ||
