@@ -11,9 +11,15 @@
 # against samples; with two threads taking turns on a CPU every few ms,
 # some samples then fall on the wrong side of one (with switch times 1 ms
 # late, 114 of 157 did).
-# A few samples in a run may disagree for a reason not found yet (twice,
-# one of ~60, next to a switch to a thread of PID 1): up to MAX_BAD_SHARE
-# of them pass, with each printed and the switches around it.
+# A few samples in a run may disagree (one of ~60 now and then, next to a
+# switch to a thread of PID 1): on these VMs the kernel traces switches
+# to PID 1's tokio-rt-worker threads but never one away from them
+# (bpftrace on sched:sched_switch agrees: @next[70] 3, @prev[70] none in
+# 3 s), so the switch after such a thread runs says it left the idle task
+# and the time between is unaccounted.  Up to MAX_BAD_SHARE pass, each
+# printed with the switches around it; so are the first switches that do
+# not leave the task the one before went to (a record missing or out of
+# place), and how many there are.
 # Prints one line last; exits 1 when more disagree or too few were judged.
 import bisect
 import json
@@ -40,7 +46,7 @@ def main():
         for line in f:
             r = json.loads(line)
             if r["type"] == "switch":
-                switches.setdefault(r["cpu"], []).append((ns(r["time"]), r["next_tid"]))
+                switches.setdefault(r["cpu"], []).append((ns(r["time"]), r["next_tid"], r["tid"], r.get("next_comm"), r.get("comm"), r.get("prev_state")))
             elif r["type"] == "gap":
                 lost[r.get("cpu")] = lost.get(r.get("cpu"), 0) + r["lost"]
             elif r["type"] == "sample" and r["tid"] in tids:
@@ -50,17 +56,29 @@ def main():
     judged = bad = 0
     for cpu, t, tid in samples:
         s = switches.get(cpu, [])
-        i = bisect.bisect_right(s, (t, float("inf")))
+        i = bisect.bisect_right(s, (t, float("inf"), 0))
         if i == 0 or t - s[i - 1][0] < TOLERANCE_NS or (i < len(s) and s[i][0] - t < TOLERANCE_NS):
             continue
         judged += 1
         if s[i - 1][1] != tid:
             bad += 1
-            near = ", ".join(f"{ts - t:+d} ns -> {nt}" for ts, nt in s[max(0, i - 3):i + 2])
+            near = ", ".join(f"{ts - t:+d} ns {pt} -> {nt}" for ts, nt, pt, *_ in s[max(0, i - 3):i + 2])
             print(f"sample of {tid} on CPU {cpu} at {t}: the switch {t - s[i - 1][0]} ns before went to {s[i - 1][1]} "
                   f"(switches around it: {near})")
+    # each switch leaves the task the one before it switched to: where
+    # not, a switch record is missing or out of place (printed, for
+    # whoever looks into a disagreement; not judged)
+    breaks = 0
+    for cpu, s in sorted(switches.items()):
+        for j in range(1, len(s)):
+            if s[j][2] != s[j - 1][1]:
+                breaks += 1
+                if breaks <= 5:
+                    near = ", ".join(f"{ts - s[j][0]:+d} ns {pt} -> {nt}" for ts, nt, pt, *_ in s[max(0, j - 2):j + 3])
+                    print(f"break on CPU {cpu} at {s[j][0]}: {near} [{s[j-1][3]} / {s[j][4]} {s[j][5]}]")
     gaps = ", ".join(f"CPU {c}: {n}" for c, n in sorted(lost.items(), key=str)) or "none"
-    print(f"{judged} samples judged (of {len(samples)}), {bad} disagree with the switch records; records lost: {gaps}")
+    print(f"{judged} samples judged (of {len(samples)}), {bad} disagree with the switch records; records lost: {gaps}; "
+          f"switches not leaving the task the one before went to: {breaks} of {sum(len(s) for s in switches.values())}")
     return 1 if bad > MAX_BAD_SHARE * judged or judged < MIN_JUDGED else 0
 
 
