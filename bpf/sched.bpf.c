@@ -120,7 +120,7 @@ static __always_inline __u64 now_boot(struct task_struct *t, __u64 *clock, bool 
 	__u32 zero = 0;
 	struct fr_clock_filter *f;
 	struct rq *rq;
-	bool skipped, due;
+	bool skipped;
 	__u64 c, b;
 
 	f = bpf_map_lookup_elem(&clock_filters, &zero);
@@ -129,13 +129,15 @@ static __always_inline __u64 now_boot(struct task_struct *t, __u64 *clock, bool 
 	rq = t->se.cfs_rq->rq;
 	*clock = c = rq->clock;
 	skipped = rq->clock_update_flags & RQCF_ACT_SKIP;
-	due = !skipped && fr_clock_filter_due(f, c);
-	if (!due && !(switch_time && skipped) && f->at != 0 && f->step == 0)
-		return c + f->offset;
-	b = bpf_ktime_get_boot_ns();
-	if (due)
+	if (!skipped && fr_clock_filter_due(f, c)) {
+		b = bpf_ktime_get_boot_ns();
 		fr_clock_filter_measure(f, c, b);
-	return skipped || f->at == 0 || f->step != 0 ? b : c + f->offset;
+		return f->step != 0 ? b : c + f->offset;
+	}
+	/* a switch's stale clock, no offset yet, or a step unconfirmed */
+	if ((switch_time && skipped) || f->at == 0 || f->step != 0)
+		return bpf_ktime_get_boot_ns();
+	return c + f->offset;
 }
 
 static __always_inline struct fr_sched_state *state(struct task_struct *t, bool create)

@@ -37,16 +37,21 @@ def ns(t):
     return int(whole.timestamp()) * 1_000_000_000 + int(frac.ljust(9, "0"))
 
 
+def around(s, lo, hi, t):
+    """Switches lo..hi-1 of s, timed from t."""
+    return ", ".join(f"{ts - t:+d} ns {pt} -> {nt}" for ts, nt, pt, _ in s[max(0, lo):hi])
+
+
 def main():
     tids = {int(t) for t in sys.argv[2:]}
-    switches = {}  # cpu -> [(ns, next_tid)]
+    switches = {}  # cpu -> [(ns, next_tid, tid, next_comm)]
     samples = []
     lost = {}  # cpu -> records lost (gap records): lost switches misplace samples too
     with open(sys.argv[1]) as f:
         for line in f:
             r = json.loads(line)
             if r["type"] == "switch":
-                switches.setdefault(r["cpu"], []).append((ns(r["time"]), r["next_tid"], r["tid"], r.get("next_comm"), r.get("comm"), r.get("prev_state")))
+                switches.setdefault(r["cpu"], []).append((ns(r["time"]), r["next_tid"], r["tid"], r["next_comm"]))
             elif r["type"] == "gap":
                 lost[r.get("cpu")] = lost.get(r.get("cpu"), 0) + r["lost"]
             elif r["type"] == "sample" and r["tid"] in tids:
@@ -62,9 +67,8 @@ def main():
         judged += 1
         if s[i - 1][1] != tid:
             bad += 1
-            near = ", ".join(f"{ts - t:+d} ns {pt} -> {nt}" for ts, nt, pt, *_ in s[max(0, i - 3):i + 2])
             print(f"sample of {tid} on CPU {cpu} at {t}: the switch {t - s[i - 1][0]} ns before went to {s[i - 1][1]} "
-                  f"(switches around it: {near})")
+                  f"(switches around it: {around(s, i - 3, i + 2, t)})")
     # each switch leaves the task the one before it switched to: where
     # not, a switch record is missing or out of place (printed, for
     # whoever looks into a disagreement; not judged)
@@ -74,8 +78,8 @@ def main():
             if s[j][2] != s[j - 1][1]:
                 breaks += 1
                 if breaks <= 5:
-                    near = ", ".join(f"{ts - s[j][0]:+d} ns {pt} -> {nt}" for ts, nt, pt, *_ in s[max(0, j - 2):j + 3])
-                    print(f"break on CPU {cpu} at {s[j][0]}: {near} [{s[j-1][3]} / {s[j][4]} {s[j][5]}]")
+                    print(f"break on CPU {cpu} at {s[j][0]}, after a switch to {s[j - 1][3]}: "
+                          f"{around(s, j - 2, j + 3, s[j][0])}")
     gaps = ", ".join(f"CPU {c}: {n}" for c, n in sorted(lost.items(), key=str)) or "none"
     print(f"{judged} samples judged (of {len(samples)}), {bad} disagree with the switch records; records lost: {gaps}; "
           f"switches not leaving the task the one before went to: {breaks} of {sum(len(s) for s in switches.values())}")
