@@ -1,10 +1,17 @@
 #!/bin/bash
 # Benchmark (not a test): the highest event rate each recorder holds for
 # HOLD seconds (60) with zero drops.  Events are context switches made by
-# tests/bench/switch-gen at a set rate: one pair of processes ping-ponging
-# over pipes pinned to each CPU of GEN_CPUS (default: every CPU, the rate
-# split evenly; a recorder that needs a CPU of its own to keep up shows it
-# here, as on a busy machine).  Recorders:
+# tests/bench/switch-gen at a set rate: one pair of tasks pinned to each CPU
+# of GEN_CPUS (default: every CPU, the rate split evenly; a recorder that
+# needs a CPU of its own to keep up shows it here, as on a busy machine).
+# GEN_MODE=pipe (default): two processes ping-ponging a byte over pipes, a
+# wakeup per switch, as request/reply work makes them.  GEN_MODE=yield: two
+# threads calling sched_yield(), the cheapest switch the kernel makes (its
+# ceiling here is 0.8-1.0 M/s on 2 CPUs, the pipe's ~0.74 M/s), but a
+# workload that hands its CPU to any other runnable task, the recorders'
+# readers included: not the busy machine this benchmark is about, and perf
+# holds more there (BENCHMARKS.md).
+# Recorders:
 #   flightrecd  the sched source in full mode (a record per switch), default
 #               ring, chunk and zstd settings; drops = the sched source's
 #               dropped count (counted in BPF on a failed ring reserve)
@@ -29,11 +36,17 @@ need_pkg perf linux-perf
 need_tracefs
 GEN="$BUILD/tests/bench/switch-gen"
 GEN_CPUS=${GEN_CPUS:-$(seq -s ' ' 0 $(($(nproc) - 1)))}
+GEN_MODE=${GEN_MODE:-pipe}
+case $GEN_MODE in
+yield) GEN_ARGS=(--yield) ;;
+pipe) GEN_ARGS=() ;;
+*) echo "GEN_MODE must be yield or pipe, not '$GEN_MODE'" >&2; exit 2 ;;
+esac
 ncpu=$(wc -w <<<"$GEN_CPUS")
 # gen RATE SECONDS: the switch generators on GEN_CPUS; prints the total rate achieved
 gen() {
 	local c pids=()
-	for c in $GEN_CPUS; do taskset -c "$c" "$GEN" "$(($1 / ncpu))" "$2" >"$T/gen.$c" & pids+=($!); done
+	for c in $GEN_CPUS; do taskset -c "$c" "$GEN" "${GEN_ARGS[@]}" "$(($1 / ncpu))" "$2" >"$T/gen.$c" & pids+=($!); done
 	wait "${pids[@]}"
 	cat "$T"/gen.* | awk '{ s += $1 } END { print s }'
 	rm -f "$T"/gen.*
@@ -115,7 +128,7 @@ for i in $(seq "$REPS"); do
 done
 
 machine
-echo "events: context switches (switch-gen on CPUs $GEN_CPUS); probes ${PROBE}s, hold ${HOLD}s, $REPS repetitions per recorder, alternating"
+echo "events: context switches (switch-gen, $GEN_MODE mode, on CPUs $GEN_CPUS); probes ${PROBE}s, hold ${HOLD}s, $REPS repetitions per recorder, alternating"
 for tool in flightrecd perf; do
 	printf '%-11s median %s%9s/s  spread %s  (rates held %ss with 0 drops)\n' "$tool" "${lb[$tool]:+>=}" \
 		"$(med "${rate[$tool]}")" "$(spr "${rate[$tool]}")" "$HOLD"
@@ -136,4 +149,4 @@ note=
 echo "${note}flightrecd holds ${ratio}x perf's rate (target >= 5: ${met/null/undetermined})"
 result "highest event rate held ${HOLD}s with zero drops" "events/s" "$f" "$p" "perf record -e sched:sched_switch -a" \
 	"$ratio" ">= 5" "$met" "$(jq -cn --arg f "${rate[flightrecd]}" --arg p "${rate[perf]}" --arg note "$note" \
-	--argjson hold "$HOLD" --arg c "$ceiling" '{runs_ours: $f, runs_peer: $p, hold_s: $hold, generator_alone: $c, note: $note}')"
+	--argjson hold "$HOLD" --arg c "$ceiling" --arg m "$GEN_MODE" '{runs_ours: $f, runs_peer: $p, hold_s: $hold, generator: $m, generator_alone: $c, note: $note}')"
