@@ -1011,7 +1011,7 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	} else {
 		const char *rules = json_object_to_json_string_ext(p->rules, JSON_C_TO_STRING_PLAIN);
 		t->written++;
-		log_notice("Incident %s captured: %s, %zu triggers, %" PRId64 " bytes, durable %.1f ms after its window.",
+		log_notice("Incident %s captured: %s, %zu triggers, %" PRId64 " bytes, durable %.2f ms after its window.",
 			   p->id, path, json_object_array_length(p->triggers), bytes,
 			   (double)(t1 - t0) / 1e6);
 		/* the entry operators alert on */
