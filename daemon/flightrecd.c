@@ -497,13 +497,20 @@ static void on_annotation(uint32_t pid, const char *text, size_t len, void *user
 
 /* Everything recorded so far into the store: queued, written (readable)
  * or synced, and waited for (see fr_triggers_flush_cb). */
-static void flush_store(enum fr_flush how, void *userdata)
+static void flush_store(enum fr_flush how, uint64_t until_wall, void *userdata)
 {
 	struct daemon *d = userdata;
 
 	(void)fr_sources_flush(d->sources);
 	(void)drain(d);
-	fr_recorder_flush(d->rec);
+	if (until_wall) {
+		/* to the records' clock, with room for the two clocks' drift
+		 * since the chunks' offsets were taken */
+		uint64_t boot = fr_now_ns(CLOCK_BOOTTIME), real = fr_now_ns(CLOCK_REALTIME);
+		uint64_t until = until_wall + 10 * NSEC_PER_MSEC;
+		fr_recorder_flush_until(d->rec, until > real - boot ? until - (real - boot) : 0);
+	} else
+		fr_recorder_flush(d->rec);
 	if (how == FR_FLUSH_SYNCED) {
 		(void)fr_store_writer_sync(d->writer);
 		(void)fr_store_writer_drain(d->writer);

@@ -640,11 +640,19 @@ void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono)
 	}
 }
 
-void fr_recorder_flush(struct fr_recorder *r)
+void fr_recorder_flush_until(struct fr_recorder *r, uint64_t until_boot)
 {
 	fr_recorder_tick(r, fr_now_ns(CLOCK_MONOTONIC));
-	for (unsigned i = 0; i < r->ncpu; i++)
-		close_chunk(r, i);
+	for (unsigned i = 0; i < r->ncpu; i++) {
+		const struct fr_chunk_builder *b = r->cpu[i].b;
+		if (fr_chunk_builder_count(b) && fr_chunk_builder_first_ts(b) <= until_boot)
+			close_chunk(r, i);
+	}
+}
+
+void fr_recorder_flush(struct fr_recorder *r)
+{
+	fr_recorder_flush_until(r, UINT64_MAX);
 }
 
 void fr_recorder_finish(struct fr_recorder *r)

@@ -61,6 +61,9 @@ void fr_recorder_add_user(struct fr_recorder *r, const struct fr_record *rec);
 /* Closes every open chunk (before a sync).  A chunk that cannot be
  * compressed (out of memory) stays open for the next try. */
 void fr_recorder_flush(struct fr_recorder *r);
+/* The same for the open chunks holding a record of @until_boot
+ * (CLOCK_BOOTTIME ns) or before: those after it stay open. */
+void fr_recorder_flush_until(struct fr_recorder *r, uint64_t until_boot);
 /* The last flush, at shutdown: the events of chunks that still cannot be
  * compressed are counted as lost (lost_write). */
 void fr_recorder_finish(struct fr_recorder *r);

@@ -387,7 +387,7 @@ static int on_sync_soon(sd_event_source *s, void *userdata)
 	struct fr_triggers *t = userdata;
 
 	t->sync_soon = sd_event_source_disable_unref(t->sync_soon);
-	t->p.flush(FR_FLUSH_SYNCED, t->p.userdata);
+	t->p.flush(FR_FLUSH_SYNCED, 0, t->p.userdata);
 	return 0;
 }
 
@@ -778,7 +778,7 @@ static void stage(struct fr_triggers *t, struct pending *p)
 	if (t->staged || fd < 0)
 		return;
 	/* the chunks queued from now on are taken as they are queued */
-	t->p.flush(FR_FLUSH_WRITTEN, t->p.userdata);
+	t->p.flush(FR_FLUSH_WRITTEN, 0, t->p.userdata);
 	meta = incident_meta(t, p);
 	m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
 	k = fr_store_reader_open(t->store_dir, &r);
@@ -949,10 +949,15 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	fr_spare_retry(t->spare);
 	/* everything up to now (past the window's end) into the store first:
 	 * queued is enough when it was written ahead (the new chunks came
-	 * through fr_triggers_on_chunk), readable otherwise; the store syncs
-	 * it on its own schedule */
+	 * through fr_triggers_on_chunk; an open chunk whose records all came
+	 * after the window stays open, which is most of the time, since the
+	 * write-ahead closed them at the window's end), readable otherwise;
+	 * the store syncs it on its own schedule */
 	written_ahead = t->staged == p && t->stage_end == p->end_wall;
-	t->p.flush(written_ahead ? FR_FLUSH_QUEUED : FR_FLUSH_WRITTEN, t->p.userdata);
+	if (written_ahead)
+		t->p.flush(FR_FLUSH_QUEUED, p->end_wall, t->p.userdata);
+	else
+		t->p.flush(FR_FLUSH_WRITTEN, 0, t->p.userdata);
 	tf = fr_now_ns(CLOCK_MONOTONIC);
 	meta = incident_meta(t, p);
 	m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
@@ -965,7 +970,7 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 		unstage(t);
 	if (bytes == 0) {
 		if (written_ahead)
-			t->p.flush(FR_FLUSH_WRITTEN, t->p.userdata);
+			t->p.flush(FR_FLUSH_WRITTEN, 0, t->p.userdata);
 		k = fr_store_reader_open(t->store_dir, &r);
 		if (k >= 0) {
 			struct fr_window_query q = { .since_ns = p->start_wall, .until_ns = p->end_wall };

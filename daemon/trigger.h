@@ -37,7 +37,9 @@ enum fr_flush {
 	FR_FLUSH_SYNCED,  /* synced: when a rule fires, the moments before are
 			     kept whatever happens next */
 };
-typedef void (*fr_triggers_flush_cb)(enum fr_flush how, void *userdata);
+/* @until_wall: only the records of that time (CLOCK_REALTIME ns) or before
+ * are needed, so the open chunks holding none stay open; 0: all of them. */
+typedef void (*fr_triggers_flush_cb)(enum fr_flush how, uint64_t until_wall, void *userdata);
 /* Records a user-space event (the trigger record) into the store. */
 typedef void (*fr_triggers_record_cb)(const struct fr_record *rec, void *userdata);
 

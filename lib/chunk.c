@@ -182,6 +182,11 @@ uint32_t fr_chunk_builder_count(const struct fr_chunk_builder *b)
 	return b->count;
 }
 
+uint64_t fr_chunk_builder_first_ts(const struct fr_chunk_builder *b)
+{
+	return b->count ? b->first_ts : 0;
+}
+
 uint64_t fr_chunk_builder_opened(const struct fr_chunk_builder *b)
 {
 	return b->opened;

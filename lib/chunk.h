@@ -41,6 +41,9 @@ size_t fr_chunk_builder_raw_size(const struct fr_chunk_builder *b);
 /* Encoded size of the chunk closed last (for logs and statistics). */
 size_t fr_chunk_builder_last_raw(const struct fr_chunk_builder *b);
 uint32_t fr_chunk_builder_count(const struct fr_chunk_builder *b);
+/* The oldest record time of the open chunk (CLOCK_BOOTTIME ns; 0 when
+ * empty). */
+uint64_t fr_chunk_builder_first_ts(const struct fr_chunk_builder *b);
 /* CLOCK_MONOTONIC ns when the first record of the open chunk arrived
  * (0 when empty); the daemon closes chunks by age. */
 uint64_t fr_chunk_builder_opened(const struct fr_chunk_builder *b);
