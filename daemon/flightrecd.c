@@ -504,11 +504,11 @@ static void flush_store(enum fr_flush how, uint64_t until_wall, void *userdata)
 	(void)fr_sources_flush(d->sources);
 	(void)drain(d);
 	if (until_wall) {
-		/* to the records' clock, with room for the two clocks' drift
-		 * since the chunks' offsets were taken */
-		uint64_t boot = fr_now_ns(CLOCK_BOOTTIME), real = fr_now_ns(CLOCK_REALTIME);
-		uint64_t until = until_wall + 10 * NSEC_PER_MSEC;
-		fr_recorder_flush_until(d->rec, until > real - boot ? until - (real - boot) : 0);
+		/* to the records' clock, as a chunk's header converts it, with
+		 * room for the clocks' drift since the chunks' offsets were read */
+		struct fr_clock_offsets off;
+		(void)fr_clock_offsets_read(&off, NULL);
+		fr_recorder_flush_until(d->rec, until_wall + 10 * NSEC_PER_MSEC - (uint64_t)off.realtime);
 	} else
 		fr_recorder_flush(d->rec);
 	if (how == FR_FLUSH_SYNCED) {

@@ -62,6 +62,10 @@ stop_daemon() {
 	[ "$rc" -eq 0 ] || fail "flightrecd exited with $rc on SIGTERM"
 }
 
+# a jq definition: `ns` turns a record's time (RFC 3339, 9 decimals) into
+# ns since the epoch (a double: ~256 ns steps)
+JQ_NS='def ns: (.[0:19] + "Z" | fromdate) * 1e9 + (.[20:29] | tonumber);'
+
 # wait_for_record JQ_FILTER: polls dump until a record matches (chunks are
 # closed within the sync interval).
 wait_for_record() {

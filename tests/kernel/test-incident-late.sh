@@ -22,8 +22,6 @@ sources = { sched = { offcpu_threshold = "100ms"; }; };
 triggers = { rules = ( { name = "manual"; condition = "manual"; before = "2s"; after = "0s"; cooldown = "0s"; } ); };
 CONF
 start_daemon "$T/fr.conf"
-# RFC 3339 with 9 decimals -> ns (a double: ~256 ns steps, plenty here)
-NS='def ns: (.[0:19] + "Z" | fromdate) * 1e9 + (.[20:29] | tonumber);'
 
 for round in 1 2 3; do
 	# written ahead only into a spare file made ready (after the start,
@@ -47,11 +45,11 @@ for round in 1 2 3; do
 		sleep 0.1
 	done
 	[ -n "$id" ] || fail "no incident for freeze $round"
-	end=$("$FRCTL" --store "$T/store" incidents --json | jq -r --arg i "$id" "$NS"' .[] | select(.id == $i) | .end | ns')
+	end=$("$FRCTL" --store "$T/store" incidents --json | jq -r --arg i "$id" "$JQ_NS"' .[] | select(.id == $i) | .end | ns')
 	# the slice as the store has it (the daemon has it by now: it was
 	# drained before the incident was completed)
 	"$FRCTL" --store "$T/store" dump --last 1m --format json >"$T/store.json"
-	slice_end=$(jq -rs --argjson p "$S" "$NS"' [.[] | select(.type == "offcpu" and .pid == $p)] |
+	slice_end=$(jq -rs --argjson p "$S" "$JQ_NS"' [.[] | select(.type == "offcpu" and .pid == $p)] |
 		if length == 1 then (.[0].time | ns) + .[0].duration_ns else "none" end' "$T/store.json")
 	[ "$slice_end" != none ] ||
 		fail "round $round: not one off-CPU record of sleep ($S) in the store (the incident's flush closes the chunk it is in: no sync or chunk age does before 30 s)"

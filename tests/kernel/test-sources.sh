@@ -204,8 +204,8 @@ check "any(.[]; .type == \"runq\" and .pid == $W2 and .duration_ns >= 100000000 
 	"no runq record of about 150 ms for $W2: $(runq_of $W2)" "runq: one moved to another CPU while waiting: ~150 ms, its wait before the move included"
 # within 5 ms (a tick at HZ=250 and more: the run queue's clock can be a
 # tick old) of when the read started and ended, as the helper saw them
-ns_of='(.time | split(".") as $p | (($p[0] + "Z") | fromdateiso8601) * 1e9 + ($p[1] | rtrimstr("Z") | tonumber))'
-check "any(.[]; .type == \"offcpu\" and .pid == $CPID and ($ns_of - $(jq .read_start_ns <<<"$CLK") | fabs) < 5e6 and
+ns_of='(.time | ns)'
+check "$JQ_NS any(.[]; .type == \"offcpu\" and .pid == $CPID and ($ns_of - $(jq .read_start_ns <<<"$CLK") | fabs) < 5e6 and
 	($ns_of + .duration_ns - $(jq .read_end_ns <<<"$CLK") | fabs) < 5e6)" \
 	"no offcpu record of $CPID within 5 ms of its read's start and end ($CLK)" \
 	"offcpu: its start and end (run queue clock, converted) are within 5 ms of the read's"
