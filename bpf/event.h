@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #endif
 
-#define FR_EVENT_ABI 3
+#define FR_EVENT_ABI 4
 
 /* TASK_COMM_LEN in the kernel. */
 #define FR_COMM_LEN 16
@@ -148,22 +148,40 @@ struct fr_switch_batch {
 };
 _Static_assert(sizeof(struct fr_switch_batch) == 64 + 16 * 80, "fr_switch_batch layout");
 
-/* Stack depth kept per side: 32 frames reach main() in most services and
- * keep a sample at 568 bytes before compression. */
+/* Kernel stack depth kept: 32 frames reach the system call or interrupt
+ * entry from nearly every point of the kernel. */
 #define FR_STACK_DEPTH 32
 
-/* A CPU sample: kernel and user stacks of the task on the CPU, leaf first,
- * as instruction addresses (symbolized in user space). */
+/* User stacks are not walked in BPF: frame pointers are missing from most
+ * distribution binaries, so the walk stops after a frame or two.  Instead
+ * the sampler copies the user registers and the top of the user stack, and
+ * flightrecd unwinds them with the binaries' unwind tables (.eh_frame) at
+ * the next drain, while the process and its mappings still exist; only the
+ * unwound return addresses are stored.  16 KiB of stack reach main() in
+ * python3, xz, gzip and typical services (perf's --call-graph dwarf copies
+ * 8 KiB by default); the copy ends at the end of the stack's mapping. */
+#define FR_USTACK_COPY 16384
+/* x86-64 user registers in DWARF numbering: rax, rdx, rcx, rbx, rsi, rdi,
+ * rbp, rsp, r8-r15, and the return address column, rip. */
+#define FR_UREGS 17
+
+/* A CPU sample: the kernel stack of the task on the CPU, leaf first, as
+ * instruction addresses, and what unwinding its user stack needs. */
 struct fr_event_sample {
 	struct fr_event_hdr hdr;
-	__u16 kernel_frames, user_frames;
-	__u32 pad;
-	__u64 exe_ino; /* inode of the running executable: which image the
-			  user frames belong to (0: none, a kernel thread) */
+	__u16 kernel_frames;
+	__u16 user_mode;  /* 1: the sample interrupted user code (uregs[16] is
+			     the interrupted instruction); 0: kernel code,
+			     uregs are where the task entered the kernel */
+	__u32 ustack_len; /* bytes of the user stack copied, from uregs[7] */
+	__u64 exe_ino;    /* inode of the running executable: which image the
+			     user frames belong to (0: none, a kernel thread) */
 	__u64 kstack[FR_STACK_DEPTH];
-	__u64 ustack[FR_STACK_DEPTH];
+	__u64 uregs[FR_UREGS]; /* all 0 for a kernel thread */
+	__u8 ustack[FR_USTACK_COPY];
 };
-_Static_assert(sizeof(struct fr_event_sample) == 48 + 16 + 2 * 8 * FR_STACK_DEPTH, "fr_event_sample layout");
+_Static_assert(sizeof(struct fr_event_sample) == 48 + 16 + 8 * FR_STACK_DEPTH + 8 * FR_UREGS + FR_USTACK_COPY,
+	       "fr_event_sample layout");
 
 struct fr_event_block {
 	struct fr_event_hdr hdr; /* the task that issued the request */

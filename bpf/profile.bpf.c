@@ -2,21 +2,95 @@
 /*
  * CPU sampling: a perf_event program run at a low frequency on every CPU
  * (hardware cycles where the PMU has them, else the cpu-clock software
- * event) records the interrupted task's kernel and user stacks.  User
- * stacks are walked by frame pointers: binaries built without them give
- * short user stacks.  The idle task and the daemon are not sampled.  The
- * executable's inode tells user space which image the user frames belong
- * to (a sample taken before an exec must not be named after the new one).
+ * event) records the interrupted task's kernel stack, its user registers
+ * and the top of its user stack; flightrecd unwinds the user stack with
+ * the binaries' unwind tables at the next drain (event.h says why).  The
+ * idle task and the daemon are not sampled.  The executable's inode tells
+ * user space which image the user frames belong to (a sample taken before
+ * an exec must not be named after the new one).
+ *
+ * A process's first sample wakes the daemon at once: it reads the
+ * process's mappings then, so a process that runs for 50 ms and exits
+ * before the next drain still has its stack unwound and named.
  */
 #include "emit.bpf.h"
+
+/* Processes sampled before, and the image they ran: 16 Ki entries, least
+ * recently used first out (a busy build host runs a few thousand). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} seen SEC(".maps");
+
+struct vma_end {
+	__u64 end;
+};
+
+static long stack_vma_end(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	((struct vma_end *)data)->end = vma->vm_end;
+	return 0;
+}
+
+/* The user registers in DWARF order (event.h). */
+static __always_inline void copy_uregs(__u64 *d, const struct pt_regs *r)
+{
+	d[0] = BPF_CORE_READ(r, ax);
+	d[1] = BPF_CORE_READ(r, dx);
+	d[2] = BPF_CORE_READ(r, cx);
+	d[3] = BPF_CORE_READ(r, bx);
+	d[4] = BPF_CORE_READ(r, si);
+	d[5] = BPF_CORE_READ(r, di);
+	d[6] = BPF_CORE_READ(r, bp);
+	d[7] = BPF_CORE_READ(r, sp);
+	d[8] = BPF_CORE_READ(r, r8);
+	d[9] = BPF_CORE_READ(r, r9);
+	d[10] = BPF_CORE_READ(r, r10);
+	d[11] = BPF_CORE_READ(r, r11);
+	d[12] = BPF_CORE_READ(r, r12);
+	d[13] = BPF_CORE_READ(r, r13);
+	d[14] = BPF_CORE_READ(r, r14);
+	d[15] = BPF_CORE_READ(r, r15);
+	d[16] = BPF_CORE_READ(r, ip);
+}
+
+/* A page of the stack never touched (a large frame that skipped it) is
+ * not there to read, and reads here cannot fault it in: @len bytes from
+ * @sp page by page, up to the first that does not read; returns how many. */
+static __always_inline __u32 copy_pages(__u8 *dst, __u64 sp, __u32 len)
+{
+	__u64 off = 0, n = 4096 - (sp & 4095);
+
+	for (int i = 0; i <= FR_USTACK_COPY / 4096; i++) {
+		if (off >= len)
+			break;
+		if (n > len - off)
+			n = len - off;
+		/* bounds the verifier can follow: the compiler keeps them */
+		barrier_var(n);
+		barrier_var(off);
+		if (n == 0 || n > 4096 || off > FR_USTACK_COPY - 4096)
+			break;
+		if (bpf_probe_read_user(dst + off, n, (const void *)(sp + off)))
+			break;
+		off += n;
+		n = 4096;
+	}
+	return off;
+}
 
 SEC("perf_event")
 int fr_sample(struct bpf_perf_event_data *ctx)
 {
 	struct fr_event_sample *e;
 	struct task_struct *task;
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), *known;
+	__u32 tgid = pid_tgid >> 32, len;
+	struct vma_end ve = {};
 	struct fr_slot slot;
+	bool first = false;
 	long n;
 
 	if ((__u32)pid_tgid == 0 || fr_is_self())
@@ -27,11 +101,42 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	fr_fill_hdr(&e->hdr, FR_EV_SAMPLE);
 	n = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
 	e->kernel_frames = n > 0 ? (__u64)n / 8 : 0;
-	n = bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK);
-	e->user_frames = n > 0 ? (__u64)n / 8 : 0;
-	e->pad = 0;
-	task = (struct task_struct *)bpf_get_current_task();
+	task = bpf_get_current_task_btf();
 	e->exe_ino = BPF_CORE_READ(task, mm, exe_file, f_inode, i_ino);
-	fr_submit(e, &slot);
+	e->user_mode = (BPF_CORE_READ(&ctx->regs, cs) & 3) == 3;
+	e->ustack_len = 0;
+	if (!e->exe_ino) { /* a kernel thread: no user stack */
+		__builtin_memset(e->uregs, 0, sizeof(e->uregs));
+		fr_submit(e, &slot);
+		return 0;
+	}
+	/* interrupted in user mode: those registers; in the kernel: the ones
+	 * saved where the task entered it */
+	if (e->user_mode)
+		copy_uregs(e->uregs, (const struct pt_regs *)&ctx->regs);
+	else
+		copy_uregs(e->uregs, (const struct pt_regs *)bpf_task_pt_regs(task));
+	/* up to the end of the stack's mapping: a read that crosses it fails
+	 * whole.  (The mapping lock may be held, the task having faulted:
+	 * then up to the first page that does not read.) */
+	len = FR_USTACK_COPY;
+	if (bpf_find_vma(task, e->uregs[7], stack_vma_end, &ve, 0) == 0 && ve.end > e->uregs[7] &&
+	    ve.end - e->uregs[7] < FR_USTACK_COPY)
+		len = ve.end - e->uregs[7];
+	if (len > FR_USTACK_COPY)
+		len = FR_USTACK_COPY;
+	if (bpf_probe_read_user(e->ustack, len, (const void *)e->uregs[7]) == 0)
+		e->ustack_len = len;
+	else
+		e->ustack_len = copy_pages(e->ustack, e->uregs[7], len);
+	known = bpf_map_lookup_elem(&seen, &tgid);
+	if (!known || *known != e->exe_ino) {
+		bpf_map_update_elem(&seen, &tgid, &e->exe_ino, BPF_ANY);
+		first = true;
+	}
+	if (first)
+		fr_submit_now(e);
+	else
+		fr_submit(e, &slot);
 	return 0;
 }

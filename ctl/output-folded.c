@@ -2,8 +2,9 @@
 /*
  * --format folded: the samples as collapsed stacks, one line per distinct
  * stack, "comm;outermost;...;leaf count", the input of flamegraph.pl,
- * speedscope and inferno.  Frames are function names; a frame without one
- * is its module and offset.
+ * speedscope and inferno.  Frames are function names (an inlined function
+ * is a frame of its own, as if called); a frame without one is its module
+ * and offset.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -42,8 +43,9 @@ static void put_clean(FILE *m, const char *p, size_t n)
 
 int fr_folded_add(struct fr_folded *f, struct fr_window *w, const struct fr_window_entry *e)
 {
-	struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
-	int n = fr_window_frames(w, e, frames, FR_SAMPLE_FRAMES_MAX);
+	struct fr_frame frames[FR_FRAMES_EXPANDED_MAX];
+	int n = fr_window_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
+	/* kernel frames come first and are never expanded */
 	unsigned nk = e->r.sample.kernel_frames;
 	_cleanup_free_ char *key = NULL;
 	size_t len = 0;

@@ -318,14 +318,18 @@ static void metrics(struct fr_perfetto *p, const struct fr_window_entry *e)
 
 static struct json_object *stack_args(struct fr_window *w, const struct fr_window_entry *e)
 {
-	struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
-	int n = fr_window_frames(w, e, frames, FR_SAMPLE_FRAMES_MAX);
+	struct fr_frame frames[FR_FRAMES_EXPANDED_MAX];
+	int n = fr_window_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
 	struct json_object *a = json_object_new_object(), *st = json_object_new_array();
 	char name[512];
 
-	/* leaf first, as frctl's other formats */
+	/* leaf first, as frctl's other formats, inlined functions named as
+	 * the text format names them; kernel_frames still counts the first
+	 * frames (they are never expanded) */
 	for (int i = 0; i < n; i++) {
 		fr_frame_name(&frames[i], true, name, sizeof(name));
+		if (frames[i].inlined)
+			strncat(name, " (inlined)", sizeof(name) - strlen(name) - 1);
 		clean_copy(name, sizeof(name), name, strlen(name));
 		json_object_array_add(st, json_object_new_string(name));
 	}

@@ -143,8 +143,8 @@ static void print_syscall(struct fr_out *o, unsigned nr)
 
 static void print_frames(struct fr_out *o, struct fr_window *w, const struct fr_window_entry *e)
 {
-	struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
-	int n = fr_window_frames(w, e, frames, FR_SAMPLE_FRAMES_MAX);
+	struct fr_frame frames[FR_FRAMES_EXPANDED_MAX];
+	int n = fr_window_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
 	char name[512];
 
 	/* leaf first, as a debugger prints a backtrace */
@@ -155,7 +155,10 @@ static void print_frames(struct fr_out *o, struct fr_window *w, const struct fr_
 			fr_out_write(o, " <- ", 4);
 		fr_frame_name(&frames[i], true, name, sizeof(name));
 		fr_out_safe(o, name, strlen(name));
-		if (frames[i].sym && m) {
+		/* its module is the next frame's, printed there */
+		if (frames[i].inlined)
+			fr_out_puts(o, " (inlined)");
+		else if (frames[i].sym && m) {
 			fr_out_puts(o, frames[i].module_brackets ? " ([" : " (");
 			fr_out_safe(o, m, ml);
 			fr_out_puts(o, frames[i].module_brackets ? "])" : ")");

@@ -95,10 +95,70 @@ static int list_add(struct list *l, const struct fr_window_entry *e)
 	return (int)l->n++;
 }
 
+/* The hottest call paths.  A path is the process name and the names of
+ * the sample's frames, outermost first, as the folded output writes them.
+ * It is counted by a 64-bit hash of that sequence (two of PATHS_MAX paths
+ * share one with odds of about 1e-10), and named again for printing from
+ * a sample that had it (the window holds every record until it is freed):
+ * 24 bytes a path however deep the stacks, for at most PATHS_MAX paths,
+ * in a table kept at most half full so that probes stay short. */
+#define PATHS_MAX (64 * 1024)
+#define PATHS_SLOTS (2 * PATHS_MAX)
+/* fr_window_frames() may return more than the record's addresses
+ * (inlined functions, markers): it is told how many fit */
+#define FRAMES_MAX (2 * FR_SAMPLE_FRAMES_MAX)
+/* the width a path's line is shortened to: one line in a terminal */
+#define PATH_COLUMNS 100
+
+struct path {
+	uint64_t hash;
+	uint64_t n;  /* samples; 0: a free slot */
+	size_t item; /* the first sample with this path: index into the window */
+};
+
+struct paths {
+	struct path *v; /* PATHS_SLOTS, allocated at the first sample */
+	size_t used;
+	uint64_t not_held; /* samples on paths past the first PATHS_MAX, or all
+			      of them if the table could not be allocated */
+};
+
+static uint64_t hash_bytes(uint64_t h, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL; /* FNV-1a */
+	return h;
+}
+
+static void paths_add(struct paths *p, uint64_t hash, size_t item)
+{
+	size_t i;
+
+	if (!p->v && !p->not_held)
+		p->v = calloc(PATHS_SLOTS, sizeof(*p->v));
+	if (!p->v) {
+		p->not_held++;
+		return;
+	}
+	/* the FNV state's low bits mix poorly: the slot from its high ones */
+	for (i = (hash >> 40) & (PATHS_SLOTS - 1); p->v[i].n && p->v[i].hash != hash; i = (i + 1) & (PATHS_SLOTS - 1))
+		;
+	if (!p->v[i].n) {
+		if (p->used == PATHS_MAX) {
+			p->not_held++;
+			return;
+		}
+		p->used++;
+		p->v[i] = (struct path){ .hash = hash, .item = item };
+	}
+	p->v[i].n++;
+}
+
 struct report {
 	struct top syscall, offcpu, runq, block;
 	uint64_t samples, execs, exits, exits_failed, forks, records, gaps_lost, gap_records;
 	struct fr_counts self, procs, started;
+	struct paths paths;
 	struct list killed, triggers, ooms, marks;
 	struct fr_window_entry causes[LIST_MAX]; /* of the triggers */
 	bool has_cause[LIST_MAX];
@@ -150,20 +210,25 @@ static void metrics(struct report *rp, const struct fr_window_entry *e)
 	json_object_put(m);
 }
 
-static void sample(struct report *rp, struct fr_window *w, const struct fr_window_entry *e)
+static void sample(struct report *rp, struct fr_window *w, size_t i, const struct fr_window_entry *e)
 {
-	struct fr_frame f[1];
+	struct fr_frame f[FRAMES_MAX];
 	char name[512];
-	int n = fr_window_frames(w, e, f, 1); /* the innermost is all it needs */
+	int n = fr_window_frames(w, e, f, FRAMES_MAX);
+	uint64_t h = hash_bytes(1469598103934665603ULL, e->r.comm, strlen(e->r.comm) + 1);
 
 	rp->samples++;
-	snprintf(name, sizeof(name), "%s", e->r.comm);
-	(void)fr_counts_add(&rp->procs, name);
-	/* where the CPU was: the innermost frame, named */
-	if (n > 0)
-		(void)fr_counts_add(&rp->self, fr_frame_name(&f[0], false, name, sizeof(name)));
-	else
-		(void)fr_counts_add(&rp->self, "[no stack]");
+	(void)fr_counts_add(&rp->procs, e->r.comm);
+	/* the path: frames are kernel first, each part leaf first, so from
+	 * the last to the first is user space's outermost to the kernel's
+	 * innermost, the folded order; each name ends with its NUL */
+	for (int j = n - 1; j >= 0; j--) {
+		fr_frame_name(&f[j], false, name, sizeof(name));
+		h = hash_bytes(h, name, strlen(name) + 1);
+	}
+	paths_add(&rp->paths, h, i);
+	/* where the CPU was: the innermost frame, named last above */
+	(void)fr_counts_add(&rp->self, n > 0 ? name : "[no stack]");
 }
 
 static uint64_t end_of(const struct fr_window_entry *e)
@@ -211,7 +276,7 @@ static void add(struct report *rp, struct fr_window *w, size_t i, const struct f
 	case FR_REC_OFFCPU: top_add(&rp->offcpu, e, r->sched.duration_ns); break;
 	case FR_REC_RUNQ: top_add(&rp->runq, e, r->sched.duration_ns); break;
 	case FR_REC_BLOCK: top_add(&rp->block, e, r->block.duration_ns); break;
-	case FR_REC_SAMPLE: sample(rp, w, e); break;
+	case FR_REC_SAMPLE: sample(rp, w, i, e); break;
 	case FR_REC_METRICS: metrics(rp, e); break;
 	case FR_REC_FORK: rp->forks++; break;
 	case FR_REC_EXEC:
@@ -386,14 +451,108 @@ static void print_metrics(const struct report *rp)
 	print_extreme("highest I/O pressure", &rp->psi_io, 2, 1, "%");
 }
 
+/* Prints what fits of the frame name @p in @max columns (bytes: a name's
+ * UTF-8 is never narrower), cut with "…" when it does not fit. */
+static void print_cut(const char *p, size_t max)
+{
+	size_t len = strlen(p);
+	char buf[512];
+
+	if (len <= max) {
+		print_safe(p);
+		return;
+	}
+	len = max > 1 ? max - 1 : 0;
+	while (len > 0 && ((unsigned char)p[len] & 0xc0) == 0x80) /* not inside a UTF-8 character */
+		len--;
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, p);
+	print_safe(buf);
+	fputs("…", stdout);
+}
+
+/* One path on one line: its share, its samples, the process, then the
+ * innermost frames that fit in PATH_COLUMNS, outermost first, after "…"
+ * when the outer ones do not (the folded output has them all). */
+static void print_path(struct fr_window *w, const struct path *pa, uint64_t total, int count_width)
+{
+	struct fr_window_entry e;
+	struct fr_frame f[FRAMES_MAX];
+	char name[512];
+	size_t avail, used = 0;
+	int n, k = 0, col;
+
+	if (fr_window_get(w, pa->item, &e) < 0)
+		return;
+	n = fr_window_frames(w, &e, f, FRAMES_MAX);
+	col = printf("    %5.1f%%  %*" PRIu64 "  ", total ? 100.0 * (double)pa->n / (double)total : 0.0, count_width,
+		     pa->n);
+	print_safe(e.r.comm);
+	fputs(": ", stdout);
+	col += (int)strlen(e.r.comm) + 2;
+	avail = col < PATH_COLUMNS - 16 ? (size_t)(PATH_COLUMNS - col) : 16;
+	if (n <= 0) {
+		fputs("[no stack]\n", stdout);
+		return;
+	}
+	/* from the innermost out: the frames that fit, with room for "… → "
+	 * (4 columns) unless the last one is the outermost; " → " is 3 */
+	for (; k < n; k++) {
+		size_t len = strlen(fr_frame_name(&f[k], false, name, sizeof(name))) + (k ? 3 : 0);
+		if (used + len + (k + 1 < n ? 4 : 0) > avail)
+			break;
+		used += len;
+	}
+	if (k < n && n > 1)
+		fputs("… → ", stdout);
+	if (!k) /* not even the innermost fits */
+		print_cut(fr_frame_name(&f[0], false, name, sizeof(name)), avail - (n > 1 ? 4 : 0));
+	for (int j = k - 1; j >= 0; j--) {
+		print_safe(fr_frame_name(&f[j], false, name, sizeof(name)));
+		if (j)
+			fputs(" → ", stdout);
+	}
+	putchar('\n');
+}
+
+/* The TOP paths with the most samples (ties: the one seen first). */
+static void print_paths(struct fr_window *w, const struct paths *p, uint64_t total)
+{
+	const struct path *top[TOP];
+	unsigned nt = 0;
+	char digits[24];
+
+	for (size_t i = 0; p->v && i < PATHS_SLOTS; i++) {
+		const struct path *x = &p->v[i];
+		unsigned j;
+
+		if (!x->n)
+			continue;
+		if (nt == TOP && (x->n < top[TOP - 1]->n || (x->n == top[TOP - 1]->n && x->item > top[TOP - 1]->item)))
+			continue;
+		j = nt < TOP ? nt++ : TOP - 1;
+		for (; j > 0 && (top[j - 1]->n < x->n || (top[j - 1]->n == x->n && top[j - 1]->item > x->item)); j--)
+			top[j] = top[j - 1];
+		top[j] = x;
+	}
+	printf("  hottest call paths (share, samples, process: outermost → innermost):\n");
+	for (unsigned i = 0; i < nt; i++)
+		print_path(w, top[i], total, snprintf(digits, sizeof(digits), "%" PRIu64, top[0]->n));
+	if (!p->v)
+		printf("    (not counted: out of memory)\n");
+	else if (p->not_held)
+		printf("    (%" PRIu64 " samples are on paths not counted here: past the first %u distinct ones)\n",
+		       p->not_held, PATHS_MAX);
+}
+
 static void help(void)
 {
 	printf("Usage: frctl report [--last DUR | --incident ID | --input FILE] [OPTIONS]\n"
 	       "\n"
 	       "One screen about a window or an incident: what fired and on which\n"
 	       "record, marks, the slowest syscalls, off-CPU and run-queue waits and block I/O,\n"
-	       "where the CPU went (from the samples), processes started, exited and\n"
-	       "killed, the extremes of the metrics, and records lost.\n"
+	       "where the CPU went (from the samples: by process, function and call\n"
+	       "path), processes started, exited and killed, the extremes of the\n"
+	       "metrics, and records lost.\n"
 	       "\n"
 	       "%s"
 	       "\n"
@@ -459,6 +618,7 @@ int verb_report(struct frctl *f, int argc, char **argv)
 		print_counts(&rp.procs, rp.samples, TOP, "  ");
 		printf("  by function (where the CPU was):\n");
 		print_counts(&rp.self, rp.samples, TOP + 3, "    ");
+		print_paths(s.w, &rp.paths, rp.samples);
 	}
 	print_processes(s.w, &rp);
 	print_metrics(&rp);
@@ -470,6 +630,7 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	fr_counts_done(&rp.procs);
 	fr_counts_done(&rp.self);
 	fr_counts_done(&rp.started);
+	free(rp.paths.v);
 	fflush(stdout);
 	k = frctl_source_check(&s);
 	frctl_source_done(&s);

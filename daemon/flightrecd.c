@@ -37,6 +37,7 @@
 #include "rings.h"
 #include "sources.h"
 #include "symbolizer.h"
+#include "unwinder.h"
 #include "trigger.h"
 #include <systemd/sd-id128.h>
 
@@ -381,6 +382,8 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(sy, "kernel_named", json_object_new_uint64(ys.kernel_named));
 			json_object_object_add(sy, "kernel_unnamed", json_object_new_uint64(ys.kernel_unknown));
 			json_object_object_add(sy, "user_named", json_object_new_uint64(ys.frames_named));
+			json_object_object_add(sy, "user_inlined", json_object_new_uint64(ys.frames_inlined));
+			json_object_object_add(sy, "user_jit", json_object_new_uint64(ys.frames_jit));
 			json_object_object_add(sy, "user_module_only", json_object_new_uint64(ys.frames_module));
 			json_object_object_add(sy, "user_unknown", json_object_new_uint64(ys.frames_unknown));
 			json_object_object_add(sy, "cached_processes", json_object_new_uint64(ys.processes));
@@ -389,6 +392,22 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(sy, "maps_read", json_object_new_uint64(ys.maps_read));
 			json_object_object_add(sy, "maps_inherited", json_object_new_uint64(ys.maps_inherited));
 			json_object_object_add(smp, "symbols", sy);
+		}
+		if (fr_recorder_unwinder(d->rec)) {
+			/* how far user stacks got, and why the others stopped */
+			struct fr_unwinder_stats us;
+			struct json_object *uw = json_object_new_object();
+			fr_unwinder_get_stats(fr_recorder_unwinder(d->rec), &us);
+			json_object_object_add(uw, "stacks", json_object_new_uint64(us.stacks));
+			json_object_object_add(uw, "frames", json_object_new_uint64(us.frames));
+			json_object_object_add(uw, "complete", json_object_new_uint64(us.complete));
+			json_object_object_add(uw, "truncated", json_object_new_uint64(us.truncated));
+			json_object_object_add(uw, "no_unwind_info", json_object_new_uint64(us.no_info));
+			json_object_object_add(uw, "failed", json_object_new_uint64(us.failed));
+			json_object_object_add(uw, "cached_processes", json_object_new_uint64(us.processes));
+			json_object_object_add(uw, "maps_read", json_object_new_uint64(us.maps_read));
+			json_object_object_add(uw, "evicted", json_object_new_uint64(us.evicted));
+			json_object_object_add(smp, "unwind", uw);
 		}
 		json_object_object_add(o, "sampler", smp);
 	}
@@ -570,6 +589,7 @@ static void start_symbolizer(struct daemon *d)
 {
 	struct fr_ksyms *ks = NULL;
 	struct fr_symbolizer *s;
+	struct fr_unwinder *u;
 	char boot[SD_ID128_STRING_MAX];
 	sd_id128_t id;
 	int k;
@@ -587,13 +607,18 @@ static void start_symbolizer(struct daemon *d)
 		else if (k > 0)
 			log_info("Saved %zu kernel symbols for this boot into the store.", fr_ksyms_count(ks));
 	}
-	k = fr_symbolizer_new(ks, &s);
+	k = fr_symbolizer_new(ks, d->conf.debug_dir, &s);
 	if (k < 0) {
 		fr_ksyms_free(ks);
 		log_warning_errno(k, "Failed to set up symbol resolution, frames stay unnamed: %m");
 		return;
 	}
 	fr_recorder_set_symbolizer(d->rec, s);
+	k = fr_unwinder_new(d->conf.debug_dir, &u);
+	if (k < 0)
+		log_warning_errno(k, "Failed to set up stack unwinding, user stacks keep one frame: %m");
+	else
+		fr_recorder_set_unwinder(d->rec, u);
 }
 
 /* The metrics sampler and its timer; the per-disk latencies come from the

@@ -19,6 +19,7 @@
 #include "recorder.h"
 #include "symbolizer.h"
 #include "trigger.h"
+#include "unwinder.h"
 
 struct cpu_state {
 	struct fr_chunk_builder *b;
@@ -44,6 +45,8 @@ struct fr_recorder {
 	struct fr_triggers *triggers;
 	struct fr_cgroup_names *cg;
 	struct fr_symbolizer *sym;
+	struct fr_unwinder *unw;
+	uint64_t uframes[FR_SAMPLE_FRAMES_MAX]; /* the sample being recorded */
 	sd_id128_t boot_id;
 	uint64_t records;
 	struct fr_counters *scratch; /* ncpu counters, for reads */
@@ -106,6 +109,7 @@ struct fr_recorder *fr_recorder_free(struct fr_recorder *r)
 	ZSTD_freeCCtx(r->cctx);
 	fr_cgroup_names_free(r->cg);
 	fr_symbolizer_free(r->sym);
+	fr_unwinder_free(r->unw);
 	free(r);
 	return NULL;
 }
@@ -155,6 +159,17 @@ void fr_recorder_set_symbolizer(struct fr_recorder *r, struct fr_symbolizer *s)
 struct fr_symbolizer *fr_recorder_symbolizer(struct fr_recorder *r)
 {
 	return r->sym;
+}
+
+void fr_recorder_set_unwinder(struct fr_recorder *r, struct fr_unwinder *u)
+{
+	fr_unwinder_free(r->unw);
+	r->unw = u;
+}
+
+struct fr_unwinder *fr_recorder_unwinder(struct fr_recorder *r)
+{
+	return r->unw;
 }
 
 void fr_recorder_set_triggers(struct fr_recorder *r, struct fr_triggers *t)
@@ -227,6 +242,8 @@ static size_t code_need(struct fr_chunk_builder *b, const struct fr_frame_desc *
 			need += fr_record_max_encoded_size(&d[i].mapping);
 		if (d[i].symbol.type && !fr_chunk_builder_described(b, &d[i].symbol))
 			need += fr_record_max_encoded_size(&d[i].symbol);
+		if (d[i].inl.type && !fr_chunk_builder_described(b, &d[i].inl))
+			need += fr_record_max_encoded_size(&d[i].inl);
 	}
 	return need;
 }
@@ -238,6 +255,8 @@ static void add_code(struct fr_chunk_builder *b, const struct fr_frame_desc *d, 
 			(void)fr_chunk_builder_add(b, &d[i].mapping);
 		if (d[i].symbol.type && !fr_chunk_builder_described(b, &d[i].symbol))
 			(void)fr_chunk_builder_add(b, &d[i].symbol);
+		if (d[i].inl.type && !fr_chunk_builder_described(b, &d[i].inl))
+			(void)fr_chunk_builder_add(b, &d[i].inl);
 	}
 }
 
@@ -296,17 +315,21 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, struct cpu_
  * the others are return addresses. */
 static void add_sample(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec, uint64_t exe_ino)
 {
-	struct fr_frame_desc d[2 * FR_STACK_DEPTH];
+	struct fr_frame_desc d[FR_SAMPLE_FRAMES_MAX];
 	unsigned nk = rec->sample.kernel_frames, nu = rec->sample.user_frames, n = 0;
 
 	if (r->sym) {
 		for (unsigned i = 0; i < nk && n < ELEMENTSOF(d); i++)
 			fr_symbolizer_kernel(r->sym, rec->sample.kframes[i], i == 0, &d[n++]);
-		for (unsigned i = 0; i < nu && n < ELEMENTSOF(d); i++)
-			fr_symbolizer_user(r->sym, rec->pid, exe_ino, rec->sample.uframes[i],
-					   nk == 0 && i == 0, &d[n++]);
+		for (unsigned i = 0; i < nu && n < ELEMENTSOF(d); i++) {
+			if (rec->sample.uframes[i] < FR_FRAME_MARKER_MAX)
+				d[n++] = (struct fr_frame_desc){}; /* why the stack ends */
+			else
+				fr_symbolizer_user(r->sym, rec->pid, exe_ino, rec->sample.uframes[i],
+						   nk == 0 && i == 0, &d[n++]);
+		}
 		for (unsigned i = 0; i < n; i++)
-			d[i].mapping.ts = d[i].symbol.ts = rec->ts;
+			d[i].mapping.ts = d[i].symbol.ts = d[i].inl.ts = rec->ts;
 	}
 	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu], rec, d, n);
 	r->records++;
@@ -323,6 +346,27 @@ static void on_process(const struct fr_record *rec, void *userdata)
 	struct fr_recorder *r = userdata;
 
 	(void)add_to(r, r->meta, NULL, rec, NULL, 0);
+}
+
+/* The user stack of sample @e into r->uframes (at most @max frames). */
+static size_t unwind_sample(struct fr_recorder *r, const struct fr_event_sample *e, size_t max)
+{
+	struct fr_ustack s = {
+		.pid = e->hdr.pid,
+		.tid = e->hdr.tid,
+		.exe_ino = e->exe_ino,
+		.regs = (const uint64_t *)e->uregs,
+		.stack = e->ustack,
+		.stack_len = MIN(e->ustack_len, (uint32_t)FR_USTACK_COPY),
+	};
+
+	if (!e->exe_ino || !e->uregs[16]) /* a kernel thread */
+		return 0;
+	if (!r->unw) { /* the interrupted instruction, no more */
+		r->uframes[0] = e->uregs[16];
+		return 1;
+	}
+	return fr_unwinder_unwind(r->unw, &s, r->uframes, max);
 }
 
 static unsigned this_cpu(struct fr_recorder *r)
@@ -402,6 +446,8 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		rec.exec.ppid = e->ppid;
 		if (r->sym)
 			fr_symbolizer_forget(r->sym, rec.pid); /* a new image */
+		if (r->unw)
+			fr_unwinder_forget(r->unw, rec.pid);
 		rec.exec.filename = e->filename;
 		rec.exec.filename_len = MIN(e->filename_len, FR_FILENAME_LEN);
 		rec.exec.args = e->args;
@@ -429,6 +475,8 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		rec.fork.child_pid = e->child_pid;
 		if (r->sym)
 			fr_symbolizer_fork(r->sym, rec.pid, e->child_pid);
+		if (r->unw)
+			fr_unwinder_forget(r->unw, e->child_pid); /* a reused pid */
 		break;
 	}
 	case FR_EV_SYSCALL: {
@@ -454,13 +502,10 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		if (size < sizeof(*e))
 			goto malformed;
 		rec.sample.kernel_frames = MIN(e->kernel_frames, FR_STACK_DEPTH);
-		rec.sample.user_frames = MIN(e->user_frames, FR_STACK_DEPTH);
 		/* __u64 is unsigned long long, uint64_t unsigned long: same bits */
 		rec.sample.kframes = (const uint64_t *)e->kstack;
-		rec.sample.uframes = (const uint64_t *)e->ustack;
-		/* a frame-pointer chain may end in a null return address */
-		while (rec.sample.user_frames && !rec.sample.uframes[rec.sample.user_frames - 1])
-			rec.sample.user_frames--;
+		rec.sample.uframes = r->uframes;
+		rec.sample.user_frames = (uint16_t)unwind_sample(r, e, FR_SAMPLE_FRAMES_MAX - rec.sample.kernel_frames);
 		break;
 	}
 	case FR_EV_SWITCH: {
@@ -613,6 +658,8 @@ void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono)
 	check_write_resumed(r);
 	if (r->sym)
 		fr_symbolizer_trim(r->sym);
+	if (r->unw)
+		fr_unwinder_trim(r->unw);
 	bpf_losses(r, lost);
 	for (unsigned i = 0; i < r->ncpu; i++) {
 		struct cpu_state *c = &r->cpu[i];

@@ -5,6 +5,8 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <libelf.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include "../lib/pid-map.h"
 #include "../lib/range-find.h"
 #include "../lib/record-fields.h"
+#include "perf-map.h"
 #include "symbolizer.h"
 
 /* Cache bounds: processes with their mappings, and the symbol tables of
@@ -35,6 +38,17 @@
 #define MAPS_MAX 4096
 /* A symbol of size 0 (hand-written assembly) reaches the next one, at most. */
 #define SIZELESS_MAX 4096
+/* Debug information (for inlined frames) held open at once: a file's
+ * DWARF index costs a few MiB for a large program, and the files that
+ * have it are those whose debug package is installed. */
+#define DWARF_FILES_MAX 16
+/* JIT symbols (perf maps): names held for at most this many processes
+ * and bytes; a busy Node service's map is ~1-10 MiB. */
+#define JIT_BYTES_MAX (64u << 20)
+#define JIT_PROCS_MAX 256
+/* Code addresses whose inlined functions are remembered, per file (one
+ * DWARF scope walk each, which costs up to ~100 us in a large unit). */
+#define INLINE_CACHE 4096
 
 struct fsym {
 	uint64_t value, size; /* first: a struct fr_range */
@@ -60,6 +74,22 @@ struct elf_file {
 	bool loaded; /* tried: a file that does not parse is not tried again */
 	unsigned refs;
 	uint64_t used;
+	/* debug information, for inlined frames: the binary's own, else its
+	 * separate debug file's; opened at the first frame that needs it */
+	bool dwarf_tried;
+	int dwarf_fd;
+	Elf *dwarf_elf;
+	Dwarf *dwarf;
+	uint64_t dwarf_used;
+	struct inline_names *inl; /* INLINE_CACHE slots by ELF address */
+};
+
+/* The inlined functions at one ELF address of a file, innermost first,
+ * NUL-separated (len 0: none). */
+struct inline_names {
+	uint64_t vaddr; /* 0: a free slot */
+	uint32_t len;
+	char *names;
 };
 
 struct mapping {
@@ -85,8 +115,21 @@ struct retired {
 	size_t nmaps;
 };
 
+/* Copies of names, freed all at once. */
+struct name_block {
+	struct name_block *next;
+	size_t len, cap;
+	char data[];
+};
+
 struct fr_symbolizer {
 	struct fr_ksyms *ksyms;
+	char *debug_dir;
+	unsigned ndwarf; /* files with debug information open */
+	struct fr_perf_maps *jit;
+	/* JIT names handed out since the last trim (the perf map cache may
+	 * move them at its next lookup) */
+	struct name_block *jit_names;
 	struct retired *retired;
 	struct fr_pid_map procs;
 	struct elf_file *files;
@@ -96,7 +139,7 @@ struct fr_symbolizer {
 };
 
 
-int fr_symbolizer_new(struct fr_ksyms *ksyms, struct fr_symbolizer **ret)
+int fr_symbolizer_new(struct fr_ksyms *ksyms, const char *debug_dir, struct fr_symbolizer **ret)
 {
 	struct fr_symbolizer *s;
 
@@ -105,14 +148,45 @@ int fr_symbolizer_new(struct fr_ksyms *ksyms, struct fr_symbolizer **ret)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->debug_dir = strdup(debug_dir && *debug_dir ? debug_dir : "/usr/lib/debug");
+	if (!s->debug_dir) {
+		free(s);
+		return -ENOMEM;
+	}
+	if (fr_perf_maps_new(JIT_BYTES_MAX, JIT_PROCS_MAX, &s->jit) < 0) {
+		free(s->debug_dir);
+		free(s);
+		return -ENOMEM;
+	}
 	s->ksyms = ksyms;
 	s->page_size = sysconf(_SC_PAGESIZE);
 	*ret = s;
 	return 0;
 }
 
+static void file_close_dwarf(struct fr_symbolizer *s, struct elf_file *f)
+{
+	if (f->inl) {
+		for (unsigned i = 0; i < INLINE_CACHE; i++)
+			free(f->inl[i].names);
+		free(f->inl);
+		f->inl = NULL;
+	}
+	if (f->dwarf_elf)
+		s->ndwarf--;
+	dwarf_end(f->dwarf);
+	elf_end(f->dwarf_elf);
+	if (f->dwarf_fd >= 0)
+		close(f->dwarf_fd);
+	f->dwarf = NULL;
+	f->dwarf_elf = NULL;
+	f->dwarf_fd = -EBADF;
+}
+
 static void file_unload(struct fr_symbolizer *s, struct elf_file *f)
 {
+	file_close_dwarf(s, f);
+	f->dwarf_tried = false;
 	s->st.cache_bytes -= f->bytes;
 	free(f->syms);
 	free(f->names);
@@ -156,6 +230,35 @@ static void proc_free(struct proc *p)
 	free(p);
 }
 
+static char *copy_name(struct fr_symbolizer *s, const char *name, size_t len)
+{
+	struct name_block *b = s->jit_names;
+	char *r;
+
+	if (!b || b->len + len + 1 > b->cap) {
+		size_t cap = MAX((size_t)65536, len + 1);
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		*b = (struct name_block){ .next = s->jit_names, .cap = cap };
+		s->jit_names = b;
+	}
+	r = b->data + b->len;
+	memcpy(r, name, len);
+	r[len] = 0;
+	b->len += len + 1;
+	return r;
+}
+
+static void free_names(struct fr_symbolizer *s)
+{
+	while (s->jit_names) {
+		struct name_block *b = s->jit_names;
+		s->jit_names = b->next;
+		free(b);
+	}
+}
+
 struct fr_symbolizer *fr_symbolizer_free(struct fr_symbolizer *s)
 {
 	size_t i = 0;
@@ -174,6 +277,9 @@ struct fr_symbolizer *fr_symbolizer_free(struct fr_symbolizer *s)
 		free(f);
 	}
 	fr_ksyms_free(s->ksyms);
+	fr_perf_maps_free(s->jit);
+	free_names(s);
+	free(s->debug_dir);
 	free(s);
 	return NULL;
 }
@@ -304,21 +410,29 @@ static int read_symbols(struct elf_file *f, Elf *elf, bool symtab_only)
 	return -ENODATA;
 }
 
-/* A stripped binary's symbols from its separate debug file, if installed. */
-static int read_debug_file(struct elf_file *f)
+/* Opens @f's separate debug file (DEBUG_DIR/.build-id/ab/cdef....debug). */
+static int open_debug_file(const struct fr_symbolizer *s, const struct elf_file *f)
 {
-	char path[256], dir[3], rest[2 * FR_BUILD_ID_MAX + 1];
-	Elf *elf;
-	int fd, r;
+	char path[PATH_MAX], dir[3], rest[2 * FR_BUILD_ID_MAX + 1];
+	int fd;
 
 	if (f->build_id_len < 2)
 		return -ENOENT;
-	/* /usr/lib/debug/.build-id/ab/cdef....debug */
-	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%s/%s.debug", fr_format_hex(f->build_id, 1, dir, sizeof(dir)),
+	snprintf(path, sizeof(path), "%s/.build-id/%s/%s.debug", s->debug_dir,
+		 fr_format_hex(f->build_id, 1, dir, sizeof(dir)),
 		 fr_format_hex(f->build_id + 1, f->build_id_len - 1, rest, sizeof(rest)));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+/* A stripped binary's symbols from its separate debug file, if installed. */
+static int read_debug_file(const struct fr_symbolizer *s, struct elf_file *f)
+{
+	Elf *elf;
+	int fd = open_debug_file(s, f), r;
+
 	if (fd < 0)
-		return negative_errno();
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	r = elf && elf_kind(elf) == ELF_K_ELF ? read_symbols(f, elf, true) : -EBADMSG;
 	elf_end(elf);
@@ -327,7 +441,7 @@ static int read_debug_file(struct elf_file *f)
 }
 
 /* Reads @f's load segments, build id and symbols from @fd. */
-static int file_load_fd(struct elf_file *f, int fd)
+static int file_load_fd(const struct fr_symbolizer *s, struct elf_file *f, int fd)
 {
 	const void *bid;
 	ssize_t bl;
@@ -356,34 +470,135 @@ static int file_load_fd(struct elf_file *f, int fd)
 	 * of a stripped binary, else the exported functions (.dynsym) */
 	r = read_symbols(f, elf, true);
 	if (r < 0)
-		r = read_debug_file(f);
+		r = read_debug_file(s, f);
 	if (r < 0)
 		r = read_symbols(f, elf, false);
 	elf_end(elf);
 	return r;
 }
 
-static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, const struct mapping *m)
+/* The file mapped at @m in @pid: the mapped file itself, even if replaced
+ * or in another mount namespace; else the path as the process sees it. */
+static int open_mapped(uint32_t pid, const struct mapping *m)
 {
 	char path[PATH_MAX + 64];
-	int fd, r;
+	int fd;
 
-	f->loaded = true;
-	/* the mapped file itself, even if replaced or in another mount
-	 * namespace; then the path as the process sees it */
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/proc/%u/root%s", pid, m->path);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
-	if (fd < 0) {
-		return negative_errno();
-	}
-	r = file_load_fd(f, fd);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, const struct mapping *m)
+{
+	int fd, r;
+
+	f->loaded = true;
+	fd = open_mapped(pid, m);
+	if (fd < 0)
+		return fd;
+	r = file_load_fd(s, f, fd);
 	close(fd);
 	s->st.cache_bytes += f->bytes;
 	return r;
+}
+
+/* Opens @f's debug information: its separate debug file, else its own
+ * (a binary built with -g and not stripped).  At most DWARF_FILES_MAX
+ * files have theirs open: the least recently used one is closed. */
+static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, const struct mapping *m)
+{
+	f->dwarf_tried = true;
+	if (s->ndwarf >= DWARF_FILES_MAX) {
+		struct elf_file *victim = NULL;
+		for (struct elf_file *g = s->files; g; g = g->next)
+			if (g->dwarf_elf && (!victim || g->dwarf_used < victim->dwarf_used))
+				victim = g;
+		if (victim)
+			file_close_dwarf(s, victim);
+	}
+	for (int i = 0; i < 2; i++) {
+		int fd = i == 0 ? open_debug_file(s, f) : open_mapped(pid, m);
+		Elf *elf;
+		Dwarf *dw;
+
+		if (fd < 0)
+			continue;
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+		if (!dw) {
+			elf_end(elf);
+			close(fd);
+			continue;
+		}
+		f->inl = calloc(INLINE_CACHE, sizeof(*f->inl));
+		if (!f->inl) {
+			dwarf_end(dw);
+			elf_end(elf);
+			close(fd);
+			return false;
+		}
+		f->dwarf_fd = fd;
+		f->dwarf_elf = elf;
+		f->dwarf = dw;
+		s->ndwarf++;
+		return true;
+	}
+	return false;
+}
+
+/* The functions inlined at ELF address @vaddr of @f, innermost first
+ * (the function they were inlined into is the symbol's).  Remembered per
+ * address: samples hit the same few return addresses again and again. */
+static const struct inline_names *file_inlines(struct elf_file *f, uint64_t vaddr)
+{
+	struct inline_names *slot = &f->inl[(vaddr * 0x9e3779b97f4a7c15ULL) >> 52 & (INLINE_CACHE - 1)];
+	Dwarf_Die cudie, *scopes = NULL;
+	char *names = NULL;
+	size_t len = 0;
+	int n;
+
+	_Static_assert((INLINE_CACHE & (INLINE_CACHE - 1)) == 0 && INLINE_CACHE <= 4096, "INLINE_CACHE: 2^n, 12 bits");
+	if (slot->vaddr == vaddr)
+		return slot;
+	free(slot->names); /* a collision replaces the older address */
+	*slot = (struct inline_names){ .vaddr = vaddr };
+	if (!dwarf_addrdie(f->dwarf, vaddr, &cudie))
+		return slot;
+	n = dwarf_getscopes(&cudie, vaddr, &scopes);
+	for (int i = 0; i < n; i++) {
+		Dwarf_Attribute attr;
+		const char *name;
+		size_t l;
+		char *q;
+
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break; /* the function they are in: named by its symbol */
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue; /* a lexical block */
+		name = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &attr));
+		if (!name)
+			name = "[inlined]";
+		l = strlen(name);
+		if (len + l + 1 > FR_INLINE_NAMES_MAX)
+			break;
+		q = realloc(names, len + l + 1);
+		if (!q)
+			break;
+		names = q;
+		if (len)
+			names[len++] = 0;
+		memcpy(names + len, name, l);
+		len += l;
+	}
+	free(scopes);
+	slot->names = names;
+	slot->len = (uint32_t)len;
+	return slot;
 }
 
 static struct elf_file *file_get(struct fr_symbolizer *s, dev_t dev, uint64_t ino)
@@ -398,6 +613,7 @@ static struct elf_file *file_get(struct fr_symbolizer *s, dev_t dev, uint64_t in
 		return NULL;
 	f->dev = dev;
 	f->ino = ino;
+	f->dwarf_fd = -EBADF;
 	f->next = s->files;
 	s->files = f;
 	s->st.files++;
@@ -525,6 +741,29 @@ static const struct fsym *file_lookup(const struct elf_file *f, uint64_t vaddr)
 	return fr_range_find(f->syms, f->nsyms, sizeof(*f->syms), vaddr);
 }
 
+/* Anonymous code (or code outside every mapping read) named by the
+ * process's perf map, if it has one: JIT code. */
+static bool jit_symbol(struct fr_symbolizer *s, uint32_t pid, uint64_t a, struct fr_frame_desc *ret)
+{
+	struct fr_perf_sym js;
+	char *name;
+
+	if (fr_perf_maps_lookup(s->jit, pid, a, &js) <= 0)
+		return false;
+	name = copy_name(s, js.name, js.name_len);
+	if (!name)
+		return false;
+	s->st.frames_named++;
+	s->st.frames_jit++;
+	ret->symbol = (struct fr_record){ .type = FR_REC_SYMBOL, .pid = pid };
+	ret->symbol.symbol.start = js.start;
+	ret->symbol.symbol.size = js.size;
+	ret->symbol.symbol.name = name;
+	ret->symbol.symbol.name_len = js.name_len;
+	ret->symbol.symbol.module = "";
+	return true;
+}
+
 void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino, uint64_t addr, bool leaf,
 			struct fr_frame_desc *ret)
 {
@@ -552,7 +791,8 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 		m = find_mapping(p, a);
 	}
 	if (!m) {
-		s->st.frames_unknown++;
+		if (!jit_symbol(s, pid, a, ret))
+			s->st.frames_unknown++;
 		return;
 	}
 	f = m->file;
@@ -574,11 +814,30 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 		ret->mapping.mapping.build_id = f->build_id;
 		ret->mapping.mapping.build_id_len = f->build_id_len;
 	}
-	if (!f || !file_vaddr(f, a - m->start + m->pgoff, s->page_size, &vaddr) || !(sym = file_lookup(f, vaddr))) {
+	if (!f) {
+		if (!jit_symbol(s, pid, a, ret))
+			s->st.frames_module++;
+		return;
+	}
+	if (!file_vaddr(f, a - m->start + m->pgoff, s->page_size, &vaddr) || !(sym = file_lookup(f, vaddr))) {
 		s->st.frames_module++;
 		return;
 	}
 	s->st.frames_named++;
+	if (!f->dwarf_tried)
+		(void)file_open_dwarf(s, f, pid, m);
+	if (f->dwarf) {
+		const struct inline_names *in = file_inlines(f, vaddr);
+
+		f->dwarf_used = s->clock;
+		if (in->len) {
+			s->st.frames_inlined++;
+			ret->inl = (struct fr_record){ .type = FR_REC_INLINE, .pid = pid };
+			ret->inl.inl.addr = a;
+			ret->inl.inl.names = in->names;
+			ret->inl.inl.names_len = in->len;
+		}
+	}
 	ret->symbol = (struct fr_record){ .type = FR_REC_SYMBOL, .pid = pid };
 	ret->symbol.symbol.start = a - (vaddr - sym->value);
 	ret->symbol.symbol.size = sym->size;
@@ -591,6 +850,7 @@ void fr_symbolizer_forget(struct fr_symbolizer *s, uint32_t pid)
 {
 	struct proc *p = fr_pid_map_remove(&s->procs, pid);
 
+	fr_perf_maps_forget(s->jit, pid);
 	proc_free(p);
 }
 
@@ -633,6 +893,7 @@ static int cmp_u64(const void *a, const void *b)
 void fr_symbolizer_trim(struct fr_symbolizer *s)
 {
 	free_retired(s);
+	free_names(s);
 	/* processes: down to three quarters of the bound, least recently
 	 * used first */
 	if (s->procs.n > PROCS_MAX) {

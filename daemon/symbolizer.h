@@ -23,16 +23,21 @@
 struct fr_symbolizer;
 struct fr_ksyms;
 
-/* Takes ownership of @ksyms (may be NULL: kernel frames stay unnamed). */
-int fr_symbolizer_new(struct fr_ksyms *ksyms, struct fr_symbolizer **ret);
+/* Takes ownership of @ksyms (may be NULL: kernel frames stay unnamed).
+ * @debug_dir holds separate debug files by build id
+ * (DIR/.build-id/ab/cdef....debug), e.g. /usr/lib/debug: symbols of
+ * stripped binaries, and the functions inlined at a frame. */
+int fr_symbolizer_new(struct fr_ksyms *ksyms, const char *debug_dir, struct fr_symbolizer **ret);
 struct fr_symbolizer *fr_symbolizer_free(struct fr_symbolizer *s);
 const struct fr_ksyms *fr_symbolizer_ksyms(const struct fr_symbolizer *s);
 
-/* What one frame needs described: FR_REC_MAPPING and FR_REC_SYMBOL
- * records, each present or not (type 0).  Strings point into the cache. */
+/* What one frame needs described: FR_REC_MAPPING, FR_REC_SYMBOL and
+ * FR_REC_INLINE records, each present or not (type 0).  Strings point
+ * into the cache. */
 struct fr_frame_desc {
 	struct fr_record mapping;
 	struct fr_record symbol;
+	struct fr_record inl;
 };
 
 /* Kernel frame @addr (@leaf: the interrupted instruction). */
@@ -56,6 +61,8 @@ void fr_symbolizer_trim(struct fr_symbolizer *s);
 
 struct fr_symbolizer_stats {
 	uint64_t frames_named;    /* user frames resolved to a function */
+	uint64_t frames_inlined;  /* of which with inlined functions, from debug information */
+	uint64_t frames_jit;      /* of which named by a perf map (JIT code) */
 	uint64_t frames_module;   /* user frames with a mapping but no symbol */
 	uint64_t frames_unknown;  /* user frames of processes gone before their maps were
 				     read, or of an image replaced by exec since */

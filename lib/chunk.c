@@ -11,14 +11,14 @@
 #include "chunk.h"
 #include "macro.h"
 
-/* What the open chunk has described (cgroups, mappings, symbols): an
- * open-addressing set cleared by generation; when it is three quarters
- * full, further descriptions are repeated rather than remembered (correct,
- * slightly larger). */
+/* What the open chunk has described (cgroups, mappings, symbols, inline
+ * functions): an open-addressing set cleared by generation; when it is
+ * three quarters full, further descriptions are repeated rather than
+ * remembered (correct, slightly larger). */
 #define DESCRIBED_SLOTS 1024
 
 struct described_key {
-	uint64_t id; /* cgroup id, or the start of a mapping or symbol */
+	uint64_t id; /* cgroup id, the start of a mapping or symbol, an inline record's address */
 	uint32_t pid;
 	uint16_t type;
 	uint32_t gen;
@@ -101,7 +101,8 @@ struct fr_chunk_builder *fr_chunk_builder_free(struct fr_chunk_builder *b)
 
 static bool is_description(const struct fr_record *r)
 {
-	return r->type == FR_REC_CGROUP || r->type == FR_REC_MAPPING || r->type == FR_REC_SYMBOL;
+	return r->type == FR_REC_CGROUP || r->type == FR_REC_MAPPING || r->type == FR_REC_SYMBOL ||
+	       r->type == FR_REC_INLINE;
 }
 
 static uint64_t described_id(const struct fr_record *r)
@@ -109,6 +110,7 @@ static uint64_t described_id(const struct fr_record *r)
 	switch (r->type) {
 	case FR_REC_CGROUP: return r->cgroup_id;
 	case FR_REC_MAPPING: return r->mapping.start;
+	case FR_REC_INLINE: return r->inl.addr;
 	default: return r->symbol.start;
 	}
 }
@@ -142,11 +144,19 @@ bool fr_chunk_builder_cgroup_described(struct fr_chunk_builder *b, uint64_t cgro
 
 int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
 {
-	/* the chunk's bound is on all its streams together */
-	int n = fr_record_encode_streams(&b->codec, r, &b->streams, b->raw_max - b->raw_len);
+	uint32_t flags = b->codec.incompat_flags;
+	int n;
 
-	if (n < 0)
+	/* a chunk with an inline record says so: older readers refuse it
+	 * rather than take it for damaged (store-format.h) */
+	if (r->type == FR_REC_INLINE)
+		b->codec.incompat_flags |= FR_CHUNK_INCOMPAT_INLINE;
+	/* the chunk's bound is on all its streams together */
+	n = fr_record_encode_streams(&b->codec, r, &b->streams, b->raw_max - b->raw_len);
+	if (n < 0) {
+		b->codec.incompat_flags = flags;
 		return n;
+	}
 	b->raw_len += (size_t)n;
 	if (b->count == 0 || r->ts < b->first_ts)
 		b->first_ts = r->ts;
@@ -260,6 +270,7 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 		b->described_gen = 1;
 	}
 	b->codec.prev_ts = 0;
+	b->codec.incompat_flags = FR_CHUNK_INCOMPAT_WRITE;
 	*ret_buf = TAKE_PTR(buf);
 	*ret_len = total;
 	return 0;

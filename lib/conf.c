@@ -68,6 +68,7 @@ static const struct setting settings[] = {
 	{ "sources.tcp", "enabled", K_BOOL, 0, 1, OFF(tcp_enabled) },
 	{ "sources.sample", "enabled", K_BOOL, 0, 1, OFF(sample_enabled) },
 	{ "sources.sample", "hz", K_INT, 1, 1000, OFF(sample_hz) },
+	{ "sources.sample", "debug_dir", K_STRING, 0, 0, OFF(debug_dir) },
 	{ "metrics", "enabled", K_BOOL, 0, 1, OFF(metrics_enabled) },
 	{ "metrics", "interval", K_DURATION, 100 * NSEC_PER_MSEC, 3600 * NSEC_PER_SEC, OFF(metrics_interval_ns) },
 	{ "metrics", "top_interval", K_DURATION, NSEC_PER_SEC, 3600 * NSEC_PER_SEC, OFF(metrics_top_interval_ns) },
@@ -123,6 +124,7 @@ void fr_conf_init_defaults(struct fr_conf *c)
 		.metrics_top = 5,
 		.socket_path = strdup(FR_SOCKET_DEFAULT_PATH),
 		.control_group = strdup(FR_CONTROL_GROUP_DEFAULT),
+		.debug_dir = strdup("/usr/lib/debug"),
 		.rules = { .incidents_size = 1ULL << 30, .incidents_max = 100 },
 	};
 	for (size_t i = 0; i < ELEMENTSOF(default_exclude); i++) {
@@ -137,8 +139,9 @@ void fr_conf_done(struct fr_conf *c)
 	free(c->store_path);
 	free(c->socket_path);
 	free(c->control_group);
+	free(c->debug_dir);
 	fr_rules_done(&c->rules);
-	c->store_path = c->socket_path = c->control_group = NULL;
+	c->store_path = c->socket_path = c->control_group = c->debug_dir = NULL;
 }
 
 

@@ -56,6 +56,7 @@ struct fr_conf {
 	bool tcp_enabled;
 	bool sample_enabled;
 	uint32_t sample_hz;
+	char *debug_dir;        /* separate debug files: DIR/.build-id/xx/rest.debug */
 	bool metrics_enabled;
 	uint64_t metrics_interval_ns;
 	uint64_t metrics_top_interval_ns;

@@ -50,6 +50,7 @@ static const char *const type_names[] = {
 	[FR_REC_TRIGGER] = "trigger",
 	[FR_REC_MAPPING] = "mapping",
 	[FR_REC_SYMBOL] = "symbol",
+	[FR_REC_INLINE] = "inline",
 };
 
 const char *fr_record_type_name(uint16_t type)
@@ -247,6 +248,8 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 		n += 4 * 10 + r->mapping.path_len + r->mapping.build_id_len + 10;
 	else if (r->type == FR_REC_SYMBOL)
 		n += 2 * 10 + r->symbol.name_len + r->symbol.module_len + 10;
+	else if (r->type == FR_REC_INLINE)
+		n += 10 + r->inl.names_len + 5;
 	return n;
 }
 
@@ -378,6 +381,13 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 		put_varint(w, S_OTHER, r->symbol.size);
 		put_str(w, S_OTHER, r->symbol.name, r->symbol.name_len);
 		put_str(w, S_OTHER, r->symbol.module, r->symbol.module_len);
+		break;
+	case FR_REC_INLINE:
+		/* readers refuse what they would: writers cannot make it */
+		if (r->inl.names_len == 0 || r->inl.names_len > FR_INLINE_NAMES_MAX)
+			return -EINVAL;
+		put_varint(w, S_OTHER, r->inl.addr);
+		put_str(w, S_OTHER, r->inl.names, r->inl.names_len);
 		break;
 	default:
 		return -EINVAL;
@@ -714,6 +724,12 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 			r->bad = true;
 		rec->symbol.name = get_str(r, S_OTHER, &rec->symbol.name_len);
 		rec->symbol.module = get_str(r, S_OTHER, &rec->symbol.module_len);
+		break;
+	case FR_REC_INLINE:
+		rec->inl.addr = get_varint(r, S_OTHER);
+		rec->inl.names = get_str(r, S_OTHER, &rec->inl.names_len);
+		if (rec->inl.names_len == 0 || rec->inl.names_len > FR_INLINE_NAMES_MAX)
+			r->bad = true;
 		break;
 	default:
 		return -EBADMSG;

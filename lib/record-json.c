@@ -307,6 +307,8 @@ static size_t frame_name(const struct fr_frame *f, char *buf, size_t cap)
 		v >>= 4;
 	} while (v);
 	append(buf, cap, &len, f->sym, strnlen(f->sym, f->sym_len)); /* "%.*s" */
+	if (!fr_frame_sym_has_off(f))
+		return len;
 	append(buf, cap, &len, "+0x", 3);
 	append(buf, cap, &len, h, (size_t)(hex + sizeof(hex) - h));
 	return len;
@@ -361,6 +363,9 @@ static int put_stack(struct fr_json_writer *w, struct fr_out *o, const struct fr
 			KEY(o, ",\"build_id\":");
 			k = put_cstr(w, o, fr_format_hex(fr->build_id, fr->build_id_len, hex, sizeof(hex)));
 		}
+		/* only on frames that are inlined: the others are calls */
+		if (fr && fr->inlined)
+			KEY(o, ",\"inlined\":true");
 		fr_out_putc(o, '}');
 	}
 	fr_out_putc(o, ']');

@@ -35,12 +35,17 @@ enum fr_record_type {
 	FR_REC_TRIGGER = 69,/* a trigger rule fired: rule, incident */
 	FR_REC_MAPPING = 70,/* metadata: an executable mapping of pid, once per chunk */
 	FR_REC_SYMBOL = 71, /* metadata: a function of pid (0: the kernel), once per chunk */
+	FR_REC_INLINE = 72, /* metadata: the functions inlined at one code address of pid, once per chunk */
 };
 
 /* Longest build id kept (GNU build ids are 20 bytes; others up to 64). */
 #define FR_BUILD_ID_MAX 64
 
 #define FR_REC_COMM_MAX 16
+
+/* Longest names of an FR_REC_INLINE record: a deep chain of inlined
+ * templates fits, and a hostile length is refused before it is used. */
+#define FR_INLINE_NAMES_MAX 4096
 
 /* Length of a task name in a 16-byte field, up to its first NUL: two
  * 8-byte words tested for a zero byte at once (the daemon does this two or
@@ -180,6 +185,11 @@ struct fr_record {
 			const char *module; /* kernel symbols: "" or the module's name */
 		} symbol;
 		struct {
+			uint64_t addr;       /* a frame's lookup address (fr_frame_lookup_addr) in pid's address space */
+			uint32_t names_len;  /* bytes in names */
+			const char *names;   /* the inlined functions' names, innermost first, NUL-separated (no NUL after the last) */
+		} inl;
+		struct {
 			uint32_t ppid;
 			uint32_t exe_len;
 			uint32_t args_len;
@@ -202,7 +212,8 @@ static inline void fr_record_clear(struct fr_record *rec)
 /* Is this record metadata that readers consume rather than print? */
 static inline int fr_record_type_is_meta(uint16_t type)
 {
-	return type == FR_REC_CGROUP || type == FR_REC_PROCESS || type == FR_REC_MAPPING || type == FR_REC_SYMBOL;
+	return type == FR_REC_CGROUP || type == FR_REC_PROCESS || type == FR_REC_MAPPING || type == FR_REC_SYMBOL ||
+	       type == FR_REC_INLINE;
 }
 
 const char *fr_record_type_name(uint16_t type);
@@ -222,12 +233,34 @@ struct fr_codec_state {
 /* Most frames a sample holds (kernel + user). */
 #define FR_SAMPLE_FRAMES_MAX 128
 
+/* User frame "addresses" below this are not addresses but why the user stack ends there. */
+#define FR_FRAME_MARKER_MAX 16
+enum { FR_FRAME_TRUNCATED = 1,      /* "[truncated]": the depth limit or the end of the stack copy */
+       FR_FRAME_NO_UNWIND_INFO = 2, /* "[no unwind info]": no CFI and no frame pointer chain for the next frame */
+       FR_FRAME_UNWIND_FAILED = 3,  /* "[unwind failed]": the process's memory map could not be read (process gone) */
+};
+
+/* The name of a marker frame's "address" as readers print it, or NULL
+ * when @addr is no marker this reader knows (0 and the numbers not yet
+ * given a meaning among them).  For user frames only: kernel addresses
+ * are never this low anyway. */
+static inline const char *fr_frame_marker_name(uint64_t addr)
+{
+	switch (addr) {
+	case FR_FRAME_TRUNCATED: return "[truncated]";
+	case FR_FRAME_NO_UNWIND_INFO: return "[no unwind info]";
+	case FR_FRAME_UNWIND_FAILED: return "[unwind failed]";
+	}
+	return NULL;
+}
+
 /* Where a frame's function is looked up: the interrupted instruction
  * (@leaf) at itself, a return address one byte back, since a call that
- * ends its function returns to the next one. */
+ * ends its function returns to the next one.  Markers (and 0) are no
+ * return addresses: they stay as they are. */
 static inline uint64_t fr_frame_lookup_addr(uint64_t addr, int leaf)
 {
-	return leaf || !addr ? addr : addr - 1;
+	return leaf || addr < FR_FRAME_MARKER_MAX ? addr : addr - 1;
 }
 
 /* The frames of a decoded sample, kernel then user, each leaf first, into

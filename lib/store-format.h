@@ -49,8 +49,16 @@
  * the size of the records as rows, which readers turn them back into; the
  * zstd frame holds raw_size + 4 * FR_REC_STREAMS bytes. */
 #define FR_CHUNK_INCOMPAT_STREAMS (1u << 1)
-#define FR_CHUNK_INCOMPAT_KNOWN (FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS)
-/* What the writer sets on every chunk it makes. */
+/* The chunk holds FR_REC_INLINE records, a type older readers do not
+ * know: without the flag they would take the chunk for damaged from the
+ * first one on.  Set only on chunks that hold one, so that an older
+ * reader still reads the others; the codec reads the type in any chunk. */
+#define FR_CHUNK_INCOMPAT_INLINE (1u << 2)
+#define FR_CHUNK_INCOMPAT_KNOWN \
+	(FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS | FR_CHUNK_INCOMPAT_INLINE)
+/* What the writer sets on every chunk it makes; it adds
+ * FR_CHUNK_INCOMPAT_INLINE to a chunk when it adds an FR_REC_INLINE
+ * record to it (lib/chunk.c). */
 #define FR_CHUNK_INCOMPAT_WRITE (FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS)
 
 struct fr_segment_header {

@@ -12,7 +12,11 @@
 
 static uint64_t start_of(const struct fr_record *r)
 {
-	return r->type == FR_REC_MAPPING ? r->mapping.start : r->symbol.start;
+	switch (r->type) {
+	case FR_REC_MAPPING: return r->mapping.start;
+	case FR_REC_INLINE: return r->inl.addr;
+	default: return r->symbol.start;
+	}
 }
 
 static uint64_t end_of(const struct fr_record *r)
@@ -38,6 +42,8 @@ int fr_symtab_add(struct fr_symtab *t, const struct fr_record *r)
 		v = &t->maps, n = &t->nmaps, cap = &t->mapcap;
 	} else if (r->type == FR_REC_SYMBOL) {
 		v = &t->syms, n = &t->nsyms, cap = &t->symcap;
+	} else if (r->type == FR_REC_INLINE) {
+		v = &t->inls, n = &t->ninls, cap = &t->inlcap;
 	} else
 		return 0;
 	if (*n == *cap) {
@@ -58,12 +64,15 @@ void fr_symtab_finish(struct fr_symtab *t)
 		qsort(t->maps, t->nmaps, sizeof(*t->maps), cmp_code);
 	if (t->nsyms > 1)
 		qsort(t->syms, t->nsyms, sizeof(*t->syms), cmp_code);
+	if (t->ninls > 1)
+		qsort(t->inls, t->ninls, sizeof(*t->inls), cmp_code);
 }
 
 void fr_symtab_done(struct fr_symtab *t)
 {
 	free(t->maps);
 	free(t->syms);
+	free(t->inls);
 	*t = (struct fr_symtab){};
 }
 
@@ -84,6 +93,54 @@ static const struct fr_record *find(const struct fr_record *v, size_t n, uint32_
 	return &v[lo - 1];
 }
 
+const struct fr_record *fr_symtab_inline(const struct fr_symtab *t, uint32_t pid, uint64_t addr)
+{
+	size_t lo = 0, hi = t ? t->ninls : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fr_record *x = &t->inls[mid];
+		if (x->pid == pid && x->inl.addr == addr)
+			return x;
+		if (x->pid < pid || (x->pid == pid && x->inl.addr < addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+size_t fr_symtab_inlined(const struct fr_symtab *t, const struct fr_record *r, unsigned i,
+			 const struct fr_frame *f, struct fr_frame *out, size_t max)
+{
+	const struct fr_record *in;
+	size_t n = 0;
+
+	if (!t || !t->ninls || f->kernel || f->addr < FR_FRAME_MARKER_MAX)
+		return 0;
+	in = fr_symtab_inline(t, r->pid, fr_frame_lookup_addr(f->addr, i == 0));
+	if (!in)
+		return 0;
+	/* names NUL-separated, innermost first; an empty one (a writer's
+	 * slip) names nothing and is left out */
+	for (uint32_t at = 0; at < in->inl.names_len && n < max;) {
+		const char *p = in->inl.names + at;
+		const char *nul = memchr(p, 0, in->inl.names_len - at);
+		uint32_t len = nul ? (uint32_t)(nul - p) : in->inl.names_len - at;
+
+		if (len) {
+			out[n] = *f;
+			out[n].inlined = true;
+			out[n].sym = p;
+			out[n].sym_len = len;
+			out[n].sym_off = 0;
+			n++;
+		}
+		at += len + 1;
+	}
+	return n;
+}
+
 void fr_symtab_resolve(const struct fr_symtab *t, const struct fr_ksyms *ksyms, const struct fr_record *r,
 		       unsigned i, uint64_t addr, struct fr_frame *ret)
 {
@@ -91,10 +148,21 @@ void fr_symtab_resolve(const struct fr_symtab *t, const struct fr_ksyms *ksyms, 
 	uint64_t a = fr_frame_lookup_addr(addr, i == 0);
 	bool kernel = i < r->sample.kernel_frames;
 	uint32_t pid = kernel ? 0 : r->pid;
-	const struct fr_record *s = t ? find(t->syms, t->nsyms, pid, a) : NULL;
-	const struct fr_record *m = t && !kernel ? find(t->maps, t->nmaps, pid, a) : NULL;
+	const struct fr_record *s, *m;
 
 	*ret = (struct fr_frame){ .addr = addr, .kernel = kernel };
+	/* why the user stack ends here (a marker this reader may not know
+	 * yet: then unnamed), no code to look up */
+	if (!kernel && addr < FR_FRAME_MARKER_MAX) {
+		const char *marker = fr_frame_marker_name(addr);
+		if (marker) {
+			ret->sym = marker;
+			ret->sym_len = (uint32_t)strlen(marker);
+		}
+		return;
+	}
+	s = t ? find(t->syms, t->nsyms, pid, a) : NULL;
+	m = t && !kernel ? find(t->maps, t->nmaps, pid, a) : NULL;
 	if (s) {
 		ret->sym = s->symbol.name;
 		ret->sym_len = s->symbol.name_len;
@@ -168,7 +236,7 @@ const char *fr_frame_name(const struct fr_frame *f, bool with_offset, char *buf,
 	uint32_t ml;
 	const char *m = fr_frame_module_base(f, &ml);
 
-	if (f->sym && with_offset)
+	if (f->sym && with_offset && fr_frame_sym_has_off(f))
 		snprintf(buf, len, "%.*s+0x%" PRIx64, (int)f->sym_len, f->sym, f->sym_off);
 	else if (f->sym)
 		snprintf(buf, len, "%.*s", (int)f->sym_len, f->sym);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The code a chunk describes (its mapping and symbol records), and frame
- * resolution against it: how a reader names the frames of the chunk's
- * samples without the processes, the binaries or /proc.
+ * The code a chunk describes (its mapping, symbol and inline records), and
+ * frame resolution against it: how a reader names the frames of the
+ * chunk's samples without the processes, the binaries or /proc.
  */
 #ifndef FR_SYMTAB_H
 #define FR_SYMTAB_H
@@ -17,14 +17,25 @@ struct fr_ksyms;
 
 struct fr_symtab {
 	struct fr_record *maps, *syms; /* sorted by pid, then start */
-	size_t nmaps, nsyms, mapcap, symcap;
+	struct fr_record *inls;        /* sorted by pid, then addr */
+	size_t nmaps, nsyms, ninls, mapcap, symcap, inlcap;
 };
+
+/* Frames a sample can become once the functions inlined at its user
+ * frames are frames of their own (fr_window_frames()): room enough for
+ * what real code has, which is a few per frame at most, and a bound on
+ * what a hostile chunk can make of a sample.  Size arrays of frames with
+ * it. */
+#define FR_FRAMES_EXPANDED_MAX (2 * FR_SAMPLE_FRAMES_MAX)
 
 /* A frame as readers print it. */
 struct fr_frame {
 	uint64_t addr;
 	bool kernel;
-	const char *sym;       /* function name, not NUL-terminated; NULL: unresolved */
+	bool inlined;          /* a function inlined where the next frame is
+				  (same addr, module and offset): not a call */
+	const char *sym;       /* function name, not NUL-terminated; NULL: unresolved;
+				  a marker's text (fr_frame_marker_name()) */
 	uint32_t sym_len;
 	uint64_t sym_off;      /* addr - start of the function */
 	const char *module;    /* file path, "[kernel.kallsyms]", module name; NULL: unknown */
@@ -36,8 +47,8 @@ struct fr_frame {
 	uint32_t build_id_len;
 };
 
-/* Adds an FR_REC_MAPPING or FR_REC_SYMBOL record (others are ignored);
- * strings are referenced, not copied. */
+/* Adds an FR_REC_MAPPING, FR_REC_SYMBOL or FR_REC_INLINE record (others
+ * are ignored); strings are referenced, not copied. */
 int fr_symtab_add(struct fr_symtab *t, const struct fr_record *r);
 /* Sorts; call once after the last add. */
 void fr_symtab_finish(struct fr_symtab *t);
@@ -45,11 +56,35 @@ void fr_symtab_done(struct fr_symtab *t);
 
 /* Frame @i of sample @r (kernel frames first, each part leaf first) into
  * @ret.  @ksyms, if not NULL, names kernel frames the chunk did not
- * describe. */
+ * describe.  A user frame whose address is a marker (below
+ * FR_FRAME_MARKER_MAX, record.h) is looked up nowhere: named by the
+ * marker's text, without module or offset, or unnamed when this reader
+ * does not know the marker. */
 void fr_symtab_resolve(const struct fr_symtab *t, const struct fr_ksyms *ksyms, const struct fr_record *r,
 		       unsigned i, uint64_t addr, struct fr_frame *ret);
 
-/* The frame for people: "name+0x1f" (@with_offset) or "name"; unresolved
+/* The FR_REC_INLINE record of @pid at lookup address @addr (exactly), or
+ * NULL. */
+const struct fr_record *fr_symtab_inline(const struct fr_symtab *t, uint32_t pid, uint64_t addr);
+
+/* The functions inlined at user frame @f, frame @i of sample @r as
+ * fr_symtab_resolve() named it, as frames of their own, innermost first,
+ * into out[0..max): each a copy of @f (address, module, offset) named by
+ * one of them, sym_off 0, inlined.  Returns how many (0 for kernel
+ * frames, markers, and frames without an inline record). */
+size_t fr_symtab_inlined(const struct fr_symtab *t, const struct fr_record *r, unsigned i,
+			 const struct fr_frame *f, struct fr_frame *out, size_t max);
+
+/* Whether a frame's name takes the offset of its address in the
+ * function: not an inlined function's (its code lies inside another
+ * function), nor a marker's (no code at all). */
+static inline bool fr_frame_sym_has_off(const struct fr_frame *f)
+{
+	return !f->inlined && (f->kernel || !fr_frame_marker_name(f->addr));
+}
+
+/* The frame for people: "name+0x1f" (@with_offset, and
+ * fr_frame_sym_has_off()) or "name"; unresolved
  * frames as "libfoo.so+0x1234" (module base name and offset in it), or
  * "[unknown]@0x7f..." when not even the mapping is known. */
 const char *fr_frame_name(const struct fr_frame *f, bool with_offset, char *buf, size_t len);

@@ -206,7 +206,7 @@ static int chunk_record(struct fr_window *w, uint32_t idx, const struct fr_chunk
 {
 	struct fr_window_chunk *c = &w->cd[idx];
 
-	if (rec->type == FR_REC_MAPPING || rec->type == FR_REC_SYMBOL)
+	if (rec->type == FR_REC_MAPPING || rec->type == FR_REC_SYMBOL || rec->type == FR_REC_INLINE)
 		return fr_symtab_add(&c->symtab, rec) < 0 ? -ENOMEM : 0;
 	if (rec->type == FR_REC_CGROUP) {
 		if (grow((void **)&c->cg, &c->cgcap, c->ncg + 1, sizeof(*c->cg)) < 0)
@@ -1197,21 +1197,28 @@ int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struc
 	const struct fr_symtab *t = e->chunk < w->nchunks ? &w->cd[e->chunk].symtab : NULL;
 	const struct fr_ksyms *ks = NULL;
 	int n = fr_sample_frames(&e->r, addr, FR_SAMPLE_FRAMES_MAX);
+	size_t k = 0;
 
 	if (n < 0)
 		return n;
-	if ((size_t)n > max)
-		n = (int)max;
-	for (int i = 0; i < n; i++) {
-		fr_symtab_resolve(t, ks, &e->r, (unsigned)i, addr[i], &out[i]);
+	for (int i = 0; i < n && k < max; i++) {
+		struct fr_frame f;
+
+		fr_symtab_resolve(t, ks, &e->r, (unsigned)i, addr[i], &f);
 		/* a kernel frame the chunk did not name: try the snapshot */
-		if (out[i].kernel && !out[i].sym && !ks && t) {
+		if (f.kernel && !f.sym && !ks && t) {
 			ks = window_ksyms(w, w->chunks[e->chunk].boot_id);
 			if (ks)
-				fr_symtab_resolve(t, ks, &e->r, (unsigned)i, addr[i], &out[i]);
+				fr_symtab_resolve(t, ks, &e->r, (unsigned)i, addr[i], &f);
 		}
+		/* the functions inlined where a user frame is are called
+		 * from it, as it were: leaf side of it, innermost first */
+		if (!f.kernel)
+			k += fr_symtab_inlined(t, &e->r, (unsigned)i, &f, out + k, max - k);
+		if (k < max)
+			out[k++] = f;
 	}
-	return n;
+	return (int)k;
 }
 
 unsigned fr_window_ncpu(const struct fr_window *w)

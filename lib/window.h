@@ -137,7 +137,12 @@ unsigned fr_window_ncpu(const struct fr_window *w);
 
 /* The frames of sample @e, kernel frames first, each part leaf first, named
  * from the code its chunk describes (kernel frames also from the store's
- * snapshot of that boot).  Returns how many, or -EBADMSG. */
+ * snapshot of that boot).  A user frame with functions inlined where it
+ * is (FR_REC_INLINE) comes after a frame for each of them, innermost
+ * first (inlined set): there can be more frames than the sample has, and
+ * the first kernel_frames are still the kernel's.  At most @max, the
+ * outermost left out (room for FR_FRAMES_EXPANDED_MAX is enough for real
+ * stacks).  Returns how many, or -EBADMSG. */
 int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *out,
 		     size_t max);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Writes the seed corpora committed under tests/fuzz/corpus/: small valid
- * segment files (every record type, two CPUs, a keyframe chunk) and the
+ * segment files (every record type, two CPUs, a keyframe chunk; the CPUs'
+ * chunks hold an inline record, so they have FR_CHUNK_INCOMPAT_INLINE) and the
  * records inside them, as rows (seed-*) and as the columns a chunk holds
  * (columns-seed-*), in the format of today.  Regenerate with
  *   build-fuzz/tests/fuzz/gen-seeds tests/fuzz/corpus
@@ -102,7 +103,10 @@ static void add_all(struct fr_chunk_builder *b, struct raw *raw, uint64_t ts, un
 	add(b, raw, &r);
 
 	static const uint64_t kf[] = { 0xffffffff81001010ULL, 0xffffffff81000040ULL };
-	static const uint64_t uf[] = { 0x555500001104ULL, 0x555500001180ULL, 0x7f0000001000ULL };
+	/* the user stack ends in a marker, as the unwinder ends one it cannot
+	 * follow further */
+	static const uint64_t uf[] = { 0x555500001104ULL, 0x555500001180ULL, 0x7f0000001000ULL, FR_FRAME_TRUNCATED };
+	static const char inlined[] = "ngx_event_expire_timers\0ngx_event_find_timer";
 	static const uint8_t bid[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 };
 	r.type = FR_REC_MAPPING;
 	r.mapping.start = 0x555500001000ULL;
@@ -127,10 +131,17 @@ static void add_all(struct fr_chunk_builder *b, struct raw *raw, uint64_t ts, un
 	r.symbol.name = "do_syscall_64";
 	r.symbol.name_len = 13;
 	add(b, raw, &r);
+	/* the functions inlined at the first user frame (a return address:
+	 * looked up one byte back) */
 	r.pid = 100 + variant;
+	r.type = FR_REC_INLINE;
+	r.inl.addr = uf[0] - 1;
+	r.inl.names = inlined;
+	r.inl.names_len = sizeof(inlined) - 1;
+	add(b, raw, &r);
 	r.type = FR_REC_SAMPLE;
 	r.sample.kernel_frames = 2;
-	r.sample.user_frames = 3;
+	r.sample.user_frames = 4;
 	r.sample.kframes = kf;
 	r.sample.uframes = uf;
 	add(b, raw, &r);

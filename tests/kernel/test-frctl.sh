@@ -5,7 +5,8 @@
 #     durations of the syscall and off-CPU records;
 #   - a bundle moved to an empty directory, with the store deleted, dumps
 #     as JSON byte for byte like the store did for the same window;
-#   - report names the slow reads, the CPU hog's function and the mark;
+#   - report names the slow reads, the CPU hog's function, the hottest
+#     call paths and the mark;
 #   - --cgroup keeps the records of that cgroup and the ones below;
 #   - text is coloured on a terminal only.
 BUILD=$1
@@ -115,11 +116,11 @@ grep -q 'read.*took' "$T/report.bundle" || fail "bundle report lacks the slow re
 ok "report reads the bundle too"
 
 # report
-for want in 'Slowest syscalls' 'fr-block-read.*read' 'fr_spin_seventy' 'frctl test mark' 'Gaps: '; do
+for want in 'Slowest syscalls' 'fr-block-read.*read' 'fr_spin_seventy' '^  hottest call paths' '%  *[0-9][0-9]*  .*: .* → ' 'frctl test mark' 'Gaps: '; do
 	grep -q -- "$want" "$T/report.txt" || fail "report lacks '$want': $(cat "$T/report.txt")"
 done
 [ "$(wc -l <"$T/report.txt")" -le 60 ] || fail "report is $(wc -l <"$T/report.txt") lines: not one screen"
-ok "report ($(wc -l <"$T/report.txt") lines) names the slow reads, the hog's function, the mark and the gaps"
+ok "report ($(wc -l <"$T/report.txt") lines) names the slow reads, the hog's function, the call paths, the mark and the gaps"
 
 # --cgroup
 jq -e -s --arg cg "/fr-frctl-$$" 'length > 0 and all(.[]; .type == "gap" or .cgroup == $cg or (.cgroup | startswith($cg + "/")))

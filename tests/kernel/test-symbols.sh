@@ -7,6 +7,8 @@
 #   - the same from a copy of the store in another directory, without the
 #     kernel symbol snapshots (the chunks name their own frames),
 #   - the same from an incident file copied elsewhere,
+#   - report's hottest call path is fr-spin's in fr_spin_seventy, the
+#     folded output's biggest stack, with about 70 % of its samples,
 #   - json frames carry sym, module and offset; a syscall loop's samples
 #     show kernel frames by name (the syscall entry path),
 #   - the folded counts sum to the number of samples,
@@ -72,6 +74,45 @@ cp "$INC" "$T/elsewhere/incident.fri"
 "$FRCTL" dump --input "$T/elsewhere/incident.fri" --format folded --pid "$P" >"$T/folded.inc" ||
 	fail "dump --input of the incident failed"
 check_shares "$T/folded.inc" "incident file copied elsewhere"
+
+# report: fr-spin's hottest call path is the folded output's biggest stack
+# of it (the same count, process and innermost frames, the outer ones
+# elided to fit 100 columns), in fr_spin_seventy; with --pid the share is
+# of fr-spin's samples: about 70 %, less the few in the kernel's
+# clock_gettime (50 to 85 %)
+"$FRCTL" --store "$T/elsewhere/store" report --pid "$P" >"$T/report.txt" || fail "report --pid $P failed"
+"$FRCTL" --store "$T/elsewhere/store" dump --format folded --pid "$P" >"$T/folded.pid"
+python3 - "$T/report.txt" "$T/folded.pid" <<'PY' >"$T/paths.out" || fail "report's call paths: $(cat "$T/paths.out" "$T/report.txt")"
+import re, sys
+rep = open(sys.argv[1], encoding="utf-8").read().splitlines()
+stacks = sorted(((int(n), k.split(";")) for k, n in (l.rsplit(" ", 1) for l in open(sys.argv[2]))), key=lambda x: -x[0])
+total = int(next(m.group(1) for l in rep if (m := re.match(r"CPU \((\d+) samples\)", l))))
+h = rep.index("  hottest call paths (share, samples, process: outermost → innermost):")
+paths = []
+for l in rep[h + 1:]:
+    m = re.fullmatch(r"    +(\d+\.\d)%  +(\d+)  ([^:]+): (.+)", l)
+    if not m:
+        break
+    assert len(l) <= 100, f"{len(l)} columns: {l}"
+    frames = m.group(4).split(" → ")
+    elided = frames[0] == "…"
+    paths.append((float(m.group(1)), int(m.group(2)), m.group(3), frames[1:] if elided else frames, elided))
+assert 1 <= len(paths) <= 5, f"{len(paths)} paths"
+assert [p[1] for p in paths] == sorted((p[1] for p in paths), reverse=True), "not most samples first"
+for share, n, comm, frames, elided in paths:
+    assert abs(share - 100 * n / total) <= 0.051, f"{share} % is not {n} of {total} samples"
+    # a stack the folded output has, with this count
+    assert any(c == n and k[0] == comm and (k[-len(frames):] == frames if elided else k[1:] == frames)
+               and (len(k) - 1 > len(frames)) == elided for c, k in stacks), f"no folded stack {n} {comm};...;{';'.join(frames)}"
+share, n, comm, frames, elided = paths[0]
+top = stacks[0]
+assert n == top[0] and comm == top[1][0] == "fr-spin" and top[1][-len(frames):] == frames, \
+    f"top path {n} {comm}: {frames}, the folded output's biggest stack {top}"
+assert frames[-1] == "fr_spin_seventy" and "main" in frames, f"top path {frames}"
+assert 50 <= share <= 85, f"top path has {share} % of fr-spin's samples"
+print(f"{share} % ({n} of {total} samples) on {' → '.join(frames)}; {len(paths)} paths, each a folded stack with its count")
+PY
+ok "report's hottest call path: $(cat "$T/paths.out")"
 
 "$FRCTL" --store "$T/elsewhere/store" dump --type sample --format json >"$T/samples.json"
 jq -e -s --argjson p "$P" '[.[] | select(.pid == $p)] as $s | [$s[].stack[] | select((.module // "") | endswith("/fr-spin"))] as $f |

@@ -6,7 +6,9 @@
  * columns (FR_CHUNK_INCOMPAT_STREAMS) come back as the very rows the row
  * encoder makes, and damaged streams are refused.  Through a real store:
  * chunks of every format read back, and a chunk with an incompatible flag
- * this reader does not know is refused, not misread. */
+ * this reader does not know is refused, not misread.  Inline records
+ * (FR_REC_INLINE): bounded names, and the chunk flag that keeps older
+ * readers from misreading chunks that hold them. */
 #include <endian.h>
 #include <errno.h>
 #include <stdint.h>
@@ -29,7 +31,8 @@ static const char args[] = "ls\0-l\0/tmp";
 static const uint16_t types[] = { FR_REC_EXEC, FR_REC_EXIT, FR_REC_FORK, FR_REC_SYSCALL, FR_REC_GAP,
 				  FR_REC_CGROUP, FR_REC_PROCESS, FR_REC_OFFCPU, FR_REC_RUNQ, FR_REC_BLOCK,
 				  FR_REC_OOM, FR_REC_SIGNAL, FR_REC_TCP, FR_REC_MARK, FR_REC_METRICS,
-				  FR_REC_SWITCH, FR_REC_TRIGGER, FR_REC_SAMPLE, FR_REC_MAPPING, FR_REC_SYMBOL };
+				  FR_REC_SWITCH, FR_REC_TRIGGER, FR_REC_SAMPLE, FR_REC_MAPPING, FR_REC_SYMBOL,
+				  FR_REC_INLINE };
 static const uint8_t build_id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 static const uint64_t kstack[] = { 0xffffffff81000010ULL, 0xffffffff81234567ULL, 0xffffffff81000000ULL };
 static const uint64_t ustack[] = { 0x55d0c0de1234ULL, 0x55d0c0de0100ULL, 0x7f0011223344ULL, 0x1ULL };
@@ -161,6 +164,14 @@ static void fill(struct fr_record *r, unsigned i)
 		r->symbol.module = i % 3 ? "" : "ext4";
 		r->symbol.module_len = i % 3 ? 0 : 4;
 		break;
+	case FR_REC_INLINE: {
+		/* one name, and three (the innermost first) */
+		static const char names[] = "std::vector<int>::size\0inner\0middle";
+		r->inl.addr = 0x55d0c0de1233ULL + i;
+		r->inl.names = i % 2 ? names : names + 23;
+		r->inl.names_len = i % 2 ? sizeof(names) - 1 : 5;
+		break;
+	}
 	}
 }
 
@@ -266,6 +277,10 @@ static void check_same(const struct fr_record *a, const struct fr_record *b, uin
 		CHECK(a->symbol.name_len == b->symbol.name_len && !memcmp(a->symbol.name, b->symbol.name, a->symbol.name_len));
 		CHECK(a->symbol.module_len == b->symbol.module_len &&
 		      !memcmp(a->symbol.module, b->symbol.module, a->symbol.module_len));
+		break;
+	case FR_REC_INLINE:
+		CHECK_EQ(a->inl.addr, b->inl.addr);
+		CHECK(a->inl.names_len == b->inl.names_len && !memcmp(a->inl.names, b->inl.names, a->inl.names_len));
 		break;
 	case FR_REC_PROCESS:
 		CHECK_EQ(a->process.ppid, b->process.ppid);
@@ -486,6 +501,150 @@ static uint8_t *content_of(const uint32_t lens[FR_REC_STREAMS], const uint8_t *s
 	memcpy(c + FR_REC_STREAM_TABLE, streams, len);
 	*ret = FR_REC_STREAM_TABLE + len;
 	return c;
+}
+
+/* A chunk's header flags, and its records read back (@n of them, into
+ * @out, pointing into buffers that are leaked: a test). */
+static uint32_t chunk_read(const void *chunk, struct fr_record *out, unsigned n)
+{
+	struct fr_chunk_info ci;
+	struct fr_record_iter it;
+	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+	uint8_t *rows, *scratch;
+	size_t at;
+
+	CHECK_EQ(fr_chunk_header_parse(chunk, &ci), 0);
+	rows = malloc(ci.raw_size);
+	scratch = malloc(fr_chunk_content_size(&ci));
+	CHECK(rows && scratch);
+	CHECK_EQ(fr_chunk_payload_decode(dctx, &ci, (const uint8_t *)chunk + sizeof(struct fr_chunk_header), rows,
+					 scratch, &it), 0);
+	for (unsigned i = 0; i < n; i++)
+		CHECK_EQ(fr_record_iter_next(&it, &out[i], &at), 0);
+	CHECK(fr_record_iter_done(&it));
+	ZSTD_freeDCtx(dctx);
+	return ci.incompat_flags;
+}
+
+/* A hand-made inline record (pid 42, addr 0x10) whose names are @len
+ * bytes of 'x', as a row into @row and as columns into @content (the
+ * stream table and streams); returns the row's length. */
+static size_t inline_bytes(uint32_t len, uint8_t *row, uint8_t *content, size_t *content_len)
+{
+	uint8_t head[] = { FR_REC_INLINE, 0, 0, 42, 0, 0, 0 }, other[16];
+	size_t no = 0;
+	uint32_t lens[FR_REC_STREAMS] = { 0 };
+
+	other[no++] = 0x10;
+	for (uint32_t v = len; ; v >>= 7) {
+		other[no++] = (uint8_t)(v < 0x80 ? v : (v & 0x7f) | 0x80);
+		if (v < 0x80)
+			break;
+	}
+	memcpy(row, head, sizeof(head));
+	memcpy(row + sizeof(head), other, no);
+	memset(row + sizeof(head) + no, 'x', len);
+	/* type and flags; ts, pid, tid, cgroup, comm length a byte each; the
+	 * rest in the last stream */
+	lens[0] = 2;
+	for (unsigned i = 1; i <= 5; i++)
+		lens[i] = 1;
+	lens[FR_REC_STREAMS - 1] = (uint32_t)no + len;
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		uint32_t le = htole32(lens[i]);
+		memcpy(content + 4 * i, &le, 4);
+	}
+	memcpy(content + FR_REC_STREAM_TABLE, row, sizeof(head) + no + len);
+	*content_len = FR_REC_STREAM_TABLE + sizeof(head) + no + len;
+	return sizeof(head) + no + len;
+}
+
+/* Inline records: names of one byte up to the bound round-trip; none or
+ * more than the bound are refused by the encoder, and made by hand, by
+ * the decoder in rows and in columns.  The builder marks a chunk that
+ * holds one with FR_CHUNK_INCOMPAT_INLINE, and only such a chunk. */
+static void check_inline(void)
+{
+	static char names[FR_INLINE_NAMES_MAX + 1];
+	static uint8_t row[FR_INLINE_NAMES_MAX + 64], content[FR_INLINE_NAMES_MAX + 128], back[FR_INLINE_NAMES_MAX + 64];
+	static const uint32_t good[] = { 1, 11, FR_INLINE_NAMES_MAX };
+	struct fr_record r = { .type = FR_REC_INLINE, .ts = 5, .pid = 42, .tid = 42, .comm = "app", .comm_len = 3 };
+	struct fr_record out, got[3];
+	uint8_t buf[FR_INLINE_NAMES_MAX + 64];
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	struct fr_chunk_builder *b;
+	uint8_t boot[16] = { 1 };
+	size_t p, rl, cl;
+	void *chunk;
+	int k;
+
+	memset(names, 'x', sizeof(names));
+	memcpy(names, "inner\0outer", 11);
+	r.inl.addr = 0x7f0000001233ULL;
+	r.inl.names = names;
+	for (unsigned i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct fr_codec_state e = {}, d = {};
+		r.inl.names_len = good[i];
+		k = fr_record_encode(&e, &r, buf, sizeof(buf), 0);
+		CHECK(k > 0 && (size_t)k <= fr_record_max_encoded_size(&r));
+		p = 0;
+		CHECK_EQ(fr_record_decode(&d, buf, (size_t)k, &p, &out), 0);
+		check_same(&r, &out, 0);
+		CHECK_EQ(p, (size_t)k);
+	}
+	for (unsigned bad = 0; bad < 2; bad++) {
+		struct fr_codec_state e = {};
+		struct fr_record_streams st = {};
+		uint8_t sbuf[FR_REC_STREAMS][64];
+		for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+			st.buf[i] = sbuf[i];
+			st.cap[i] = sizeof(sbuf[i]);
+		}
+		r.inl.names_len = bad ? FR_INLINE_NAMES_MAX + 1 : 0;
+		CHECK_EQ(fr_record_encode(&e, &r, buf, sizeof(buf), 0), -EINVAL);
+		CHECK_EQ(fr_record_encode_streams(&e, &r, &st, SIZE_MAX), -EINVAL);
+	}
+
+	/* by hand: the bound decodes, in rows and in columns; none and one
+	 * byte more do not */
+	for (uint32_t len = 0; len <= FR_INLINE_NAMES_MAX + 1; len += len == 1 ? FR_INLINE_NAMES_MAX - 1 : 1) {
+		struct fr_codec_state d = {};
+		int want = len >= 1 && len <= FR_INLINE_NAMES_MAX ? 0 : -EBADMSG;
+		rl = inline_bytes(len, row, content, &cl);
+		p = 0;
+		CHECK_EQ(fr_record_decode(&d, row, rl, &p, &out), want);
+		if (want == 0)
+			CHECK(out.type == FR_REC_INLINE && out.pid == 42 && out.inl.addr == 0x10 && out.inl.names_len == len);
+		CHECK_EQ(columns_to_rows(FR_CHUNK_INCOMPAT_STREAMS, 1, content, cl, back, rl), want);
+	}
+
+	/* a chunk with an inline record says so, and reads back */
+	r.inl.names_len = 11;
+	struct fr_record before = offcpu(4, 42, 0), after = offcpu(6, 42, 1);
+	CHECK_EQ(fr_chunk_builder_new(0, 4096, &b), 0);
+	CHECK_EQ(fr_chunk_builder_add(b, &before), 0);
+	CHECK(!fr_chunk_builder_described(b, &r));
+	CHECK_EQ(fr_chunk_builder_add(b, &r), 0);
+	CHECK(fr_chunk_builder_described(b, &r));
+	CHECK_EQ(fr_chunk_builder_add(b, &after), 0);
+	CHECK_EQ(fr_chunk_builder_close(b, cctx, 0, boot, &chunk, &cl), 0);
+	CHECK_EQ(chunk_read(chunk, got, 3), FR_CHUNK_INCOMPAT_WRITE | FR_CHUNK_INCOMPAT_INLINE);
+	check_same(&before, &got[0], FR_CHUNK_INCOMPAT_WRITE);
+	check_same(&r, &got[1], FR_CHUNK_INCOMPAT_WRITE);
+	check_same(&after, &got[2], FR_CHUNK_INCOMPAT_WRITE);
+	free(chunk);
+	/* the next chunk has none: not marked; nor is one whose inline
+	 * record was refused */
+	CHECK(!fr_chunk_builder_described(b, &r));
+	CHECK_EQ(fr_chunk_builder_add(b, &before), 0);
+	r.inl.names_len = 0;
+	CHECK_EQ(fr_chunk_builder_add(b, &r), -EINVAL);
+	CHECK_EQ(fr_chunk_builder_close(b, cctx, 0, boot, &chunk, &cl), 0);
+	CHECK_EQ(chunk_read(chunk, got, 1), FR_CHUNK_INCOMPAT_WRITE);
+	free(chunk);
+	CHECK(!(FR_CHUNK_INCOMPAT_WRITE & FR_CHUNK_INCOMPAT_INLINE) && (FR_CHUNK_INCOMPAT_KNOWN & FR_CHUNK_INCOMPAT_INLINE));
+	fr_chunk_builder_free(b);
+	ZSTD_freeCCtx(cctx);
 }
 
 /* Every record of @in (@n) in columns and as rows, with @flags: the
@@ -764,8 +923,12 @@ int main(void)
 	}
 	check_streams(in, N, NEW | FR_CHUNK_INCOMPAT_STREAMS);
 	check_streams(in, N, FR_CHUNK_INCOMPAT_STREAMS);
+	check_inline();
 	check_store();
 	CHECK_STR(fr_record_type_name(FR_REC_SYSCALL), "syscall");
+	CHECK_STR(fr_record_type_name(FR_REC_INLINE), "inline");
+	CHECK_EQ(fr_record_type_from_name("inline"), FR_REC_INLINE);
+	CHECK(fr_record_type_is_meta(FR_REC_INLINE));
 	CHECK_EQ(fr_record_type_from_name("gap"), FR_REC_GAP);
 	CHECK_EQ(fr_record_type_from_name("nope"), -EINVAL);
 	return TEST_DONE();

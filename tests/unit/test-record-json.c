@@ -5,7 +5,8 @@
  * as lib/record-json.c had it, serialized the way frctl dump did), byte for
  * byte: every record type, hostile strings (control characters, quotes,
  * backslashes, '/', DEL, invalid UTF-8, long, empty) and extreme numbers;
- * metrics with doubles, huge integers, escaped keys.  Also the claim the
+ * metrics with doubles, huge integers, escaped keys; stacks with inlined
+ * functions' frames and markers.  Also the claim the
  * writer's fast path rests on: json-c copies every byte of a string except
  * '"', '\\' and those below 0x20.  And fr_record_to_json(), the tree
  * parsed back, serializes to the same bytes under every flag set.
@@ -192,6 +193,9 @@ static struct json_object *reference(const struct fr_record *r, const struct fr_
 				json_object_object_add(f, "build_id",
 						       json_object_new_string(fr_format_hex(fr->build_id, fr->build_id_len, hex, sizeof(hex))));
 			}
+			/* only on inlined functions' frames */
+			if (fr && fr->inlined)
+				json_object_object_add(f, "inlined", json_object_new_boolean(1));
 			json_object_array_add(stack, f);
 		}
 		json_object_object_add(o, "stack", stack);
@@ -421,7 +425,16 @@ static void fill_frame(struct fr_frame *f, char *buf, size_t room)
 	static const uint8_t build_id[FR_BUILD_ID_MAX] = { 0xde, 0xad, 0xbe, 0xef, 0, 1, 0x7f, 0x80, 0xff };
 	size_t half = room / 2;
 
-	*f = (struct fr_frame){ .addr = extreme_u64(), .kernel = rnd() % 2 };
+	*f = (struct fr_frame){ .addr = extreme_u64(), .kernel = rnd() % 2, .inlined = rnd() % 4 == 0 };
+	if (rnd() % 8 == 0) {
+		/* a marker: named by what it says, no module */
+		f->addr = 1 + rnd() % (FR_FRAME_MARKER_MAX - 1);
+		f->kernel = false;
+		f->inlined = false;
+		f->sym = fr_frame_marker_name(f->addr);
+		f->sym_len = f->sym ? (uint32_t)strlen(f->sym) : 0;
+		return;
+	}
 	if (rnd() % 4) {
 		/* names past the 512 bytes the name is cut to, mid-character */
 		f->sym_len = (uint32_t)hostile(buf, rnd() % 4 ? 40 : 600);
@@ -627,6 +640,41 @@ static void test_every_byte(void)
 	}
 }
 
+/* A sample's stack with an inlined function and a marker, as frctl(1)
+ * documents it, byte for byte. */
+static void test_stack_example(void)
+{
+	static const uint8_t bid[2] = { 0xab, 0xcd };
+	struct fr_frame frames[4] = {
+		{ .addr = 0xffffffff81001010ULL, .kernel = true, .sym = "do_syscall_64", .sym_len = 13, .sym_off = 0x10,
+		  .module = "[kernel.kallsyms]", .module_len = 17 },
+		{ .addr = 0x555500001111ULL, .inlined = true, .sym = "inner", .sym_len = 5, .module = "/usr/bin/app",
+		  .module_len = 12, .has_offset = true, .offset = 0x1111, .build_id = bid, .build_id_len = 2 },
+		{ .addr = 0x555500001111ULL, .sym = "outer", .sym_len = 5, .sym_off = 0x11, .module = "/usr/bin/app",
+		  .module_len = 12, .has_offset = true, .offset = 0x1111, .build_id = bid, .build_id_len = 2 },
+		{ .addr = FR_FRAME_TRUNCATED, .sym = "[truncated]", .sym_len = 11 },
+	};
+	struct fr_record r = { .type = FR_REC_SAMPLE, .pid = 7, .tid = 7, .comm = "app", .comm_len = 3 };
+	struct fr_record_context ctx = { .wall_ns = 1, .boot_id = boots[1], .frames = frames, .nframes = 4 };
+	const char *want = "\"stack\":[{\"addr\":\"0xffffffff81001010\",\"sym\":\"do_syscall_64+0x10\","
+			   "\"module\":\"[kernel.kallsyms]\"},"
+			   "{\"addr\":\"0x555500001111\",\"sym\":\"inner\",\"module\":\"/usr/bin/app\","
+			   "\"offset\":\"0x1111\",\"inlined\":true},"
+			   "{\"addr\":\"0x555500001111\",\"sym\":\"outer+0x11\",\"module\":\"/usr/bin/app\","
+			   "\"offset\":\"0x1111\"},"
+			   "{\"addr\":\"0x1\",\"sym\":\"[truncated]\",\"module\":null}],\"kernel_frames\":1";
+
+	r.sample.kernel_frames = 1;
+	r.sample.user_frames = 2;
+	out.len = 0;
+	CHECK_EQ(fr_record_json_write(writer, &out, &r, &ctx), 0);
+	if (!memmem(out.p, out.len, want, strlen(want))) {
+		fprintf(stderr, "stack example: want %s\n  in: %.*s\n", want, (int)out.len, out.p);
+		test_failures++;
+	}
+	check_record(&r, &ctx);
+}
+
 static void test_random_records(unsigned rounds)
 {
 	static struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
@@ -647,6 +695,7 @@ int main(void)
 		return 1;
 	test_json_c_escaping();
 	test_every_byte();
+	test_stack_example();
 	test_random_records(20000);
 	/* a fresh writer (empty caches) gives the same */
 	writer = fr_json_writer_free(writer);

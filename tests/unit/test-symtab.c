@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Kernel symbol tables (kallsyms text, snapshots) and frame resolution
- * against a chunk's mapping and symbol records: sizes bounded by the next
- * symbol of any kind, return addresses looked up one byte back, module
- * offsets, kernel modules, and frames that cannot be named. */
+ * against a chunk's mapping, symbol and inline records: sizes bounded by
+ * the next symbol of any kind, return addresses looked up one byte back,
+ * module offsets, kernel modules, frames that cannot be named, functions
+ * inlined at a frame, and the markers that end a user stack. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -163,9 +164,170 @@ static void test_resolve(void)
 	fr_symtab_done(&t);
 }
 
+static struct fr_record inl(uint32_t pid, uint64_t addr, const char *names, uint32_t len)
+{
+	struct fr_record r = { .type = FR_REC_INLINE, .pid = pid };
+	r.inl.addr = addr;
+	r.inl.names = names;
+	r.inl.names_len = len;
+	return r;
+}
+
+/* The functions inlined at a frame: found by exact pid and lookup
+ * address (a return address one byte back), innermost first, each a
+ * frame of the real one's module and offset, named without an offset;
+ * none for kernel frames, other pids or addresses, and at most as many
+ * as there is room for. */
+static void test_inline(void)
+{
+	static const char two[] = "inner\0middle", one[] = "only", empties[] = "\0a\0\0b\0";
+	struct fr_symtab t = {};
+	struct fr_record m = { .type = FR_REC_MAPPING, .pid = 7 }, sample = { .type = FR_REC_SAMPLE, .pid = 7 };
+	struct fr_record s1 = sym(7, 0x555500001100ULL, 0x80, "outer", "");
+	struct fr_record i1 = inl(7, 0x555500001110ULL, two, sizeof(two) - 1), i2 = inl(7, 0x555500001104ULL, one, 4),
+			 i3 = inl(8, 0x555500001104ULL, two, sizeof(two) - 1),
+			 i4 = inl(7, 0x555500001120ULL, empties, sizeof(empties) - 1),
+			 ik = inl(0, 0xffffffff81001010ULL, one, 4);
+	struct fr_frame f, out[4];
+	char buf[256];
+
+	m.mapping.start = 0x555500001000ULL;
+	m.mapping.end = 0x555500002000ULL;
+	m.mapping.offset = m.mapping.vaddr = 0x1000;
+	m.mapping.path = "/usr/bin/app";
+	m.mapping.path_len = 12;
+	m.mapping.build_id = (const uint8_t *)"\x01\x02";
+	m.mapping.build_id_len = 2;
+	/* in no order: the table sorts */
+	CHECK_EQ(fr_symtab_add(&t, &i3), 0);
+	CHECK_EQ(fr_symtab_add(&t, &i1), 0);
+	CHECK_EQ(fr_symtab_add(&t, &m), 0);
+	CHECK_EQ(fr_symtab_add(&t, &ik), 0);
+	CHECK_EQ(fr_symtab_add(&t, &s1), 0);
+	CHECK_EQ(fr_symtab_add(&t, &i4), 0);
+	CHECK_EQ(fr_symtab_add(&t, &i2), 0);
+	fr_symtab_finish(&t);
+	CHECK_EQ(t.ninls, 5);
+	CHECK_EQ(t.nsyms, 1);
+	CHECK_EQ(t.nmaps, 1);
+
+	CHECK(fr_symtab_inline(&t, 7, 0x555500001104ULL) != NULL && fr_symtab_inline(&t, 7, 0x555500001104ULL)->inl.names == one);
+	CHECK(fr_symtab_inline(&t, 8, 0x555500001104ULL) != NULL && fr_symtab_inline(&t, 8, 0x555500001104ULL)->inl.names == two);
+	CHECK(fr_symtab_inline(&t, 7, 0x555500001105ULL) == NULL); /* exact only */
+	CHECK(fr_symtab_inline(&t, 9, 0x555500001104ULL) == NULL);
+	CHECK(fr_symtab_inline(NULL, 7, 0x555500001104ULL) == NULL);
+
+	/* a return address: looked up one byte back, at i1 */
+	fr_symtab_resolve(&t, NULL, &sample, 1, 0x555500001111ULL, &f);
+	CHECK(!f.inlined && strcmp(fr_frame_name(&f, true, buf, sizeof(buf)), "outer+0x11") == 0);
+	CHECK_EQ(fr_symtab_inlined(&t, &sample, 1, &f, out, 4), 2);
+	CHECK(out[0].inlined && out[1].inlined);
+	CHECK(out[0].sym_len == 5 && memcmp(out[0].sym, "inner", 5) == 0);
+	CHECK(out[1].sym_len == 6 && memcmp(out[1].sym, "middle", 6) == 0);
+	CHECK_EQ(out[0].addr, 0x555500001111ULL);
+	CHECK(out[0].has_offset && out[0].offset == 0x1111 && out[0].module == m.mapping.path && out[0].build_id_len == 2);
+	CHECK_STR(fr_frame_name(&out[0], true, buf, sizeof(buf)), "inner");
+	CHECK_STR(fr_frame_name(&out[1], false, buf, sizeof(buf)), "middle");
+	CHECK_STR(fr_frame_module(&out[1], buf, sizeof(buf)), "/usr/bin/app");
+	/* as many as there is room for, innermost first */
+	CHECK_EQ(fr_symtab_inlined(&t, &sample, 1, &f, out, 1), 1);
+	CHECK_STR(fr_frame_name(&out[0], true, buf, sizeof(buf)), "inner");
+	CHECK_EQ(fr_symtab_inlined(&t, &sample, 1, &f, out, 0), 0);
+	/* the leaf at itself: 0x555500001104 is i2's; as a return address
+	 * it would be looked up at ...1103, which has none */
+	fr_symtab_resolve(&t, NULL, &sample, 0, 0x555500001104ULL, &f);
+	CHECK_EQ(fr_symtab_inlined(&t, &sample, 0, &f, out, 4), 1);
+	CHECK_STR(fr_frame_name(&out[0], true, buf, sizeof(buf)), "only");
+	fr_symtab_resolve(&t, NULL, &sample, 1, 0x555500001104ULL, &f);
+	CHECK_EQ(fr_symtab_inlined(&t, &sample, 1, &f, out, 4), 0);
+	/* empty names name nothing */
+	fr_symtab_resolve(&t, NULL, &sample, 0, 0x555500001120ULL, &f);
+	CHECK_EQ(fr_symtab_inlined(&t, &sample, 0, &f, out, 4), 2);
+	CHECK(out[0].sym_len == 1 && out[0].sym[0] == 'a' && out[1].sym_len == 1 && out[1].sym[0] == 'b');
+	/* another pid's never apply; kernel frames are never expanded */
+	sample.pid = 9;
+	fr_symtab_resolve(&t, NULL, &sample, 0, 0x555500001104ULL, &f);
+	CHECK_EQ(fr_symtab_inlined(&t, &sample, 0, &f, out, 4), 0);
+	sample.sample.kernel_frames = 1;
+	fr_symtab_resolve(&t, NULL, &sample, 0, 0xffffffff81001010ULL, &f);
+	CHECK(f.kernel);
+	CHECK_EQ(fr_symtab_inlined(&t, &sample, 0, &f, out, 4), 0);
+	CHECK_EQ(fr_symtab_inlined(NULL, &sample, 0, &f, out, 4), 0);
+	fr_symtab_done(&t);
+	CHECK(t.inls == NULL && t.ninls == 0);
+}
+
+/* User frames whose "address" says why the stack ends: named by that,
+ * without module, offset or build id, looked up nowhere (not even one
+ * byte back); those not known yet unnamed; kernel frames are never
+ * markers. */
+static void test_markers(void)
+{
+	static const struct { uint64_t addr; const char *name; } want[] = {
+		{ FR_FRAME_TRUNCATED, "[truncated]" },
+		{ FR_FRAME_NO_UNWIND_INFO, "[no unwind info]" },
+		{ FR_FRAME_UNWIND_FAILED, "[unwind failed]" },
+	};
+	struct fr_symtab t = {};
+	struct fr_record sample = { .type = FR_REC_SAMPLE, .pid = 7 };
+	/* a table that would name address 0 and 1 if they were looked up */
+	struct fr_record low = sym(7, 0, 0x100, "low", ""), in = inl(7, 1, "x", 1), m = { .type = FR_REC_MAPPING, .pid = 7 };
+	struct fr_frame f, out[2];
+	char buf[64];
+
+	m.mapping.start = 0;
+	m.mapping.end = 0x1000;
+	m.mapping.path = "/x";
+	m.mapping.path_len = 2;
+	CHECK_EQ(fr_symtab_add(&t, &low), 0);
+	CHECK_EQ(fr_symtab_add(&t, &in), 0);
+	CHECK_EQ(fr_symtab_add(&t, &m), 0);
+	fr_symtab_finish(&t);
+	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		CHECK_STR(fr_frame_marker_name(want[i].addr), want[i].name);
+		CHECK_EQ(fr_frame_lookup_addr(want[i].addr, 0), want[i].addr);
+		for (unsigned leaf = 0; leaf < 2; leaf++) {
+			fr_symtab_resolve(&t, NULL, &sample, leaf ? 0 : 3, want[i].addr, &f);
+			CHECK(!f.kernel && !f.inlined && f.addr == want[i].addr);
+			CHECK(f.sym && f.sym_len == strlen(want[i].name) && memcmp(f.sym, want[i].name, f.sym_len) == 0);
+			CHECK(!f.module && !f.has_offset && !f.build_id && f.sym_off == 0);
+			CHECK_STR(fr_frame_name(&f, true, buf, sizeof(buf)), want[i].name);
+			CHECK_STR(fr_frame_name(&f, false, buf, sizeof(buf)), want[i].name);
+			CHECK(fr_frame_module(&f, buf, sizeof(buf)) == NULL);
+			CHECK_EQ(fr_symtab_inlined(&t, &sample, leaf ? 0 : 3, &f, out, 2), 0);
+		}
+	}
+	CHECK(fr_frame_marker_name(0) == NULL);
+	CHECK(fr_frame_marker_name(4) == NULL);
+	CHECK(fr_frame_marker_name(FR_FRAME_MARKER_MAX) == NULL);
+	CHECK(fr_frame_marker_name(0x555500001104ULL) == NULL);
+	CHECK_EQ(fr_frame_lookup_addr(0, 0), 0);
+	CHECK_EQ(fr_frame_lookup_addr(FR_FRAME_MARKER_MAX - 1, 0), FR_FRAME_MARKER_MAX - 1);
+	CHECK_EQ(fr_frame_lookup_addr(FR_FRAME_MARKER_MAX, 0), FR_FRAME_MARKER_MAX - 1);
+	CHECK_EQ(fr_frame_lookup_addr(0x1000, 0), 0xfff);
+	CHECK_EQ(fr_frame_lookup_addr(0x1000, 1), 0x1000);
+	/* a marker this reader does not know, and 0: unnamed, not looked up */
+	fr_symtab_resolve(&t, NULL, &sample, 0, 4, &f);
+	CHECK(!f.sym && !f.module);
+	CHECK_STR(fr_frame_name(&f, true, buf, sizeof(buf)), "[unknown]@0x4");
+	fr_symtab_resolve(&t, NULL, &sample, 1, 0, &f);
+	CHECK_STR(fr_frame_name(&f, true, buf, sizeof(buf)), "[unknown]@0x0");
+	/* the first address that is one */
+	fr_symtab_resolve(&t, NULL, &sample, 0, FR_FRAME_MARKER_MAX, &f);
+	CHECK_STR(fr_frame_name(&f, true, buf, sizeof(buf)), "low+0x10");
+	/* the kernel's frames are never markers */
+	sample.sample.kernel_frames = 1;
+	fr_symtab_resolve(&t, NULL, &sample, 0, FR_FRAME_TRUNCATED, &f);
+	CHECK(f.kernel && !f.sym);
+	CHECK_STR(fr_frame_name(&f, true, buf, sizeof(buf)), "[kernel.kallsyms]@0x1");
+	fr_symtab_done(&t);
+}
+
 int main(void)
 {
 	test_ksyms();
 	test_resolve();
+	test_inline();
+	test_markers();
 	return TEST_DONE();
 }

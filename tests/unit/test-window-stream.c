@@ -7,7 +7,8 @@
  * time, a sparse CPU whose chunks span many slices, a CPU whose chunks are
  * out of order inside, a keyframe chunk before the window, execs and forks
  * before it that name its processes.  Compared with one chunk per slice
- * and with the default slice size.
+ * and with the default slice size.  And the frames of a window's samples
+ * (fr_window_frames()), with the functions inlined at them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -248,6 +249,142 @@ static void compare(const char *dir, const struct fr_window_query *q, size_t sli
 	fr_store_reader_free(r);
 }
 
+static struct fr_record code(uint16_t type, uint32_t pid, uint64_t start, uint64_t size, const char *name)
+{
+	struct fr_record r = rec(type, T0, pid);
+
+	r.tid = r.pid = pid;
+	r.comm_len = 0;
+	r.comm[0] = 0;
+	if (type == FR_REC_MAPPING) {
+		r.mapping.start = start;
+		r.mapping.end = start + size;
+		r.mapping.offset = r.mapping.vaddr = 0x1000;
+		r.mapping.path = name;
+		r.mapping.path_len = (uint32_t)strlen(name);
+	} else if (type == FR_REC_SYMBOL) {
+		r.symbol.start = start;
+		r.symbol.size = size;
+		r.symbol.name = name;
+		r.symbol.name_len = (uint32_t)strlen(name);
+		r.symbol.module = "";
+	} else {
+		r.inl.addr = start;
+		r.inl.names = name;
+		r.inl.names_len = (uint32_t)size;
+	}
+	return r;
+}
+
+/* The frames of @e as "name|name (inlined)|..." */
+static void frames_of(struct fr_window *w, const struct fr_window_entry *e, size_t max, char *out, size_t n)
+{
+	struct fr_frame f[FR_FRAMES_EXPANDED_MAX];
+	int k = fr_window_frames(w, e, f, max);
+	size_t len = 0;
+	char name[128];
+
+	out[0] = 0;
+	CHECK(k >= 0 && (size_t)k <= max);
+	for (int i = 0; i < k && len < n; i++) {
+		CHECK_EQ(f[i].kernel, i < e->r.sample.kernel_frames);
+		len += (size_t)snprintf(out + len, n - len, "%s%s%s", i ? "|" : "",
+					fr_frame_name(&f[i], true, name, sizeof(name)), f[i].inlined ? " (inlined)" : "");
+	}
+}
+
+/* A sample's frames through a window: a user frame with an FR_REC_INLINE
+ * record at its lookup address (a return address one byte back, the
+ * leaf at itself) comes after a frame for each function inlined there,
+ * innermost first; kernel frames first and never expanded; another
+ * pid's record never applies; a marker ends the stack by name; the
+ * outermost are left out when there is no room.  Loaded whole and
+ * streamed. */
+static void test_frames(void)
+{
+	static const char names[] = "inner\0middle";
+	static const uint64_t kf[] = { 0xffffffff81001010ULL };
+	static const uint64_t uf1[] = { 0x555500001111ULL, 0x555500001250ULL, FR_FRAME_TRUNCATED };
+	static const uint64_t uf2[] = { 0x555500001110ULL, 0x555500001250ULL };
+	struct fr_store_params p = { .size = 8u << 20, .nsegments = 2, .max_chunk = CHUNK + 4096 };
+	char dir[] = "/tmp/fr-test-frames-XXXXXX", cmd[64];
+	struct fr_record code_recs[] = {
+		code(FR_REC_MAPPING, 7, 0x555500001000ULL, 0x1000, "/usr/bin/app"),
+		code(FR_REC_SYMBOL, 7, 0x555500001100ULL, 0x80, "outer"),
+		code(FR_REC_SYMBOL, 7, 0x555500001200ULL, 0x80, "main"),
+		code(FR_REC_SYMBOL, 0, 0xffffffff81001000ULL, 0x200, "do_syscall_64"),
+		code(FR_REC_INLINE, 8, 0x555500001110ULL, 5, "wrong"),
+		code(FR_REC_INLINE, 7, 0x555500001110ULL, sizeof(names) - 1, names),
+	};
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	struct fr_chunk_builder *b;
+	struct fr_store_writer *w;
+	struct fr_record s;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(fr_store_writer_open(dir, &p, NULL, NULL, &w), 0);
+	CHECK_EQ(fr_chunk_builder_new(0, CHUNK, &b), 0);
+	for (unsigned i = 0; i < sizeof(code_recs) / sizeof(code_recs[0]); i++)
+		add(w, cctx, b, &code_recs[i]);
+	s = rec(FR_REC_SAMPLE, T0 + MS, 7);
+	s.sample.kernel_frames = 1;
+	s.sample.user_frames = 3;
+	s.sample.kframes = kf;
+	s.sample.uframes = uf1;
+	add(w, cctx, b, &s);
+	s = rec(FR_REC_SAMPLE, T0 + 2 * MS, 7);
+	s.sample.kernel_frames = 0;
+	s.sample.user_frames = 2;
+	s.sample.uframes = uf2;
+	add(w, cctx, b, &s);
+	flush(w, cctx, b);
+	fr_chunk_builder_free(b);
+	CHECK_EQ(fr_store_writer_sync(w), 0);
+	CHECK_EQ(fr_store_writer_drain(w), 0);
+	fr_store_writer_close(w);
+	ZSTD_freeCCtx(cctx);
+
+	for (int streamed = 0; streamed < 2; streamed++) {
+		struct fr_window_query q = { .since_ns = 0, .until_ns = UINT64_MAX, .skip_exe = true };
+		struct fr_store_reader *r;
+		struct fr_window *win;
+		unsigned samples = 0;
+		char got[512];
+
+		CHECK_EQ(fr_store_reader_open(dir, &r), 0);
+		CHECK_EQ(streamed ? fr_window_stream_open(r, &q, &win) : fr_window_load(r, &q, &win), 0);
+		while (!streamed || fr_window_stream_next(win) > 0) {
+			for (size_t i = 0; i < win->n; i++) {
+				struct fr_window_entry e;
+				CHECK_EQ(fr_window_get(win, i, &e), 0);
+				if (e.r.type != FR_REC_SAMPLE)
+					continue;
+				CHECK(win->chunks[e.chunk].incompat_flags & FR_CHUNK_INCOMPAT_INLINE);
+				frames_of(win, &e, FR_FRAMES_EXPANDED_MAX, got, sizeof(got));
+				if (samples++ == 0) {
+					CHECK_STR(got, "do_syscall_64+0x10|inner (inlined)|middle (inlined)|outer+0x11|"
+						       "main+0x50|[truncated]");
+					/* no room: the outermost are left out */
+					frames_of(win, &e, 3, got, sizeof(got));
+					CHECK_STR(got, "do_syscall_64+0x10|inner (inlined)|middle (inlined)");
+					frames_of(win, &e, 1, got, sizeof(got));
+					CHECK_STR(got, "do_syscall_64+0x10");
+				} else
+					CHECK_STR(got, "inner (inlined)|middle (inlined)|outer+0x10|main+0x50");
+			}
+			if (!streamed)
+				break;
+		}
+		CHECK_EQ(samples, 2);
+		CHECK_EQ(win->chunks_damaged, 0);
+		CHECK_EQ(win->records_bad, 0);
+		fr_window_free(win);
+		fr_store_reader_free(r);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK_EQ(system(cmd), 0);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/fr-test-stream-XXXXXX";
@@ -284,5 +421,6 @@ int main(void)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK_EQ(system(cmd), 0);
+	test_frames();
 	return TEST_DONE();
 }

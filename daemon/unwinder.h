@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * User stacks unwound from what the sampler copied (bpf/event.h: the user
+ * registers and the top of the stack), with the unwind tables of the
+ * process's binaries (.eh_frame, else .debug_frame of a separate debug
+ * file), where frame pointers are missing as on most distribution
+ * binaries; code without unwind tables (JIT code, hand-written assembly)
+ * is walked by its frame pointers.  elfutils' libdwfl does the unwinding:
+ * one Dwfl per process, made from /proc/PID/maps when the process is
+ * first sampled and kept, so a process that exits before the drain is
+ * still unwound.  Memory is bounded by the number of processes held,
+ * least recently used first out.
+ *
+ * The stack a sample gets is leaf first: the interrupted instruction, then
+ * return addresses; when unwinding stops before the outermost frame, the
+ * last entry is a marker frame (FR_FRAME_* of lib/record.h) that says why.
+ */
+#ifndef FR_UNWINDER_H
+#define FR_UNWINDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fr_unwinder;
+
+/* @debug_dir: where separate debug files are looked up by build id
+ * (DIR/.build-id/xx/rest.debug), e.g. /usr/lib/debug. */
+int fr_unwinder_new(const char *debug_dir, struct fr_unwinder **ret);
+struct fr_unwinder *fr_unwinder_free(struct fr_unwinder *u);
+
+/* What the sampler saw of one thread. */
+struct fr_ustack {
+	uint32_t pid, tid;
+	uint64_t exe_ino;       /* the image the process ran (bpf/event.h) */
+	const uint64_t *regs;   /* FR_UREGS, DWARF numbering */
+	const uint8_t *stack;   /* copied from regs[7] (rsp) up */
+	size_t stack_len;
+};
+
+/* Unwinds @s into @out (room for @max >= 2 entries); returns how many. */
+size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint64_t *out, size_t max);
+
+/* @pid exec'd, exited, or is a new process: its mappings are read again. */
+void fr_unwinder_forget(struct fr_unwinder *u, uint32_t pid);
+/* Evicts beyond the bound; call between batches of samples. */
+void fr_unwinder_trim(struct fr_unwinder *u);
+
+struct fr_unwinder_stats {
+	uint64_t stacks;        /* user stacks unwound */
+	uint64_t frames;        /* frames they gave, markers not counted */
+	uint64_t complete;      /* reached the outermost frame */
+	uint64_t truncated;     /* ended at the copy's end or the depth limit */
+	uint64_t no_info;       /* ended at a frame with no unwind information */
+	uint64_t failed;        /* the process's mappings could not be read */
+	uint64_t processes;     /* held now */
+	uint64_t maps_read;     /* /proc/PID/maps read (at first sample, or again) */
+	uint64_t evicted;       /* processes dropped by the bound */
+};
+void fr_unwinder_get_stats(const struct fr_unwinder *u, struct fr_unwinder_stats *ret);
+
+#endif
