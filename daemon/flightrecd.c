@@ -407,6 +407,9 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(uw, "cached_processes", json_object_new_uint64(us.processes));
 			json_object_object_add(uw, "maps_read", json_object_new_uint64(us.maps_read));
 			json_object_object_add(uw, "evicted", json_object_new_uint64(us.evicted));
+			json_object_object_add(uw, "heap_trims", json_object_new_uint64(us.heap_trims));
+			json_object_object_add(uw, "files", json_object_new_uint64(us.files));
+			json_object_object_add(uw, "files_evicted", json_object_new_uint64(us.files_evicted));
 			json_object_object_add(smp, "unwind", uw);
 		}
 		json_object_object_add(o, "sampler", smp);
@@ -614,7 +617,7 @@ static void start_symbolizer(struct daemon *d)
 		return;
 	}
 	fr_recorder_set_symbolizer(d->rec, s);
-	k = fr_unwinder_new(d->conf.debug_dir, &u);
+	k = fr_unwinder_new(&u);
 	if (k < 0)
 		log_warning_errno(k, "Failed to set up stack unwinding, user stacks keep one frame: %m");
 	else

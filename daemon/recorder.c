@@ -466,6 +466,8 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		if (size < sizeof(*e))
 			goto malformed;
 		rec.exit.status = e->exit_code;
+		if (r->unw)
+			fr_unwinder_exited(r->unw, rec.pid);
 		break;
 	}
 	case FR_EV_FORK: {

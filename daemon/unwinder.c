@@ -2,12 +2,17 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../bpf/event.h"
 #include "../lib/clock.h"
@@ -16,13 +21,29 @@
 #include "../lib/record.h"
 #include "unwinder.h"
 
-/* Processes held, each with its Dwfl: the modules it maps, their open ELF
- * files and the unwind tables looked up so far.  Measured at ~60 KiB and
- * 5-15 open files per process (libc, ld.so, the binary, its libraries). */
-#define PROCS_MAX 256
+/* Processes held, each with its Dwfl: the modules it maps and the unwind
+ * table entries looked up so far, which libdw keeps per process: ~5 MiB
+ * for a clang compile, ~100 KiB for a small program.  Processes that
+ * exited go a second after their exit record (samples taken before it
+ * may still be in another CPU's ring); then the least recently used, and
+ * all but the most recent quarter when the heap passes HEAP_MAX. */
+#define PROCS_MAX 128
+#define EXITED_KEEP_NS 1000000000ULL
+#define HEAP_MAX (64u << 20)
 /* A process whose stack reaches code outside every module it had (a
  * library loaded since) has its mappings read again, at most this often. */
 #define REREAD_NS 1000000000ULL
+/* Mapped files held open, shared by every process that maps them: each
+ * is one read-only mapping of the file (page cache, no descriptor), so
+ * libc is opened once, not once per process. */
+#define FILES_MAX 1024
+
+struct ufile {
+	dev_t dev;
+	ino_t ino;
+	Elf *elf;      /* our reference; each module that uses it holds one */
+	uint64_t used;
+};
 
 struct uproc {
 	uint32_t pid;
@@ -30,14 +51,17 @@ struct uproc {
 	Dwfl *dwfl;       /* NULL: the process was gone when first sampled */
 	uint64_t read_at;
 	uint64_t used;
+	uint64_t exited_at; /* CLOCK_MONOTONIC of its exit record, 0: alive */
 	struct fr_unwinder *u;
 };
 
 struct fr_unwinder {
-	char *debuginfo_path; /* "-:.debug:DIR": see dwfl_standard_find_debuginfo */
 	Dwfl_Callbacks callbacks;
 	struct fr_pid_map procs;
+	struct ufile *files;
+	size_t nfiles;
 	uint64_t clock;
+	struct uproc *reporting; /* the process whose modules are being opened */
 	/* the stack being unwound */
 	const struct fr_ustack *cur;
 	bool read_past; /* a read beyond the copy was asked for */
@@ -89,22 +113,125 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-int fr_unwinder_new(const char *debug_dir, struct fr_unwinder **ret)
+/* libdwfl's find_elf gets no argument of ours: the process whose module
+ * is opened is the one being reported or unwound (one at a time: the
+ * daemon has one thread). */
+static struct fr_unwinder *current;
+
+/* The file of the mapping starting at @start in @pid, even deleted. */
+static int open_map_file(uint32_t pid, uint64_t start)
+{
+	char path[64], prefix[24];
+	struct dirent *de;
+	DIR *d;
+	int fd = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files", pid);
+	snprintf(prefix, sizeof(prefix), "%" PRIx64 "-", start);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, prefix, strlen(prefix)) == 0) {
+			fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				fd = -errno;
+			break;
+		}
+	closedir(d);
+	return fd;
+}
+
+/* Opens module @name of the current process: through /proc/PID/map_files
+ * (the mapped file itself, deleted or in another mount namespace), else
+ * /proc/PID/root/PATH; one Elf per file for every process (see FILES_MAX).
+ * Returns -1 with *elfp set, or -1 with *elfp NULL (no file: the module
+ * has no unwind tables, its frames are walked by frame pointers). */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
+		    Elf **elfp)
+{
+	struct fr_unwinder *u = current;
+	struct uproc *p = u ? u->reporting : NULL;
+	char path[PATH_MAX + 64];
+	Dwarf_Addr start = 0;
+	struct ufile *f, *victim = NULL;
+	struct stat st;
+	int fd;
+
+	*elfp = NULL;
+	if (!p || name[0] != '/')
+		return -1; /* [vdso] and the like: libdwfl reads them itself */
+	(void)dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	fd = open_map_file(p->pid, start);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%u/root%s", p->pid, name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	for (size_t i = 0; i < u->nfiles; i++) {
+		f = &u->files[i];
+		if (f->dev == st.st_dev && f->ino == st.st_ino) {
+			close(fd);
+			f->used = u->clock;
+			*elfp = elf_begin(-1, ELF_C_READ_MMAP, f->elf); /* one more reference */
+			return -1;
+		}
+		if (!victim || f->used < victim->used)
+			victim = f;
+	}
+	if (u->nfiles < FILES_MAX) {
+		victim = &u->files[u->nfiles++];
+		*victim = (struct ufile){};
+	} else {
+		elf_end(victim->elf); /* modules holding it keep it */
+		u->st.files_evicted++;
+	}
+	*victim = (struct ufile){ .dev = st.st_dev, .ino = st.st_ino, .used = u->clock };
+	victim->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* the whole file is mapped: the descriptor is not needed any more */
+	if (victim->elf && (elf_kind(victim->elf) != ELF_K_ELF || elf_cntl(victim->elf, ELF_C_FDDONE) != 0)) {
+		elf_end(victim->elf);
+		victim->elf = NULL;
+	}
+	close(fd);
+	if (!victim->elf) {
+		*victim = u->files[--u->nfiles];
+		return -1;
+	}
+	*elfp = elf_begin(-1, ELF_C_READ_MMAP, victim->elf);
+	return -1;
+}
+
+/* No separate debug files: their .debug_frame is needed only where
+ * .eh_frame is missing, which the x86-64 ABI requires, and reading them
+ * (decompressed, per process) cost hundreds of MiB on a build machine. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	return -1;
+}
+
+int fr_unwinder_new(struct fr_unwinder **ret)
 {
 	struct fr_unwinder *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return -ENOMEM;
-	/* "-": no CRC check of .gnu_debuglink files; ".debug": beside the
-	 * binary; then the debug directory, by build id and by path */
-	if (asprintf(&u->debuginfo_path, "-:.debug:%s", debug_dir && *debug_dir ? debug_dir : "/usr/lib/debug") < 0) {
+	u->files = calloc(FILES_MAX, sizeof(*u->files));
+	if (!u->files) {
 		free(u);
 		return -ENOMEM;
 	}
 	u->callbacks = (Dwfl_Callbacks){
-		.find_elf = dwfl_linux_proc_find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
-		.debuginfo_path = &u->debuginfo_path,
+		.find_elf = find_elf,
+		.find_debuginfo = find_debuginfo,
+		/* called for relocatable files (a mapped .o): must not be NULL */
+		.section_address = dwfl_offline_section_address,
 	};
 	*ret = u;
 	return 0;
@@ -129,12 +256,23 @@ struct fr_unwinder *fr_unwinder_free(struct fr_unwinder *u)
 	while ((p = fr_pid_map_next(&u->procs, &i, NULL)))
 		uproc_free(p);
 	fr_pid_map_done(&u->procs);
-	free(u->debuginfo_path);
+	for (size_t k = 0; k < u->nfiles; k++)
+		elf_end(u->files[k].elf);
+	free(u->files);
 	free(u);
 	return NULL;
 }
 
-/* (Re)reads @p's mappings into its Dwfl; false if the process is gone. */
+static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
+{
+	Dwarf_Addr bias;
+
+	(void)dwfl_module_getelf(mod, &bias);
+	return DWARF_CB_OK;
+}
+
+/* (Re)reads @p's mappings into its Dwfl, and opens their files (a process
+ * that exits before the drain keeps them); false if the process is gone. */
 static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 {
 	char path[64];
@@ -155,12 +293,17 @@ static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 		p->dwfl = NULL;
 		return false;
 	}
+	/* every module's file now, while the process exists */
+	current = u;
+	u->reporting = p;
+	dwfl_getmodules(p->dwfl, open_module, NULL, 0);
 	if (dwfl_pid(p->dwfl) < 0 && !dwfl_attach_state(p->dwfl, NULL, (pid_t)p->pid, &thread_callbacks, p)) {
 		dwfl_end(p->dwfl);
 		p->dwfl = NULL;
-		return false;
 	}
-	return true;
+	u->reporting = NULL;
+	current = NULL;
+	return p->dwfl != NULL;
 }
 
 static struct uproc *uproc_get(struct fr_unwinder *u, uint32_t pid, uint64_t exe_ino)
@@ -212,7 +355,11 @@ static bool walk(struct fr_unwinder *u, struct uproc *p)
 
 	u->nout = 0;
 	u->read_past = false;
+	current = u;
+	u->reporting = p;
 	r = dwfl_getthread_frames(p->dwfl, (pid_t)u->cur->tid, on_frame, u);
+	u->reporting = NULL;
+	current = NULL;
 	/* the end of a chain is an error on some architectures: what counts
 	 * is where it ended (libdwfl.h) */
 	return (r == 0 && !u->read_past) || (r == -1 && u->nout > 0 && !u->read_past && dwfl_addrmodule(p->dwfl, u->out[u->nout - 1]) &&
@@ -271,42 +418,83 @@ void fr_unwinder_forget(struct fr_unwinder *u, uint32_t pid)
 	uproc_free(fr_pid_map_remove(&u->procs, pid));
 }
 
-static int cmp_u64(const void *a, const void *b)
+
+void fr_unwinder_exited(struct fr_unwinder *u, uint32_t pid)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	struct uproc *p = fr_pid_map_get(&u->procs, pid);
+
+	if (p)
+		p->exited_at = fr_now_ns(CLOCK_MONOTONIC);
 }
 
-void fr_unwinder_trim(struct fr_unwinder *u)
+/* Frees the processes for which @drop says so. */
+static void drop_where(struct fr_unwinder *u, bool (*drop)(const struct uproc *p, uint64_t arg), uint64_t arg)
 {
-	_cleanup_free_ uint64_t *used = NULL;
-	_cleanup_free_ uint32_t *victims = NULL;
-	size_t i = 0, n = 0, nv = 0;
+	_cleanup_free_ uint32_t *victims = malloc(u->procs.n * sizeof(*victims));
+	size_t i = 0, nv = 0;
 	struct uproc *p;
 	uint32_t pid;
-	uint64_t cut;
 
-	/* down to three quarters of the bound, least recently used first */
-	if (u->procs.n <= PROCS_MAX)
+	if (!victims)
 		return;
-	used = malloc(u->procs.n * sizeof(*used));
-	victims = malloc(u->procs.n * sizeof(*victims));
-	if (!used || !victims)
-		return;
-	while ((p = fr_pid_map_next(&u->procs, &i, NULL)))
-		used[n++] = p->used;
-	qsort(used, n, sizeof(*used), cmp_u64);
-	cut = used[n - PROCS_MAX * 3 / 4];
-	for (i = 0; (p = fr_pid_map_next(&u->procs, &i, &pid));)
-		if (p->used < cut)
+	while ((p = fr_pid_map_next(&u->procs, &i, &pid)))
+		if (drop(p, arg))
 			victims[nv++] = pid;
 	for (i = 0; i < nv; i++)
 		fr_unwinder_forget(u, victims[i]);
 	u->st.evicted += nv;
 }
 
+static bool exited_before(const struct uproc *p, uint64_t t)
+{
+	return p->exited_at && p->exited_at < t;
+}
+
+static bool used_before(const struct uproc *p, uint64_t t)
+{
+	return p->used < t;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Keeps the @keep most recently used processes. */
+static void keep_recent(struct fr_unwinder *u, size_t keep)
+{
+	_cleanup_free_ uint64_t *used = malloc(u->procs.n * sizeof(*used));
+	size_t i = 0, n = 0;
+	struct uproc *p;
+
+	if (!used || u->procs.n <= keep)
+		return;
+	while ((p = fr_pid_map_next(&u->procs, &i, NULL)))
+		used[n++] = p->used;
+	qsort(used, n, sizeof(*used), cmp_u64);
+	drop_where(u, used_before, used[n - keep]);
+}
+
+void fr_unwinder_trim(struct fr_unwinder *u)
+{
+	uint64_t now = fr_now_ns(CLOCK_MONOTONIC);
+
+	if (now > EXITED_KEEP_NS)
+		drop_where(u, exited_before, now - EXITED_KEEP_NS);
+	if (u->procs.n > PROCS_MAX)
+		keep_recent(u, PROCS_MAX * 3 / 4);
+	/* libdw's tables are not counted anywhere we can ask: the heap is */
+	if (u->procs.n > 4 && mallinfo2().uordblks > HEAP_MAX) {
+		keep_recent(u, u->procs.n / 4);
+		malloc_trim(0); /* give it back, not only to malloc */
+		u->st.heap_trims++;
+	}
+}
+
 void fr_unwinder_get_stats(const struct fr_unwinder *u, struct fr_unwinder_stats *ret)
 {
 	*ret = u->st;
 	ret->processes = u->procs.n;
+	ret->files = u->nfiles;
 }

@@ -2,8 +2,8 @@
 /*
  * User stacks unwound from what the sampler copied (bpf/event.h: the user
  * registers and the top of the stack), with the unwind tables of the
- * process's binaries (.eh_frame, else .debug_frame of a separate debug
- * file), where frame pointers are missing as on most distribution
+ * process's binaries (.eh_frame, and .debug_frame where a binary has
+ * it), where frame pointers are missing as on most distribution
  * binaries; code without unwind tables (JIT code, hand-written assembly)
  * is walked by its frame pointers.  elfutils' libdwfl does the unwinding:
  * one Dwfl per process, made from /proc/PID/maps when the process is
@@ -23,9 +23,7 @@
 
 struct fr_unwinder;
 
-/* @debug_dir: where separate debug files are looked up by build id
- * (DIR/.build-id/xx/rest.debug), e.g. /usr/lib/debug. */
-int fr_unwinder_new(const char *debug_dir, struct fr_unwinder **ret);
+int fr_unwinder_new(struct fr_unwinder **ret);
 struct fr_unwinder *fr_unwinder_free(struct fr_unwinder *u);
 
 /* What the sampler saw of one thread. */
@@ -42,7 +40,9 @@ size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint
 
 /* @pid exec'd, exited, or is a new process: its mappings are read again. */
 void fr_unwinder_forget(struct fr_unwinder *u, uint32_t pid);
-/* Evicts beyond the bound; call between batches of samples. */
+/* @pid exited: its state goes at a trim a second from now. */
+void fr_unwinder_exited(struct fr_unwinder *u, uint32_t pid);
+/* Evicts beyond the bounds; call between batches of samples. */
 void fr_unwinder_trim(struct fr_unwinder *u);
 
 struct fr_unwinder_stats {
@@ -54,7 +54,10 @@ struct fr_unwinder_stats {
 	uint64_t failed;        /* the process's mappings could not be read */
 	uint64_t processes;     /* held now */
 	uint64_t maps_read;     /* /proc/PID/maps read (at first sample, or again) */
-	uint64_t evicted;       /* processes dropped by the bound */
+	uint64_t evicted;       /* processes dropped: exited, or by the bounds */
+	uint64_t heap_trims;    /* times the heap bound dropped most processes */
+	uint64_t files;         /* mapped files held open (shared by processes) */
+	uint64_t files_evicted; /* files closed by the bound */
 };
 void fr_unwinder_get_stats(const struct fr_unwinder *u, struct fr_unwinder_stats *ret);
 
