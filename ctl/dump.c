@@ -159,7 +159,7 @@ static int open_output(const char *path, char **ret_tmp, FILE **ret)
 }
 
 /* The record context of a window entry; @frames: room for
- * FR_SAMPLE_FRAMES_MAX. */
+ * FR_FRAMES_EXPANDED_MAX (inlined frames included). */
 static void entry_context(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *frames,
 			  struct fr_record_context *ret)
 {
@@ -169,7 +169,7 @@ static void entry_context(struct fr_window *w, const struct fr_window_entry *e, 
 		.exe = e->exe, .exe_len = e->exe_len, .kernel_thread = e->kernel_thread,
 	};
 	if (e->r.type == FR_REC_SAMPLE) {
-		ret->nframes = fr_window_frames(w, e, frames, FR_SAMPLE_FRAMES_MAX);
+		ret->nframes = fr_window_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
 		ret->frames = ret->nframes >= 0 ? frames : NULL;
 	}
 }
@@ -177,7 +177,7 @@ static void entry_context(struct fr_window *w, const struct fr_window_entry *e, 
 int fr_window_entry_json(struct fr_json_writer *jw, struct fr_out *o, struct fr_window *w,
 			 const struct fr_window_entry *e)
 {
-	struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
+	struct fr_frame frames[FR_FRAMES_EXPANDED_MAX];
 	struct fr_record_context ctx;
 
 	entry_context(w, e, frames, &ctx);

@@ -100,27 +100,32 @@ static int list_add(struct list *l, const struct fr_window_entry *e)
  * It is counted by a 64-bit hash of that sequence (two of PATHS_MAX paths
  * share one with odds of about 1e-10), and named again for printing from
  * a sample that had it (the window holds every record until it is freed):
- * 24 bytes a path however deep the stacks, for at most PATHS_MAX paths,
- * in a table kept at most half full so that probes stay short. */
+ * 48 bytes a path however deep the stacks, 3 MiB at most: PATHS_MAX held;
+ * when a new one finds them all taken, the quarter that may have had the
+ * fewest samples make room (lossy counting), so that a hot path that
+ * comes late in a long window is still counted, the rare ones not. */
 #define PATHS_MAX (64 * 1024)
-#define PATHS_SLOTS (2 * PATHS_MAX)
+#define PATHS_SLOTS (2 * PATHS_MAX) /* at most half full: short probes */
 /* fr_window_frames() may return more than the record's addresses
  * (inlined functions, markers): it is told how many fit */
-#define FRAMES_MAX (2 * FR_SAMPLE_FRAMES_MAX)
+#define FRAMES_MAX FR_FRAMES_EXPANDED_MAX
 /* the width a path's line is shortened to: one line in a terminal */
 #define PATH_COLUMNS 100
 
 struct path {
 	uint64_t hash;
-	uint64_t n;  /* samples; 0: a free slot */
-	size_t item; /* the first sample with this path: index into the window */
+	uint64_t n;   /* samples since it was taken in */
+	uint64_t err; /* samples it may have had before: paths.bound then */
+	size_t item;  /* a sample with this path: index into the window */
 };
 
 struct paths {
-	struct path *v; /* PATHS_SLOTS, allocated at the first sample */
-	size_t used;
-	uint64_t not_held; /* samples on paths past the first PATHS_MAX, or all
-			      of them if the table could not be allocated */
+	struct path *v;  /* [PATHS_MAX], n of them held */
+	uint32_t *slot;  /* [PATHS_SLOTS]: by hash, 1 + index into v; 0 free */
+	uint64_t *tmp;   /* [PATHS_MAX], for pruning */
+	size_t n;
+	uint64_t bound;  /* samples a path not held has had at most */
+	bool pruned, failed;
 };
 
 static uint64_t hash_bytes(uint64_t h, const char *p, size_t n)
@@ -130,28 +135,75 @@ static uint64_t hash_bytes(uint64_t h, const char *p, size_t n)
 	return h;
 }
 
+/* The slot of @hash: its own, or the free one where it goes.  The FNV
+ * state's low bits mix poorly: the slot is taken from its high ones. */
+static uint32_t *paths_slot(const struct paths *p, uint64_t hash)
+{
+	size_t i = (hash >> 40) & (PATHS_SLOTS - 1);
+
+	while (p->slot[i] && p->v[p->slot[i] - 1].hash != hash)
+		i = (i + 1) & (PATHS_SLOTS - 1);
+	return &p->slot[i];
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Drops the quarter (at least) of the paths with the fewest samples they
+ * may have had (their count and error): afterwards a path not held has
+ * had at most p->bound samples, those dropped as well as those never
+ * held. */
+static void paths_prune(struct paths *p)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		p->tmp[i] = p->v[i].n + p->v[i].err;
+	qsort(p->tmp, p->n, sizeof(*p->tmp), cmp_u64);
+	p->bound = MAX(p->bound, p->tmp[p->n / 4]);
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].n + p->v[i].err > p->bound)
+			p->v[k++] = p->v[i];
+	p->n = k;
+	memset(p->slot, 0, PATHS_SLOTS * sizeof(*p->slot));
+	for (size_t i = 0; i < k; i++)
+		*paths_slot(p, p->v[i].hash) = (uint32_t)i + 1;
+	p->pruned = true;
+}
+
 static void paths_add(struct paths *p, uint64_t hash, size_t item)
 {
-	size_t i;
+	uint32_t *s;
 
-	if (!p->v && !p->not_held)
-		p->v = calloc(PATHS_SLOTS, sizeof(*p->v));
-	if (!p->v) {
-		p->not_held++;
+	if (!p->v && !p->failed) {
+		p->v = malloc(PATHS_MAX * sizeof(*p->v));
+		p->slot = calloc(PATHS_SLOTS, sizeof(*p->slot));
+		p->tmp = malloc(PATHS_MAX * sizeof(*p->tmp));
+		p->failed = !p->v || !p->slot || !p->tmp;
+	}
+	if (p->failed)
 		return;
-	}
-	/* the FNV state's low bits mix poorly: the slot from its high ones */
-	for (i = (hash >> 40) & (PATHS_SLOTS - 1); p->v[i].n && p->v[i].hash != hash; i = (i + 1) & (PATHS_SLOTS - 1))
-		;
-	if (!p->v[i].n) {
-		if (p->used == PATHS_MAX) {
-			p->not_held++;
-			return;
+	s = paths_slot(p, hash);
+	if (!*s) {
+		if (p->n == PATHS_MAX) {
+			paths_prune(p);
+			s = paths_slot(p, hash);
 		}
-		p->used++;
-		p->v[i] = (struct path){ .hash = hash, .item = item };
+		p->v[p->n] = (struct path){ .hash = hash, .err = p->bound, .item = item };
+		*s = (uint32_t)++p->n;
 	}
-	p->v[i].n++;
+	p->v[*s - 1].n++;
+}
+
+static void paths_done(struct paths *p)
+{
+	free(p->v);
+	free(p->slot);
+	free(p->tmp);
 }
 
 struct report {
@@ -228,6 +280,8 @@ static void sample(struct report *rp, struct fr_window *w, size_t i, const struc
 	}
 	paths_add(&rp->paths, h, i);
 	/* where the CPU was: the innermost frame, named last above */
+	if (n > 0 && f[0].inlined)
+		strncat(name, " (inlined)", sizeof(name) - strlen(name) - 1);
 	(void)fr_counts_add(&rp->self, n > 0 ? name : "[no stack]");
 }
 
@@ -514,19 +568,24 @@ static void print_path(struct fr_window *w, const struct path *pa, uint64_t tota
 	putchar('\n');
 }
 
-/* The TOP paths with the most samples (ties: the one seen first). */
+/* The TOP paths with the most samples counted (ties: the first seen). */
 static void print_paths(struct fr_window *w, const struct paths *p, uint64_t total)
 {
 	const struct path *top[TOP];
+	uint64_t held = 0, err = 0;
 	unsigned nt = 0;
 	char digits[24];
+	int width;
 
-	for (size_t i = 0; p->v && i < PATHS_SLOTS; i++) {
+	if (p->failed) {
+		printf("  hottest call paths: not counted, out of memory\n");
+		return;
+	}
+	for (size_t i = 0; i < p->n; i++) {
 		const struct path *x = &p->v[i];
 		unsigned j;
 
-		if (!x->n)
-			continue;
+		held += x->n;
 		if (nt == TOP && (x->n < top[TOP - 1]->n || (x->n == top[TOP - 1]->n && x->item > top[TOP - 1]->item)))
 			continue;
 		j = nt < TOP ? nt++ : TOP - 1;
@@ -535,13 +594,18 @@ static void print_paths(struct fr_window *w, const struct paths *p, uint64_t tot
 		top[j] = x;
 	}
 	printf("  hottest call paths (share, samples, process: outermost → innermost):\n");
-	for (unsigned i = 0; i < nt; i++)
-		print_path(w, top[i], total, snprintf(digits, sizeof(digits), "%" PRIu64, top[0]->n));
-	if (!p->v)
-		printf("    (not counted: out of memory)\n");
-	else if (p->not_held)
-		printf("    (%" PRIu64 " samples are on paths not counted here: past the first %u distinct ones)\n",
-		       p->not_held, PATHS_MAX);
+	width = nt ? snprintf(digits, sizeof(digits), "%" PRIu64, top[0]->n) : 1;
+	for (unsigned i = 0; i < nt; i++) {
+		print_path(w, top[i], total, width);
+		err = MAX(err, top[i]->err);
+	}
+	if (!p->pruned)
+		return;
+	printf("    (over %u distinct paths: %" PRIu64 " samples on rare ones not counted, ", PATHS_MAX, total - held);
+	if (err)
+		printf("up to %" PRIu64 " of each above)\n", err);
+	else
+		printf("none of those above)\n");
 }
 
 static void help(void)
@@ -630,7 +694,7 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	fr_counts_done(&rp.procs);
 	fr_counts_done(&rp.self);
 	fr_counts_done(&rp.started);
-	free(rp.paths.v);
+	paths_done(&rp.paths);
 	fflush(stdout);
 	k = frctl_source_check(&s);
 	frctl_source_done(&s);

@@ -38,10 +38,12 @@
 #define MAPS_MAX 4096
 /* A symbol of size 0 (hand-written assembly) reaches the next one, at most. */
 #define SIZELESS_MAX 4096
-/* Debug information (for inlined frames) held open at once: a file's
- * DWARF index costs a few MiB for a large program, and the files that
- * have it are those whose debug package is installed. */
-#define DWARF_FILES_MAX 16
+/* Debug information (for inlined frames) held open at once: at most this
+ * many files and bytes of them (their sections are read, and compressed
+ * ones decompressed, as lookups need them); a larger debug file is not
+ * used for inlined frames at all (its symbols still are). */
+#define DWARF_FILES_MAX 8
+#define DWARF_BYTES_MAX (16u << 20)
 /* JIT symbols (perf maps): names held for at most this many processes
  * and bytes; a busy Node service's map is ~1-10 MiB. */
 #define JIT_BYTES_MAX (64u << 20)
@@ -77,6 +79,7 @@ struct elf_file {
 	/* debug information, for inlined frames: the binary's own, else its
 	 * separate debug file's; opened at the first frame that needs it */
 	bool dwarf_tried;
+	size_t dwarf_bytes;
 	int dwarf_fd;
 	Elf *dwarf_elf;
 	Dwarf *dwarf;
@@ -126,6 +129,7 @@ struct fr_symbolizer {
 	struct fr_ksyms *ksyms;
 	char *debug_dir;
 	unsigned ndwarf; /* files with debug information open */
+	size_t dwarf_bytes; /* their sizes */
 	struct fr_perf_maps *jit;
 	/* JIT names handed out since the last trim (the perf map cache may
 	 * move them at its next lookup) */
@@ -172,8 +176,11 @@ static void file_close_dwarf(struct fr_symbolizer *s, struct elf_file *f)
 		free(f->inl);
 		f->inl = NULL;
 	}
-	if (f->dwarf_elf)
+	if (f->dwarf_elf) {
 		s->ndwarf--;
+		s->dwarf_bytes -= f->dwarf_bytes;
+		f->dwarf_bytes = 0;
+	}
 	dwarf_end(f->dwarf);
 	elf_end(f->dwarf_elf);
 	if (f->dwarf_fd >= 0)
@@ -513,21 +520,28 @@ static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, 
 static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, const struct mapping *m)
 {
 	f->dwarf_tried = true;
-	if (s->ndwarf >= DWARF_FILES_MAX) {
-		struct elf_file *victim = NULL;
-		for (struct elf_file *g = s->files; g; g = g->next)
-			if (g->dwarf_elf && (!victim || g->dwarf_used < victim->dwarf_used))
-				victim = g;
-		if (victim)
-			file_close_dwarf(s, victim);
-	}
 	for (int i = 0; i < 2; i++) {
 		int fd = i == 0 ? open_debug_file(s, f) : open_mapped(pid, m);
+		struct stat st;
 		Elf *elf;
 		Dwarf *dw;
 
 		if (fd < 0)
 			continue;
+		if (fstat(fd, &st) < 0 || (uint64_t)st.st_size > DWARF_BYTES_MAX) {
+			close(fd);
+			continue;
+		}
+		/* room: the least recently used go */
+		while (s->ndwarf >= DWARF_FILES_MAX || s->dwarf_bytes + (size_t)st.st_size > DWARF_BYTES_MAX) {
+			struct elf_file *victim = NULL;
+			for (struct elf_file *g = s->files; g; g = g->next)
+				if (g->dwarf_elf && (!victim || g->dwarf_used < victim->dwarf_used))
+					victim = g;
+			if (!victim)
+				break;
+			file_close_dwarf(s, victim);
+		}
 		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 		dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
 		if (!dw) {
@@ -542,9 +556,16 @@ static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_
 			close(fd);
 			return false;
 		}
+		/* the whole file is mapped: no descriptor held */
+		if (elf_cntl(elf, ELF_C_FDDONE) == 0) {
+			close(fd);
+			fd = -EBADF;
+		}
 		f->dwarf_fd = fd;
 		f->dwarf_elf = elf;
 		f->dwarf = dw;
+		f->dwarf_bytes = (size_t)st.st_size;
+		s->dwarf_bytes += f->dwarf_bytes;
 		s->ndwarf++;
 		return true;
 	}

@@ -5,9 +5,9 @@
 #include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,17 +26,18 @@
  * for a clang compile, ~100 KiB for a small program.  Processes that
  * exited go a second after their exit record (samples taken before it
  * may still be in another CPU's ring); then the least recently used, and
- * all but the most recent quarter when the heap passes HEAP_MAX. */
-#define PROCS_MAX 128
+ * all but the most recent quarter when the daemon's heap passes HEAP_MAX
+ * (its own state is ~15 MiB: the budget of the whole daemon is 64 MiB). */
+#define PROCS_MAX 64
 #define EXITED_KEEP_NS 1000000000ULL
-#define HEAP_MAX (64u << 20)
+#define HEAP_MAX (32u << 20)
 /* A process whose stack reaches code outside every module it had (a
  * library loaded since) has its mappings read again, at most this often. */
 #define REREAD_NS 1000000000ULL
 /* Mapped files held open, shared by every process that maps them: each
  * is one read-only mapping of the file (page cache, no descriptor), so
  * libc is opened once, not once per process. */
-#define FILES_MAX 1024
+#define FILES_MAX 256
 
 struct ufile {
 	dev_t dev;
@@ -62,6 +63,10 @@ struct fr_unwinder {
 	size_t nfiles;
 	uint64_t clock;
 	struct uproc *reporting; /* the process whose modules are being opened */
+	struct vma *vmas;        /* its file mappings, by start (reporting only) */
+	size_t nvmas, vmacap;
+	char *maps;              /* its /proc/PID/maps */
+	size_t mapscap;
 	/* the stack being unwound */
 	const struct fr_ustack *cur;
 	bool read_past; /* a read beyond the copy was asked for */
@@ -118,28 +123,30 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
  * daemon has one thread). */
 static struct fr_unwinder *current;
 
-/* The file of the mapping starting at @start in @pid, even deleted. */
-static int open_map_file(uint32_t pid, uint64_t start)
-{
-	char path[64], prefix[24];
-	struct dirent *de;
-	DIR *d;
-	int fd = -ENOENT;
+/* The mappings of the process being reported, from the /proc/PID/maps
+ * text given to libdwfl: where /proc/PID/map_files names them. */
+struct vma {
+	uint64_t start, end;
+};
 
-	snprintf(path, sizeof(path), "/proc/%u/map_files", pid);
-	snprintf(prefix, sizeof(prefix), "%" PRIx64 "-", start);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)))
-		if (strncmp(de->d_name, prefix, strlen(prefix)) == 0) {
-			fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				fd = -errno;
-			break;
-		}
-	closedir(d);
-	return fd;
+static int cmp_vma(const void *a, const void *b)
+{
+	const struct vma *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The file of the mapping starting at @start, even deleted. */
+static int open_map_file(const struct fr_unwinder *u, uint32_t pid, uint64_t start)
+{
+	struct vma key = { .start = start }, *v = bsearch(&key, u->vmas, u->nvmas, sizeof(key), cmp_vma);
+	char path[80];
+	int fd;
+
+	if (!v)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, v->start, v->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 /* Opens module @name of the current process: through /proc/PID/map_files
@@ -162,7 +169,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	if (!p || name[0] != '/')
 		return -1; /* [vdso] and the like: libdwfl reads them itself */
 	(void)dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
-	fd = open_map_file(p->pid, start);
+	fd = open_map_file(u, p->pid, start);
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/proc/%u/root%s", p->pid, name);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -259,6 +266,8 @@ struct fr_unwinder *fr_unwinder_free(struct fr_unwinder *u)
 	for (size_t k = 0; k < u->nfiles; k++)
 		elf_end(u->files[k].elf);
 	free(u->files);
+	free(u->vmas);
+	free(u->maps);
 	free(u);
 	return NULL;
 }
@@ -271,12 +280,68 @@ static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwar
 	return DWARF_CB_OK;
 }
 
+/* Reads /proc/@pid/maps into u->maps (for libdwfl) and its file
+ * mappings into u->vmas (for find_elf). */
+static int read_maps(struct fr_unwinder *u, uint32_t pid)
+{
+	char path[64];
+	_cleanup_close_ int fd = -EBADF;
+	size_t len = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (len + 4096 + 1 > u->mapscap) {
+			size_t c = MAX(u->mapscap * 2, (size_t)65536);
+			char *q = realloc(u->maps, c);
+			if (!q)
+				return -ENOMEM;
+			u->maps = q;
+			u->mapscap = c;
+		}
+		n = read(fd, u->maps + len, u->mapscap - len - 1);
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	u->maps[len] = 0;
+	u->nvmas = 0;
+	for (const char *l = u->maps; *l;) {
+		const char *nl = strchr(l, '\n');
+		unsigned long long lo, hi;
+		int path_at = 0;
+
+		if (sscanf(l, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &path_at) == 2 && path_at && l[path_at] == '/') {
+			if (u->nvmas == u->vmacap) {
+				size_t c = MAX(u->vmacap * 2, (size_t)64);
+				struct vma *q = realloc(u->vmas, c * sizeof(*q));
+				if (!q)
+					return -ENOMEM;
+				u->vmas = q;
+				u->vmacap = c;
+			}
+			u->vmas[u->nvmas++] = (struct vma){ lo, hi };
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	/* /proc/PID/maps is sorted by address already */
+	return 0;
+}
+
 /* (Re)reads @p's mappings into its Dwfl, and opens their files (a process
  * that exits before the drain keeps them); false if the process is gone. */
 static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 {
 	char path[64];
 	struct stat st;
+	FILE *f;
 
 	p->read_at = fr_now_ns(CLOCK_MONOTONIC);
 	u->st.maps_read++;
@@ -287,12 +352,21 @@ static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 	}
 	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
 	p->exe_ino = stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
-	dwfl_report_begin(p->dwfl);
-	if (dwfl_linux_proc_report(p->dwfl, (pid_t)p->pid) != 0 || dwfl_report_end(p->dwfl, NULL, NULL) != 0) {
+	if (read_maps(u, p->pid) < 0) {
 		dwfl_end(p->dwfl);
 		p->dwfl = NULL;
 		return false;
 	}
+	dwfl_report_begin(p->dwfl);
+	f = fmemopen(u->maps, strlen(u->maps), "r");
+	if (!f || dwfl_linux_proc_maps_report(p->dwfl, f) != 0 || dwfl_report_end(p->dwfl, NULL, NULL) != 0) {
+		if (f)
+			fclose(f);
+		dwfl_end(p->dwfl);
+		p->dwfl = NULL;
+		return false;
+	}
+	fclose(f);
 	/* every module's file now, while the process exists */
 	current = u;
 	u->reporting = p;
