@@ -131,9 +131,9 @@ struct fr_symbolizer {
 	unsigned ndwarf; /* files with debug information open */
 	size_t dwarf_bytes; /* their sizes */
 	struct fr_perf_maps *jit;
-	/* JIT names handed out since the last trim (the perf map cache may
-	 * move them at its next lookup) */
-	struct name_block *jit_names;
+	/* JIT and inline names handed out since the last trim (their caches
+	 * may move or free them at the next lookup) */
+	struct name_block *names;
 	struct retired *retired;
 	struct fr_pid_map procs;
 	struct elf_file *files;
@@ -239,7 +239,7 @@ static void proc_free(struct proc *p)
 
 static char *copy_name(struct fr_symbolizer *s, const char *name, size_t len)
 {
-	struct name_block *b = s->jit_names;
+	struct name_block *b = s->names;
 	char *r;
 
 	if (!b || b->len + len + 1 > b->cap) {
@@ -247,8 +247,8 @@ static char *copy_name(struct fr_symbolizer *s, const char *name, size_t len)
 		b = malloc(sizeof(*b) + cap);
 		if (!b)
 			return NULL;
-		*b = (struct name_block){ .next = s->jit_names, .cap = cap };
-		s->jit_names = b;
+		*b = (struct name_block){ .next = s->names, .cap = cap };
+		s->names = b;
 	}
 	r = b->data + b->len;
 	memcpy(r, name, len);
@@ -259,9 +259,9 @@ static char *copy_name(struct fr_symbolizer *s, const char *name, size_t len)
 
 static void free_names(struct fr_symbolizer *s)
 {
-	while (s->jit_names) {
-		struct name_block *b = s->jit_names;
-		s->jit_names = b->next;
+	while (s->names) {
+		struct name_block *b = s->names;
+		s->names = b->next;
 		free(b);
 	}
 }
@@ -851,11 +851,15 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 		const struct inline_names *in = file_inlines(f, vaddr);
 
 		f->dwarf_used = s->clock;
-		if (in->len) {
+		/* a copy: the next frame of this sample may close this file's
+		 * debug information, or reuse the cache slot */
+		const char *names = in->len ? copy_name(s, in->names, in->len) : NULL;
+
+		if (names) {
 			s->st.frames_inlined++;
 			ret->inl = (struct fr_record){ .type = FR_REC_INLINE, .pid = pid };
 			ret->inl.inl.addr = a;
-			ret->inl.inl.names = in->names;
+			ret->inl.inl.names = names;
 			ret->inl.inl.names_len = in->len;
 		}
 	}
