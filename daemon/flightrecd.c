@@ -36,6 +36,7 @@
 #include "recorder.h"
 #include "rings.h"
 #include "sources.h"
+#include "perf-map.h"
 #include "symbolizer.h"
 #include "unwinder.h"
 #include "trigger.h"
@@ -392,6 +393,20 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(sy, "maps_read", json_object_new_uint64(ys.maps_read));
 			json_object_object_add(sy, "maps_inherited", json_object_new_uint64(ys.maps_inherited));
 			json_object_object_add(smp, "symbols", sy);
+			{
+				/* JIT code named from perf maps, and the cache's bound */
+				struct fr_perf_maps_stats js;
+				struct json_object *jo = json_object_new_object();
+				fr_symbolizer_get_jit_stats(fr_recorder_symbolizer(d->rec), &js);
+				json_object_object_add(jo, "files", json_object_new_uint64(js.files));
+				json_object_object_add(jo, "lines", json_object_new_uint64(js.lines));
+				json_object_object_add(jo, "lines_bad", json_object_new_uint64(js.lines_bad));
+				json_object_object_add(jo, "refused", json_object_new_uint64(js.refused));
+				json_object_object_add(jo, "held_bytes", json_object_new_uint64(js.held));
+				json_object_object_add(jo, "evicted", json_object_new_uint64(js.evicted));
+				json_object_object_add(jo, "trimmed", json_object_new_uint64(js.trimmed));
+				json_object_object_add(smp, "perf_maps", jo);
+			}
 		}
 		if (fr_recorder_unwinder(d->rec)) {
 			/* how far user stacks got, and why the others stopped */

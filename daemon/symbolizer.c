@@ -973,3 +973,8 @@ void fr_symbolizer_get_stats(const struct fr_symbolizer *s, struct fr_symbolizer
 	*ret = s->st;
 	ret->processes = s->procs.n;
 }
+
+void fr_symbolizer_get_jit_stats(const struct fr_symbolizer *s, struct fr_perf_maps_stats *ret)
+{
+	fr_perf_maps_get_stats(s->jit, ret);
+}

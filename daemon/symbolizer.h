@@ -72,5 +72,8 @@ struct fr_symbolizer_stats {
 	uint64_t maps_inherited; /* forked children given their parent's mappings */
 };
 void fr_symbolizer_get_stats(const struct fr_symbolizer *s, struct fr_symbolizer_stats *ret);
+/* The JIT symbol cache (daemon/perf-map.h). */
+struct fr_perf_maps_stats;
+void fr_symbolizer_get_jit_stats(const struct fr_symbolizer *s, struct fr_perf_maps_stats *ret);
 
 #endif
