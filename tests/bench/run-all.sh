@@ -35,6 +35,7 @@ benches=(
 	"max-rate:tests/bench/max-rate.sh $BUILD $q_rate"
 	"sources-overhead:tests/bench/sources-overhead.sh $BUILD $q_over"
 	"sampling-overhead:tests/bench/sampling-overhead.sh $BUILD"
+	"stacks:tests/bench/stacks.sh $BUILD"
 	"dump-window:tests/bench/dump-window.sh $BUILD"
 	"dump-speed:tests/bench/dump-speed.sh $BUILD $q_dump"
 	"dump-full-store:tests/bench/dump-full-store.sh $BUILD"

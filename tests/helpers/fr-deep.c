@@ -15,6 +15,8 @@
  *   fr-deep [SECONDS]   prints its pid, spins SECONDS of CPU (default 4)
  *   fr-deep brief       spins 50 ms of CPU and exits, printing nothing: a
  *                       process that is gone before anyone reads its maps
+ *   fr-deep rounds N    a fixed amount of work, N bursts of the loop (no
+ *                       clock reads): its run time is a slowdown's measure
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -38,14 +40,16 @@ __attribute__((noinline)) static uint64_t cpu_ns(void)
  * sample lands in fr_deep_c itself. */
 #define BURST 50000
 
-uint64_t fr_deep_a(uint64_t ns);
-uint64_t fr_deep_c(uint64_t ns);
+uint64_t fr_deep_a(uint64_t ns, uint64_t n);
+uint64_t fr_deep_c(uint64_t ns, uint64_t n);
 
-__attribute__((noipa)) uint64_t fr_deep_c(uint64_t ns)
+/* Spins for @ns of CPU time, or @n bursts when @n is not 0; returns the
+ * bursts done. */
+__attribute__((noipa)) uint64_t fr_deep_c(uint64_t ns, uint64_t n)
 {
-	uint64_t end = cpu_ns() + ns, rounds = 0;
+	uint64_t end = n ? 0 : cpu_ns() + ns, rounds = 0;
 
-	while (cpu_ns() < end) {
+	while (n ? rounds < n : cpu_ns() < end) {
 		for (unsigned i = 0; i < BURST; i++)
 			sink += i * i;
 		rounds++;
@@ -54,37 +58,38 @@ __attribute__((noipa)) uint64_t fr_deep_c(uint64_t ns)
 }
 
 #ifdef FR_DEEP_INLINE
-static inline __attribute__((always_inline)) uint64_t fr_deep_b(uint64_t ns)
+static inline __attribute__((always_inline)) uint64_t fr_deep_b(uint64_t ns, uint64_t n)
 #else
-uint64_t fr_deep_b(uint64_t ns);
-__attribute__((noipa)) uint64_t fr_deep_b(uint64_t ns)
+uint64_t fr_deep_b(uint64_t ns, uint64_t n);
+__attribute__((noipa)) uint64_t fr_deep_b(uint64_t ns, uint64_t n)
 #endif
 {
 	/* after the call: the return address stays inside fr_deep_b's code
 	 * (its inlined range, in fr-deep-inline) */
-	return fr_deep_c(ns) * 3 + (sink & 1);
+	return fr_deep_c(ns, n) * 3 + (sink & 1);
 }
 
-__attribute__((noipa)) uint64_t fr_deep_a(uint64_t ns)
+__attribute__((noipa)) uint64_t fr_deep_a(uint64_t ns, uint64_t n)
 {
-	return fr_deep_b(ns) + (sink & 2);
+	return fr_deep_b(ns, n) + (sink & 2);
 }
 
 int main(int argc, char **argv)
 {
 	int brief = argc > 1 && strcmp(argv[1], "brief") == 0;
-	double secs = brief ? 0.05 : argc > 1 ? atof(argv[1]) : 4;
+	uint64_t n = argc > 2 && strcmp(argv[1], "rounds") == 0 ? strtoull(argv[2], NULL, 10) : 0;
+	double secs = brief ? 0.05 : n ? 0 : argc > 1 ? atof(argv[1]) : 4;
 	uint64_t r;
 
-	if (secs <= 0) {
-		fprintf(stderr, "usage: fr-deep [SECONDS | brief]\n");
+	if (secs <= 0 && !n) {
+		fprintf(stderr, "usage: fr-deep [SECONDS | brief | rounds N]\n");
 		return 2;
 	}
 	if (!brief) {
 		printf("%d\n", getpid());
 		fflush(stdout);
 	}
-	r = fr_deep_a((uint64_t)(secs * 1e9));
+	r = fr_deep_a((uint64_t)(secs * 1e9), n);
 	/* uses the result: main's call is no tail call either */
 	return r == 0 ? 1 : 0;
 }

@@ -7,7 +7,7 @@
 #   - fr-deep (-O2 -fomit-frame-pointer): >= 95 % of its samples in
 #     fr_deep_c carry the whole chain main;fr_deep_a;fr_deep_b;fr_deep_c
 #     (a frame-pointer walk gets one or two frames: fr_deep_c uses rbp as
-#     a plain register), and >= 90 % of them end at the outermost frame
+#     a plain register), and >= 98 % of them end at the outermost frame
 #     (no [truncated] / [no unwind info] / [unwind failed] marker);
 #   - fr-deep-inline, fr_deep_b inlined into fr_deep_a, run from a copy
 #     stripped of everything (--strip-all: no .symtab either, as
@@ -78,7 +78,8 @@ start_daemon "$T/fr.conf"
 
 # folded OUT ARGS...: the folded stacks of the last 10 minutes (dump ARGS
 # added) into OUT, once all have reached the store: two dumps 0.5 s apart
-# count the same samples (chunks close every sync_interval, 200 ms)
+# count the same samples (chunks close every sync_interval, 200 ms).  No
+# samples at all after 20 s is left to the check to report.
 folded() {
 	local out=$1 prev=-1 n=0
 	shift
@@ -90,7 +91,6 @@ folded() {
 		prev=$n
 		sleep 0.5
 	done
-	[ "$n" -gt 0 ] || fail "no samples for dump $* within 20 s"
 }
 
 # counts FOLDED SELECT WANT: "K N": N samples whose stack (the line without
@@ -103,7 +103,7 @@ counts() {
 		sel_ok { t += n; if (want_ok) k += n } END { printf "%d %d", k, t }' "$1"
 }
 # offending FOLDED SELECT WANT: the selected stacks that miss WANT, the
-# most frequent first (at most 8, each cut to 400 characters)
+# most frequent first (at most 8), with their counts
 offending() {
 	awk -v sel="$2" -v want="$3" "$FOLDED_AWK"'
 		sel_ok && !want_ok { print n "\t" s }' "$1" | sort -rn | head -8 | shorten
@@ -157,8 +157,10 @@ folded "$T/deep.folded" --pid "$DEEP"
 # clock reads are in cpu_ns and libc, left out)
 check_share "fr-deep" "$T/deep.folded" '^fr-deep;(.*;)?fr_deep_c$' ';main;fr_deep_a;fr_deep_b;fr_deep_c$' \
 	100 95 "in fr_deep_c show main;fr_deep_a;fr_deep_b;fr_deep_c"
+# (nothing in fr_deep_c's stack lacks unwind tables: 2 % is room for a
+# sample or two, not for the last drain interval of the process, ~5 %)
 check_share "fr-deep, complete stacks" "$T/deep.folded" '^fr-deep;(.*;)?fr_deep_c$' "!^fr-deep;$MARKER" \
-	100 90 "in fr_deep_c have no marker frame outermost (the unwinder reached the end)"
+	100 98 "in fr_deep_c have no marker frame outermost (the unwinder reached the end)"
 
 # --- fr-deep-inline: stripped, names and the inlined frame from the debug file ---
 "$T/bin/fr-deep-inline" 4 >"$T/inline.pid" || fail "fr-deep-inline failed"
