@@ -176,11 +176,14 @@ struct fr_event_sample {
 	__u32 ustack_len; /* bytes of the user stack copied, from uregs[7] */
 	__u64 exe_ino;    /* inode of the running executable: which image the
 			     user frames belong to (0: none, a kernel thread) */
+	__u32 ppid;       /* the parent process: a forked child that exits
+			     before its maps are read has its parent's */
+	__u32 pad;
 	__u64 kstack[FR_STACK_DEPTH];
 	__u64 uregs[FR_UREGS]; /* all 0 for a kernel thread */
 	__u8 ustack[FR_USTACK_COPY];
 };
-_Static_assert(sizeof(struct fr_event_sample) == 48 + 16 + 8 * FR_STACK_DEPTH + 8 * FR_UREGS + FR_USTACK_COPY,
+_Static_assert(sizeof(struct fr_event_sample) == 48 + 24 + 8 * FR_STACK_DEPTH + 8 * FR_UREGS + FR_USTACK_COPY,
 	       "fr_event_sample layout");
 
 struct fr_event_block {

@@ -103,6 +103,8 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	e->kernel_frames = n > 0 ? (__u64)n / 8 : 0;
 	task = bpf_get_current_task_btf();
 	e->exe_ino = BPF_CORE_READ(task, mm, exe_file, f_inode, i_ino);
+	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	e->pad = 0;
 	e->user_mode = (BPF_CORE_READ(&ctx->regs, cs) & 3) == 3;
 	e->ustack_len = 0;
 	if (!e->exe_ino) { /* a kernel thread: no user stack */

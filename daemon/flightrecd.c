@@ -421,6 +421,7 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(uw, "failed", json_object_new_uint64(us.failed));
 			json_object_object_add(uw, "cached_processes", json_object_new_uint64(us.processes));
 			json_object_object_add(uw, "maps_read", json_object_new_uint64(us.maps_read));
+			json_object_object_add(uw, "maps_inherited", json_object_new_uint64(us.inherited));
 			json_object_object_add(uw, "evicted", json_object_new_uint64(us.evicted));
 			json_object_object_add(uw, "heap_trims", json_object_new_uint64(us.heap_trims));
 			json_object_object_add(uw, "files", json_object_new_uint64(us.files));

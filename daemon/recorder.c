@@ -354,6 +354,7 @@ static size_t unwind_sample(struct fr_recorder *r, const struct fr_event_sample 
 	struct fr_ustack s = {
 		.pid = e->hdr.pid,
 		.tid = e->hdr.tid,
+		.ppid = e->ppid,
 		.exe_ino = e->exe_ino,
 		.regs = (const uint64_t *)e->uregs,
 		.stack = e->ustack,
@@ -478,7 +479,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		if (r->sym)
 			fr_symbolizer_fork(r->sym, rec.pid, e->child_pid);
 		if (r->unw)
-			fr_unwinder_forget(r->unw, e->child_pid); /* a reused pid */
+			fr_unwinder_fork(r->unw, rec.pid, e->child_pid);
 		break;
 	}
 	case FR_EV_SYSCALL: {

@@ -2,12 +2,12 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <malloc.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,14 +46,24 @@ struct ufile {
 	uint64_t used;
 };
 
+/* A Dwfl and the processes that use it: a forked child unwinds with its
+ * parent's until it maps something else (fork-heavy workloads' children
+ * often exit before their own maps can be read). */
+struct dwfl_box {
+	Dwfl *dwfl;
+	unsigned refs;
+};
+
 struct uproc {
 	uint32_t pid;
 	uint64_t exe_ino; /* of /proc/PID/exe when the maps were read */
-	Dwfl *dwfl;       /* NULL: the process was gone when first sampled */
+	struct dwfl_box *box; /* NULL: the process was gone when first sampled */
 	uint64_t read_at;
 	uint64_t used;
 	uint64_t exited_at; /* CLOCK_MONOTONIC of its exit record, 0: alive */
-	struct fr_unwinder *u;
+	bool inherited;     /* the box is its parent's, from the fork */
+	bool tried;         /* its maps were read, or tried */
+	uint32_t ppid;      /* the parent that forked it, if seen (0: not) */
 };
 
 struct fr_unwinder {
@@ -89,7 +99,7 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
 /* Reads of the stack come from the copy: the process may be gone. */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	struct fr_unwinder *u = ((struct uproc *)arg)->u;
+	struct fr_unwinder *u = arg;
 	const struct fr_ustack *s = u->cur;
 	uint64_t sp = s->regs[7];
 
@@ -103,7 +113,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	const struct fr_ustack *s = ((struct uproc *)arg)->u->cur;
+	const struct fr_ustack *s = ((struct fr_unwinder *)arg)->cur;
 	Dwarf_Word regs[FR_UREGS];
 
 	for (unsigned i = 0; i < FR_UREGS; i++)
@@ -151,7 +161,8 @@ static int open_map_file(const struct fr_unwinder *u, uint32_t pid, uint64_t sta
 
 /* Opens module @name of the current process: through /proc/PID/map_files
  * (the mapped file itself, deleted or in another mount namespace), else
- * /proc/PID/root/PATH; one Elf per file for every process (see FILES_MAX).
+ * /proc/PID/root/PATH, else, the process gone, PATH; one Elf per file for
+ * every process (see FILES_MAX).
  * Returns -1 with *elfp set, or -1 with *elfp NULL (no file: the module
  * has no unwind tables, its frames are walked by frame pointers). */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
@@ -173,6 +184,11 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/proc/%u/root%s", p->pid, name);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0) { /* gone: the path as the daemon sees it */
+		snprintf(path, sizeof(path), "/proc/%u", p->pid);
+		if (access(path, F_OK) < 0)
+			fd = open(name, O_RDONLY | O_CLOEXEC);
 	}
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)
@@ -244,12 +260,19 @@ int fr_unwinder_new(struct fr_unwinder **ret)
 	return 0;
 }
 
+static void box_unref(struct dwfl_box *b)
+{
+	if (b && --b->refs == 0) {
+		dwfl_end(b->dwfl);
+		free(b);
+	}
+}
+
 static void uproc_free(struct uproc *p)
 {
 	if (!p)
 		return;
-	if (p->dwfl)
-		dwfl_end(p->dwfl);
+	box_unref(p->box);
 	free(p);
 }
 
@@ -270,14 +293,6 @@ struct fr_unwinder *fr_unwinder_free(struct fr_unwinder *u)
 	free(u->maps);
 	free(u);
 	return NULL;
-}
-
-static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
-{
-	Dwarf_Addr bias;
-
-	(void)dwfl_module_getelf(mod, &bias);
-	return DWARF_CB_OK;
 }
 
 /* Reads /proc/@pid/maps into u->maps (for libdwfl) and its file
@@ -335,73 +350,96 @@ static int read_maps(struct fr_unwinder *u, uint32_t pid)
 	return 0;
 }
 
-/* (Re)reads @p's mappings into its Dwfl, and opens their files (a process
- * that exits before the drain keeps them); false if the process is gone. */
+/* (Re)reads @p's mappings into its Dwfl; false if the process is gone. */
 static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 {
 	char path[64];
 	struct stat st;
-	FILE *f;
+	FILE *f = NULL;
+	bool ok = false;
 
 	p->read_at = fr_now_ns(CLOCK_MONOTONIC);
 	u->st.maps_read++;
-	if (!p->dwfl) {
-		p->dwfl = dwfl_begin(&u->callbacks);
-		if (!p->dwfl)
+	if (p->box && p->box->refs > 1) { /* a parent's: this one's own now */
+		box_unref(p->box);
+		p->box = NULL;
+	}
+	p->inherited = false;
+	if (!p->box) {
+		p->box = calloc(1, sizeof(*p->box));
+		if (!p->box)
 			return false;
+		p->box->refs = 1;
+		p->box->dwfl = dwfl_begin(&u->callbacks);
+		if (!p->box->dwfl)
+			goto out;
 	}
 	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
 	p->exe_ino = stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
-	if (read_maps(u, p->pid) < 0) {
-		dwfl_end(p->dwfl);
-		p->dwfl = NULL;
-		return false;
-	}
-	dwfl_report_begin(p->dwfl);
+	if (read_maps(u, p->pid) < 0)
+		goto out;
+	dwfl_report_begin(p->box->dwfl);
 	f = fmemopen(u->maps, strlen(u->maps), "r");
-	if (!f || dwfl_linux_proc_maps_report(p->dwfl, f) != 0 || dwfl_report_end(p->dwfl, NULL, NULL) != 0) {
-		if (f)
-			fclose(f);
-		dwfl_end(p->dwfl);
-		p->dwfl = NULL;
-		return false;
-	}
-	fclose(f);
-	/* every module's file now, while the process exists */
+	if (!f || dwfl_linux_proc_maps_report(p->box->dwfl, f) != 0 || dwfl_report_end(p->box->dwfl, NULL, NULL) != 0)
+		goto out;
+	/* module files are opened as frames reach them: most processes run
+	 * code from a few of the files they map (opening all of perf's 40
+	 * libraries for each `perf bench` process doubled the daemon's RSS) */
 	current = u;
-	u->reporting = p;
-	dwfl_getmodules(p->dwfl, open_module, NULL, 0);
-	if (dwfl_pid(p->dwfl) < 0 && !dwfl_attach_state(p->dwfl, NULL, (pid_t)p->pid, &thread_callbacks, p)) {
-		dwfl_end(p->dwfl);
-		p->dwfl = NULL;
-	}
+	u->reporting = p; /* attaching opens a module to learn the machine */
+	ok = dwfl_pid(p->box->dwfl) >= 0 ||
+	     dwfl_attach_state(p->box->dwfl, NULL, (pid_t)p->pid, &thread_callbacks, u);
 	u->reporting = NULL;
 	current = NULL;
-	return p->dwfl != NULL;
+out:
+	if (f)
+		fclose(f);
+	if (!ok) {
+		box_unref(p->box);
+		p->box = NULL;
+	}
+	return ok;
 }
 
-static struct uproc *uproc_get(struct fr_unwinder *u, uint32_t pid, uint64_t exe_ino)
+static struct uproc *uproc_get(struct fr_unwinder *u, uint32_t pid, uint32_t ppid, uint64_t exe_ino)
 {
 	struct uproc *p = fr_pid_map_get(&u->procs, pid);
 
-	if (p && exe_ino && p->exe_ino != exe_ino && fr_now_ns(CLOCK_MONOTONIC) - p->read_at >= REREAD_NS) {
+	if (p && exe_ino && p->exe_ino != exe_ino &&
+	    (p->inherited || fr_now_ns(CLOCK_MONOTONIC) - p->read_at >= REREAD_NS)) {
 		/* an exec not seen yet: start over */
 		fr_pid_map_remove(&u->procs, pid);
 		uproc_free(p);
 		p = NULL;
 	}
-	if (p)
+	if (p && p->tried)
 		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p || fr_pid_map_put(&u->procs, pid, p, NULL) < 0) {
-		free(p);
-		return NULL;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p || fr_pid_map_put(&u->procs, pid, p, NULL) < 0) {
+			free(p);
+			return NULL;
+		}
+		p->pid = pid;
 	}
-	p->pid = pid;
-	p->u = u;
+	if (!p->ppid)
+		p->ppid = ppid;
 	/* a process already gone keeps an entry without a Dwfl: its other
 	 * samples are not tried again one by one */
-	(void)report_maps(u, p);
+	p->tried = true;
+	if (!report_maps(u, p) && p->ppid && p->ppid != pid) {
+		/* gone already, but forked by a process that may still be
+		 * there: its mappings were this one's */
+		struct uproc *pp = uproc_get(u, p->ppid, 0, 0);
+
+		if (pp && pp->box) {
+			p->box = pp->box;
+			p->box->refs++;
+			p->exe_ino = pp->exe_ino;
+			p->inherited = true;
+			u->st.inherited++;
+		}
+	}
 	return p;
 }
 
@@ -431,13 +469,12 @@ static bool walk(struct fr_unwinder *u, struct uproc *p)
 	u->read_past = false;
 	current = u;
 	u->reporting = p;
-	r = dwfl_getthread_frames(p->dwfl, (pid_t)u->cur->tid, on_frame, u);
+	r = dwfl_getthread_frames(p->box->dwfl, (pid_t)u->cur->tid, on_frame, u);
 	u->reporting = NULL;
 	current = NULL;
-	/* the end of a chain is an error on some architectures: what counts
-	 * is where it ended (libdwfl.h) */
-	return (r == 0 && !u->read_past) || (r == -1 && u->nout > 0 && !u->read_past && dwfl_addrmodule(p->dwfl, u->out[u->nout - 1]) &&
-			  dwfl_errno() == 0);
+	/* 0: the outermost frame said there is no caller (x86-64's _start
+	 * marks its return address undefined); -1 or an abort: stopped */
+	return r == 0 && !u->read_past;
 }
 
 size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint64_t *out, size_t max)
@@ -448,10 +485,10 @@ size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint
 	if (max < 2 || !s->regs[7] || !s->regs[16])
 		return 0;
 	u->st.stacks++;
-	p = uproc_get(u, s->pid, s->exe_ino);
+	p = uproc_get(u, s->pid, s->ppid, s->exe_ino);
 	if (p)
 		p->used = ++u->clock;
-	if (!p || !p->dwfl || (s->exe_ino && p->exe_ino != s->exe_ino)) {
+	if (!p || !p->box || (s->exe_ino && p->exe_ino != s->exe_ino)) {
 		/* gone before its maps were read, or sampled in another image */
 		out[0] = s->regs[16];
 		out[1] = FR_FRAME_UNWIND_FAILED;
@@ -464,7 +501,7 @@ size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint
 	done = walk(u, p);
 	/* stopped in code outside every module known: a library loaded
 	 * since the maps were read? */
-	if (!done && !u->read_past && u->nout && !dwfl_addrmodule(p->dwfl, out[u->nout - 1]) &&
+	if (!done && !u->read_past && u->nout && !dwfl_addrmodule(p->box->dwfl, out[u->nout - 1]) &&
 	    fr_now_ns(CLOCK_MONOTONIC) - p->read_at >= REREAD_NS && report_maps(u, p))
 		done = walk(u, p);
 	u->cur = NULL;
@@ -492,6 +529,32 @@ void fr_unwinder_forget(struct fr_unwinder *u, uint32_t pid)
 	uproc_free(fr_pid_map_remove(&u->procs, pid));
 }
 
+void fr_unwinder_fork(struct fr_unwinder *u, uint32_t parent, uint32_t child)
+{
+	const struct uproc *pp = fr_pid_map_get(&u->procs, parent);
+	struct uproc *c;
+
+	fr_unwinder_forget(u, child); /* a reused pid */
+	if (parent == child)
+		return;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return;
+	/* with the parent's mappings if they are known; else they are read
+	 * at the child's first sample, or the parent's then if it is gone */
+	*c = (struct uproc){ .pid = child, .ppid = parent };
+	if (pp && pp->box)
+		*c = (struct uproc){ .pid = child, .ppid = parent, .exe_ino = pp->exe_ino, .box = pp->box,
+				     .read_at = pp->read_at, .used = pp->used, .inherited = true, .tried = true };
+	if (fr_pid_map_put(&u->procs, child, c, NULL) < 0) {
+		free(c);
+		return;
+	}
+	if (c->box) {
+		c->box->refs++;
+		u->st.inherited++;
+	}
+}
 
 void fr_unwinder_exited(struct fr_unwinder *u, uint32_t pid)
 {

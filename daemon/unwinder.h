@@ -29,6 +29,7 @@ struct fr_unwinder *fr_unwinder_free(struct fr_unwinder *u);
 /* What the sampler saw of one thread. */
 struct fr_ustack {
 	uint32_t pid, tid;
+	uint32_t ppid;          /* its parent */
 	uint64_t exe_ino;       /* the image the process ran (bpf/event.h) */
 	const uint64_t *regs;   /* FR_UREGS, DWARF numbering */
 	const uint8_t *stack;   /* copied from regs[7] (rsp) up */
@@ -40,6 +41,9 @@ size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint
 
 /* @pid exec'd, exited, or is a new process: its mappings are read again. */
 void fr_unwinder_forget(struct fr_unwinder *u, uint32_t pid);
+/* @child was forked by @parent: it unwinds with its parent's mappings
+ * until a frame falls outside them (then its own are read). */
+void fr_unwinder_fork(struct fr_unwinder *u, uint32_t parent, uint32_t child);
 /* @pid exited: its state goes at a trim a second from now. */
 void fr_unwinder_exited(struct fr_unwinder *u, uint32_t pid);
 /* Evicts beyond the bounds; call between batches of samples. */
@@ -54,6 +58,7 @@ struct fr_unwinder_stats {
 	uint64_t failed;        /* the process's mappings could not be read */
 	uint64_t processes;     /* held now */
 	uint64_t maps_read;     /* /proc/PID/maps read (at first sample, or again) */
+	uint64_t inherited;     /* forked children given their parent's mappings */
 	uint64_t evicted;       /* processes dropped: exited, or by the bounds */
 	uint64_t heap_trims;    /* times the heap bound dropped most processes */
 	uint64_t files;         /* mapped files held open (shared by processes) */
