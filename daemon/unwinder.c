@@ -361,6 +361,9 @@ static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 
 	p->read_at = fr_now_ns(CLOCK_MONOTONIC);
 	u->st.maps_read++;
+	/* gone: what it had (its own, or its parent's) still unwinds */
+	if (read_maps(u, p->pid) < 0)
+		return false;
 	if (p->box && p->box->refs > 1) { /* a parent's: this one's own now */
 		box_unref(p->box);
 		p->box = NULL;
@@ -377,8 +380,6 @@ static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 	}
 	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
 	p->exe_ino = stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
-	if (read_maps(u, p->pid) < 0)
-		goto out;
 	dwfl_report_begin(p->box->dwfl);
 	f = fmemopen(u->maps, strlen(u->maps), "r");
 	if (!f || dwfl_linux_proc_maps_report(p->box->dwfl, f) != 0 || dwfl_report_end(p->box->dwfl, NULL, NULL) != 0)
