@@ -103,6 +103,7 @@ struct mapping {
 
 struct proc {
 	uint32_t pid;
+	bool inherited;   /* the maps are its parent's, from the fork */
 	uint64_t exe_ino; /* of /proc/PID/exe when the maps were read */
 	struct mapping *maps;
 	size_t nmaps;
@@ -655,6 +656,7 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 	if (!r)
 		return -ENOMEM;
 	p->read_at = fr_now_ns(CLOCK_MONOTONIC); /* tried: a process that is gone is not retried at once */
+	p->inherited = false;
 	s->st.maps_read++;
 	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
 	f = fopen(path, "re");
@@ -800,8 +802,10 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 		return;
 	}
 	p->used = ++s->clock;
-	if (exe_ino && p->exe_ino != exe_ino && fr_now_ns(CLOCK_MONOTONIC) - p->read_at >= REREAD_NS)
-		(void)read_maps(s, p); /* an exec we have not seen yet? */
+	/* an exec we have not seen yet?  (Its record may wait in another
+	 * CPU's ring; a child's inherited maps are its parent's image.) */
+	if (exe_ino && p->exe_ino != exe_ino && (p->inherited || fr_now_ns(CLOCK_MONOTONIC) - p->read_at >= REREAD_NS))
+		(void)read_maps(s, p);
 	if (exe_ino && p->exe_ino != exe_ino) {
 		s->st.frames_unknown++; /* sampled before the image now running */
 		return;
@@ -891,7 +895,7 @@ void fr_symbolizer_fork(struct fr_symbolizer *s, uint32_t parent, uint32_t child
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return;
-	*c = (struct proc){ .pid = child, .exe_ino = pp->exe_ino, .read_at = pp->read_at, .used = pp->used };
+	*c = (struct proc){ .pid = child, .inherited = true, .exe_ino = pp->exe_ino, .read_at = pp->read_at, .used = pp->used };
 	c->maps = calloc(pp->nmaps, sizeof(*c->maps));
 	for (i = 0; c->maps && i < pp->nmaps; i++) {
 		c->maps[i] = pp->maps[i];

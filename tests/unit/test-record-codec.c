@@ -503,8 +503,18 @@ static uint8_t *content_of(const uint32_t lens[FR_REC_STREAMS], const uint8_t *s
 	return c;
 }
 
+/* Buffers chunk_read()'s records point into, freed by chunk_read_done(). */
+static void *chunk_bufs[8];
+static unsigned chunk_nbufs;
+
+static void chunk_read_done(void)
+{
+	while (chunk_nbufs)
+		free(chunk_bufs[--chunk_nbufs]);
+}
+
 /* A chunk's header flags, and its records read back (@n of them, into
- * @out, pointing into buffers that are leaked: a test). */
+ * @out, pointing into buffers kept until chunk_read_done()). */
 static uint32_t chunk_read(const void *chunk, struct fr_record *out, unsigned n)
 {
 	struct fr_chunk_info ci;
@@ -516,7 +526,9 @@ static uint32_t chunk_read(const void *chunk, struct fr_record *out, unsigned n)
 	CHECK_EQ(fr_chunk_header_parse(chunk, &ci), 0);
 	rows = malloc(ci.raw_size);
 	scratch = malloc(fr_chunk_content_size(&ci));
-	CHECK(rows && scratch);
+	CHECK(rows && scratch && chunk_nbufs + 2 <= 8);
+	chunk_bufs[chunk_nbufs++] = rows;
+	chunk_bufs[chunk_nbufs++] = scratch;
 	CHECK_EQ(fr_chunk_payload_decode(dctx, &ci, (const uint8_t *)chunk + sizeof(struct fr_chunk_header), rows,
 					 scratch, &it), 0);
 	for (unsigned i = 0; i < n; i++)
@@ -643,6 +655,7 @@ static void check_inline(void)
 	CHECK_EQ(chunk_read(chunk, got, 1), FR_CHUNK_INCOMPAT_WRITE);
 	free(chunk);
 	CHECK(!(FR_CHUNK_INCOMPAT_WRITE & FR_CHUNK_INCOMPAT_INLINE) && (FR_CHUNK_INCOMPAT_KNOWN & FR_CHUNK_INCOMPAT_INLINE));
+	chunk_read_done();
 	fr_chunk_builder_free(b);
 	ZSTD_freeCCtx(cctx);
 }
