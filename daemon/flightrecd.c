@@ -392,6 +392,7 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(sy, "cache_bytes", json_object_new_uint64(ys.cache_bytes));
 			json_object_object_add(sy, "maps_read", json_object_new_uint64(ys.maps_read));
 			json_object_object_add(sy, "maps_inherited", json_object_new_uint64(ys.maps_inherited));
+			json_object_object_add(sy, "files_unopened", json_object_new_uint64(ys.files_unopened));
 			json_object_object_add(smp, "symbols", sy);
 			{
 				/* JIT code named from perf maps, and the cache's bound */

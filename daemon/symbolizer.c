@@ -74,6 +74,7 @@ struct elf_file {
 	char *names;
 	size_t bytes;
 	bool loaded; /* tried: a file that does not parse is not tried again */
+	uint64_t open_failed_at; /* not opened (its process gone): retried after REREAD_NS */
 	unsigned refs;
 	uint64_t used;
 	/* debug information, for inlined frames: the binary's own, else its
@@ -486,29 +487,49 @@ static int file_load_fd(const struct fr_symbolizer *s, struct elf_file *f, int f
 }
 
 /* The file mapped at @m in @pid: the mapped file itself, even if replaced
- * or in another mount namespace; else the path as the process sees it. */
-static int open_mapped(uint32_t pid, const struct mapping *m)
+ * or in another mount namespace; else, the process gone (a short-lived
+ * one sampled before its exit, drained after), the path as the process
+ * saw it or as we see it, if that is still the same file (@f's device and
+ * inode). */
+static int open_mapped(uint32_t pid, const struct mapping *m, const struct elf_file *f)
 {
 	char path[PATH_MAX + 64];
+	struct stat st;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%u/root%s", pid, m->path);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	for (int i = 0; i < 2; i++) {
+		if (i == 0)
+			snprintf(path, sizeof(path), "/proc/%u/root%s", pid, m->path);
+		fd = open(i == 0 ? path : m->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino)
+			return fd;
+		close(fd);
 	}
-	return fd < 0 ? negative_errno() : fd;
+	return -ENOENT;
 }
 
 static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, const struct mapping *m)
 {
+	uint64_t now = fr_now_ns(CLOCK_MONOTONIC);
 	int fd, r;
 
-	f->loaded = true;
-	fd = open_mapped(pid, m);
-	if (fd < 0)
+	if (f->open_failed_at && now - f->open_failed_at < REREAD_NS)
+		return -ENOENT;
+	fd = open_mapped(pid, m, f);
+	if (fd < 0) {
+		/* not "loaded": the next process mapping it may still be there */
+		f->open_failed_at = now;
+		s->st.files_unopened++;
 		return fd;
+	}
+	f->loaded = true;
+	f->open_failed_at = 0;
 	r = file_load_fd(s, f, fd);
 	close(fd);
 	s->st.cache_bytes += f->bytes;
@@ -522,7 +543,7 @@ static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_
 {
 	f->dwarf_tried = true;
 	for (int i = 0; i < 2; i++) {
-		int fd = i == 0 ? open_debug_file(s, f) : open_mapped(pid, m);
+		int fd = i == 0 ? open_debug_file(s, f) : open_mapped(pid, m, f);
 		struct stat st;
 		Elf *elf;
 		Dwarf *dw;

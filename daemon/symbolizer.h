@@ -70,6 +70,8 @@ struct fr_symbolizer_stats {
 	uint64_t processes, files, cache_bytes;
 	uint64_t maps_read;      /* /proc/PID/maps read */
 	uint64_t maps_inherited; /* forked children given their parent's mappings */
+	uint64_t files_unopened; /* binaries not opened: their process gone, their path
+				    replaced (frames named by module only) */
 };
 void fr_symbolizer_get_stats(const struct fr_symbolizer *s, struct fr_symbolizer_stats *ret);
 /* The JIT symbol cache (daemon/perf-map.h). */
