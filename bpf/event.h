@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #endif
 
-#define FR_EVENT_ABI 4
+#define FR_EVENT_ABI 5
 
 /* TASK_COMM_LEN in the kernel. */
 #define FR_COMM_LEN 16
@@ -185,6 +185,47 @@ struct fr_event_sample {
 };
 _Static_assert(sizeof(struct fr_event_sample) == 48 + 24 + 8 * FR_STACK_DEPTH + 8 * FR_UREGS + FR_USTACK_COPY,
 	       "fr_event_sample layout");
+
+/* An off-CPU wait over its threshold, with its stacks (when
+ * sources.sched.offcpu_stacks is on; else struct fr_event_sched): the
+ * kernel stack the task slept in, taken at the switch that ends the wait,
+ * and what unwinding its user stack needs, copied when the task returns
+ * to user space (sched.bpf.c).  The user stack copy follows the struct
+ * when ustack_len is not 0: records without one are this size, records
+ * with one this size + FR_USTACK_COPY. */
+enum fr_offcpu_user {
+	FR_OFFCPU_USER_COPIED = 0,     /* uregs and ustack[ustack_len] */
+	FR_OFFCPU_USER_KTHREAD = 1,    /* a kernel thread: no user stack */
+	FR_OFFCPU_USER_NO_TASK_WORK = 2, /* the kernel has no BPF task work:
+					  uregs only (the user leaf frame) */
+	FR_OFFCPU_USER_BUSY = 3,       /* too many waits ending at once (or the
+					  task's previous copy still pending):
+					  uregs only */
+	FR_OFFCPU_USER_UNREADABLE = 4, /* the task returned to user space with
+					  its stack unreadable (exiting): uregs only */
+	FR_OFFCPU_USER__MAX,
+};
+
+/* Off-CPU waits per CPU whose user stack copy may be pending at once
+ * (sched.bpf.c): a copy takes from the end of the wait to the task's
+ * return to user space, microseconds. */
+#define FR_OFFCPU_SLOTS 16
+
+struct fr_event_offcpu {
+	struct fr_event_hdr hdr; /* the task that waited */
+	__u64 duration_ns;
+	__s32 syscall_nr;        /* as in struct fr_event_sched */
+	__u16 kernel_frames;
+	__u16 user;              /* enum fr_offcpu_user */
+	__u64 exe_ino;           /* as in struct fr_event_sample */
+	__u32 ppid;
+	__u32 ustack_len;        /* bytes of ustack, from uregs[7] */
+	__u64 kstack[FR_STACK_DEPTH];
+	__u64 uregs[FR_UREGS];   /* where it entered the kernel; 0 for a kernel thread */
+	__u8 ustack[];
+};
+_Static_assert(sizeof(struct fr_event_offcpu) == 48 + 32 + 8 * FR_STACK_DEPTH + 8 * FR_UREGS,
+	       "fr_event_offcpu layout");
 
 struct fr_event_block {
 	struct fr_event_hdr hdr; /* the task that issued the request */

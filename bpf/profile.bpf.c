@@ -14,6 +14,7 @@
  * before the next drain still has its stack unwound and named.
  */
 #include "emit.bpf.h"
+#include "ustack.bpf.h"
 
 /* Processes sampled before, and the image they ran: 16 Ki entries, least
  * recently used first out (a busy build host runs a few thousand). */
@@ -23,38 +24,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } seen SEC(".maps");
-
-struct vma_end {
-	__u64 end;
-};
-
-static long stack_vma_end(struct task_struct *task, struct vm_area_struct *vma, void *data)
-{
-	((struct vma_end *)data)->end = vma->vm_end;
-	return 0;
-}
-
-/* The user registers in DWARF order (event.h). */
-static __always_inline void copy_uregs(__u64 *d, const struct pt_regs *r)
-{
-	d[0] = BPF_CORE_READ(r, ax);
-	d[1] = BPF_CORE_READ(r, dx);
-	d[2] = BPF_CORE_READ(r, cx);
-	d[3] = BPF_CORE_READ(r, bx);
-	d[4] = BPF_CORE_READ(r, si);
-	d[5] = BPF_CORE_READ(r, di);
-	d[6] = BPF_CORE_READ(r, bp);
-	d[7] = BPF_CORE_READ(r, sp);
-	d[8] = BPF_CORE_READ(r, r8);
-	d[9] = BPF_CORE_READ(r, r9);
-	d[10] = BPF_CORE_READ(r, r10);
-	d[11] = BPF_CORE_READ(r, r11);
-	d[12] = BPF_CORE_READ(r, r12);
-	d[13] = BPF_CORE_READ(r, r13);
-	d[14] = BPF_CORE_READ(r, r14);
-	d[15] = BPF_CORE_READ(r, r15);
-	d[16] = BPF_CORE_READ(r, ip);
-}
 
 /* A page of the stack never touched (a large frame that skipped it) is
  * not there to read, and reads here cannot fault it in: @len bytes from
@@ -88,7 +57,6 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *task;
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), *known;
 	__u32 tgid = pid_tgid >> 32, len;
-	struct vma_end ve = {};
 	struct fr_slot slot;
 	bool first = false;
 	long n;
@@ -118,15 +86,9 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 		copy_uregs(e->uregs, (const struct pt_regs *)&ctx->regs);
 	else
 		copy_uregs(e->uregs, (const struct pt_regs *)bpf_task_pt_regs(task));
-	/* up to the end of the stack's mapping: a read that crosses it fails
-	 * whole.  (The mapping lock may be held, the task having faulted:
-	 * then up to the first page that does not read.) */
-	len = FR_USTACK_COPY;
-	if (bpf_find_vma(task, e->uregs[7], stack_vma_end, &ve, 0) == 0 && ve.end > e->uregs[7] &&
-	    ve.end - e->uregs[7] < FR_USTACK_COPY)
-		len = ve.end - e->uregs[7];
-	if (len > FR_USTACK_COPY)
-		len = FR_USTACK_COPY;
+	/* (The mapping lock may be held, the task having faulted: then up
+	 * to the first page that does not read.) */
+	len = fr_ustack_len(task, e->uregs[7]);
 	if (bpf_probe_read_user(e->ustack, len, (const void *)e->uregs[7]) == 0)
 		e->ustack_len = len;
 	else

@@ -15,9 +15,27 @@
  * that with the syscall source off slow blocking calls stay visible at no
  * cost per system call.  Full mode records every switch besides, in
  * per-CPU batches (struct fr_switch_batch in event.h).
+ *
+ * Off-CPU stacks (struct fr_event_offcpu).  Only a wait over the
+ * threshold pays for them, at the switch that ends it, when the task is
+ * about to run again but has not yet: its kernel stack is still the one
+ * it slept in (bpf_get_task_stack on a task off its CPU), and its user
+ * registers are where it entered the kernel.  Its user stack cannot be
+ * read there: the memory mapped is the previous task's.  So the copy is
+ * left to the task itself, as BPF task work (bpf_task_work_schedule_
+ * resume, Linux 6.18) that runs when it next returns to user space,
+ * microseconds later, before any of its user code: the stack is still
+ * the one it entered the kernel with, and the callback, in the task's own
+ * context and allowed to fault, copies it and writes the record.  The
+ * alternatives cost more where it matters (every task, not only those
+ * over the threshold): copying each task's stack as it blocks, since
+ * which wait will be long is known only at its end, or a program on every
+ * system call exit.  Kernel threads, and kernels without task work, get
+ * the kernel stack and the user registers (the innermost user frame).
  */
 #include "emit.bpf.h"
 #include "clock-filter.h"
+#include "ustack.bpf.h"
 
 /* include/linux/sched.h: a kernel thread has no user registers */
 #define PF_KTHREAD 0x00200000
@@ -50,7 +68,57 @@ struct {
 	__type(value, struct fr_switch_batch);
 } switch_batch SEC(".maps");
 
+/* Off-CPU waits whose user stack is being copied: each CPU hands out its
+ * own FR_OFFCPU_SLOTS slots in turn, one per wait that ended on it (a
+ * slot in use is skipped; none free: the record goes without its user
+ * stack, flagged).  The array is sized by the daemon: CPUs x
+ * FR_OFFCPU_SLOTS (event.h). */
+
+struct offcpu_pending {
+	struct bpf_task_work tw;
+	__u64 ts, duration;
+	__s32 syscall_nr;
+	__u16 kernel_frames;
+	__u8 busy;       /* from the switch to the end of the callback */
+	__u8 pad;
+	__u64 kstack[FR_STACK_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FR_OFFCPU_SLOTS);
+	__type(key, __u32);
+	__type(value, struct offcpu_pending);
+} offcpu_pending SEC(".maps");
+
+/* Processes with an off-CPU stack recorded before, and their image: a
+ * process's first one wakes the daemon at once, so that it reads the
+ * process's mappings while it exists (a program that waits once and
+ * exits), as the sampler does with its first sample (profile.bpf.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} offcpu_seen SEC(".maps");
+
+/* the next slot each CPU tries */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} offcpu_next SEC(".maps");
+
+/* Linux 6.18; resolved to 0 where missing, and then not called
+ * (have_task_work is set from the kernel's BTF before load) */
+extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct bpf_task_work *tw, void *map__map,
+					      int (*callback)(struct bpf_map *, void *, void *),
+					      void *aux__prog) __weak __ksym;
+const volatile bool have_task_work = false;
+
 /* inputs */
+bool offcpu_stacks = true;
 __u64 offcpu_threshold_ns = 1000000000;
 __u64 runq_threshold_ns = 50000000;
 bool offcpu_enabled = true;
@@ -216,6 +284,120 @@ static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start,
 	fr_submit(e, &slot);
 }
 
+/* What an offcpu record holds besides its stacks. */
+static __always_inline void fill_offcpu(struct fr_event_offcpu *e, struct task_struct *t, __u64 start,
+					__u64 duration, __s32 syscall_nr, __u16 user)
+{
+	fr_fill_hdr_task(&e->hdr, FR_EV_OFFCPU, t, start);
+	e->duration_ns = duration;
+	e->syscall_nr = syscall_nr;
+	e->user = user;
+	e->exe_ino = BPF_CORE_READ(t, mm, exe_file, f_inode, i_ino);
+	e->ppid = BPF_CORE_READ(t, real_parent, tgid);
+	e->ustack_len = 0;
+	if (user == FR_OFFCPU_USER_KTHREAD)
+		__builtin_memset(e->uregs, 0, sizeof(e->uregs));
+	else
+		copy_uregs(e->uregs, (const struct pt_regs *)bpf_task_pt_regs(t));
+}
+
+/* Task work, in the task that waited, as it returns to user space: the
+ * record, with the user stack it entered the kernel with. */
+static int offcpu_copy_user(struct bpf_map *map, void *key, void *value)
+{
+	struct offcpu_pending *p = value;
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct fr_event_offcpu *e;
+	struct fr_slot slot;
+	__u64 *known, ino;
+	__u32 len, tgid;
+
+	e = fr_reserve(sizeof(*e) + FR_USTACK_COPY, FR_SRC_SCHED, &slot);
+	if (e) {
+		fill_offcpu(e, t, p->ts, p->duration, p->syscall_nr, FR_OFFCPU_USER_COPIED);
+		e->kernel_frames = p->kernel_frames;
+		__builtin_memcpy(e->kstack, p->kstack, sizeof(e->kstack));
+		len = fr_ustack_len(t, e->uregs[7]);
+		/* sleepable here: pages not present are faulted in */
+		if (len && bpf_copy_from_user(e->ustack, len, (const void *)e->uregs[7]) == 0)
+			e->ustack_len = len;
+		else
+			e->user = FR_OFFCPU_USER_UNREADABLE;
+		tgid = e->hdr.pid;
+		ino = e->exe_ino;
+		known = bpf_map_lookup_elem(&offcpu_seen, &tgid);
+		if (!known || *known != ino) {
+			bpf_map_update_elem(&offcpu_seen, &tgid, &ino, BPF_ANY);
+			fr_submit_now(e);
+		} else {
+			fr_submit(e, &slot);
+		}
+	}
+	p->busy = 0;
+	return 0;
+}
+
+/* The record of @t's wait, written now, without its user stack (@user
+ * says why). */
+static __always_inline void offcpu_now(struct task_struct *t, __u64 start, __u64 duration, __s32 syscall_nr,
+				       __u16 user)
+{
+	struct fr_event_offcpu *e;
+	struct fr_slot slot;
+	long n;
+
+	e = fr_reserve(sizeof(*e), FR_SRC_SCHED, &slot);
+	if (!e)
+		return;
+	fill_offcpu(e, t, start, duration, syscall_nr, user);
+	n = bpf_get_task_stack(t, e->kstack, sizeof(e->kstack), 0);
+	e->kernel_frames = n > 0 ? (__u64)n / 8 : 0;
+	fr_submit(e, &slot);
+}
+
+/* @t waited @duration ns from @start, over the threshold, and is about to
+ * run: its record, with stacks when they are on. */
+static __always_inline void offcpu(struct task_struct *t, __u64 start, __u64 duration)
+{
+	__s32 nr = blocked_syscall(t);
+	struct offcpu_pending *p = NULL;
+	__u32 zero = 0, *next, i;
+	long n;
+
+	if (!offcpu_stacks) {
+		emit(t, FR_EV_OFFCPU, start, duration, nr);
+		return;
+	}
+	if (t->flags & PF_KTHREAD) {
+		offcpu_now(t, start, duration, nr, FR_OFFCPU_USER_KTHREAD);
+		return;
+	}
+	if (!have_task_work) {
+		offcpu_now(t, start, duration, nr, FR_OFFCPU_USER_NO_TASK_WORK);
+		return;
+	}
+	next = bpf_map_lookup_elem(&offcpu_next, &zero);
+	if (next) {
+		i = bpf_get_smp_processor_id() * FR_OFFCPU_SLOTS + (*next % FR_OFFCPU_SLOTS);
+		*next += 1;
+		p = bpf_map_lookup_elem(&offcpu_pending, &i);
+	}
+	if (!p || p->busy) {
+		offcpu_now(t, start, duration, nr, FR_OFFCPU_USER_BUSY);
+		return;
+	}
+	p->busy = 1;
+	p->ts = start;
+	p->duration = duration;
+	p->syscall_nr = nr;
+	n = bpf_get_task_stack(t, p->kstack, sizeof(p->kstack), 0);
+	p->kernel_frames = n > 0 ? (__u64)n / 8 : 0;
+	if (bpf_task_work_schedule_resume_impl(t, &p->tw, &offcpu_pending, offcpu_copy_user, NULL) != 0) {
+		p->busy = 0;
+		offcpu_now(t, start, duration, nr, FR_OFFCPU_USER_BUSY);
+	}
+}
+
 /* How long @t, about to get this CPU, waited for one since it last had
  * one: the run delay the kernel is about to add (its run_delay total, plus
  * the wait on this run queue it has not added yet, up to @clock, the run
@@ -338,7 +520,7 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 		__u64 off = now > s->offcpu_ts ? now - s->offcpu_ts : 0;
 
 		if (off >= offcpu_threshold_ns)
-			emit(next, FR_EV_OFFCPU, s->offcpu_ts, off, blocked_syscall(next));
+			offcpu(next, s->offcpu_ts, off);
 		s->offcpu_ts = 0;
 	}
 	return 0;

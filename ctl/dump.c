@@ -168,7 +168,7 @@ static void entry_context(struct fr_window *w, const struct fr_window_entry *e, 
 		.cgroup = e->cgroup, .cgroup_len = e->cgroup_len,
 		.exe = e->exe, .exe_len = e->exe_len, .kernel_thread = e->kernel_thread,
 	};
-	if (e->r.type == FR_REC_SAMPLE) {
+	if (fr_record_type_has_stack(e->r.type)) {
 		ret->nframes = fr_window_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
 		ret->frames = ret->nframes >= 0 ? frames : NULL;
 	}

@@ -46,7 +46,7 @@ int fr_folded_add(struct fr_folded *f, struct fr_window *w, const struct fr_wind
 	struct fr_frame frames[FR_FRAMES_EXPANDED_MAX];
 	int n = fr_window_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
 	/* kernel frames come first and are never expanded */
-	unsigned nk = e->r.sample.kernel_frames;
+	unsigned nk = e->r.stack.kernel_frames;
 	_cleanup_free_ char *key = NULL;
 	size_t len = 0;
 	char name[512];

@@ -334,7 +334,7 @@ static struct json_object *stack_args(struct fr_window *w, const struct fr_windo
 		json_object_array_add(st, json_object_new_string(name));
 	}
 	json_object_object_add(a, "stack", st);
-	json_object_object_add(a, "kernel_frames", json_object_new_int(e->r.sample.kernel_frames));
+	json_object_object_add(a, "kernel_frames", json_object_new_int(e->r.stack.kernel_frames));
 	return a;
 }
 

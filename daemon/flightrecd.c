@@ -313,6 +313,18 @@ static int on_status(sd_event_source *s, uint64_t usec, void *userdata)
 	return rearm(s, d->status_interval_ns);
 }
 
+/* Off-CPU records get stacks (sched.bpf.c)? */
+static bool offcpu_stacks_on(const struct fr_conf *c)
+{
+	return c->sched_enabled && c->offcpu_enabled && c->offcpu_stacks;
+}
+
+/* Are there stacks to unwind and name: samples, off-CPU stacks? */
+static bool wants_symbolizer(const struct fr_conf *c)
+{
+	return c->sample_enabled || offcpu_stacks_on(c);
+}
+
 static struct json_object *status_json(struct daemon *d)
 {
 	struct json_object *o = json_object_new_object(), *cpus = json_object_new_array(),
@@ -430,6 +442,26 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(smp, "unwind", uw);
 		}
 		json_object_object_add(o, "sampler", smp);
+	}
+	{
+		/* offcpu records with stacks, by how their user stack went */
+		static const char *const names[FR_OFFCPU_USER__MAX] = {
+			[FR_OFFCPU_USER_COPIED] = "user_copied",
+			[FR_OFFCPU_USER_KTHREAD] = "kernel_thread",
+			[FR_OFFCPU_USER_NO_TASK_WORK] = "no_task_work",
+			[FR_OFFCPU_USER_BUSY] = "busy",
+			[FR_OFFCPU_USER_UNREADABLE] = "unreadable",
+		};
+		uint64_t n[FR_OFFCPU_USER__MAX], total = 0;
+		struct json_object *os = json_object_new_object();
+		fr_recorder_offcpu_stats(d->rec, n);
+		for (unsigned i = 0; i < FR_OFFCPU_USER__MAX; i++)
+			total += n[i];
+		json_object_object_add(os, "enabled", json_object_new_boolean(offcpu_stacks_on(&d->conf)));
+		json_object_object_add(os, "records", json_object_new_uint64(total));
+		for (unsigned i = 0; i < FR_OFFCPU_USER__MAX; i++)
+			json_object_object_add(os, names[i], json_object_new_uint64(n[i]));
+		json_object_object_add(o, "offcpu_stacks", os);
 	}
 	fr_store_writer_get_stats(d->writer, &ws);
 	json_object_object_add(store, "path", json_object_new_string(d->conf.store_path));
@@ -738,7 +770,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	if (d->annotate && (k = fr_annotate_apply_group(d->annotate)) < 0)
 		log_warning_errno(k, "Failed to give the annotation socket to group '%s': %m", d->conf.control_group);
 	changed = fr_sources_update(d->sources, &d->conf);
-	if (changed & (1u << FR_SRC_SAMPLE) && d->conf.sample_enabled)
+	if (changed & (1u << FR_SRC_SAMPLE | 1u << FR_SRC_SCHED) && wants_symbolizer(&d->conf))
 		start_symbolizer(d);
 	if (d->conf.metrics_enabled && !d->metrics)
 		(void)start_metrics(d); /* logs */
@@ -830,7 +862,7 @@ static int run(struct daemon *d)
 	if (k < 0)
 		return log_error_errno(k, "Failed to start sources: %m");
 	/* after the probes are loaded: kallsyms then names them too */
-	if (d->conf.sample_enabled)
+	if (wants_symbolizer(&d->conf))
 		start_symbolizer(d);
 	if (fr_sources_attached(d->sources) == 0)
 		return log_error_errno(-ENOENT, "No source could be started; nothing to record.");

@@ -47,6 +47,7 @@ struct fr_recorder {
 	struct fr_symbolizer *sym;
 	struct fr_unwinder *unw;
 	uint64_t uframes[FR_SAMPLE_FRAMES_MAX]; /* the sample being recorded */
+	uint64_t offcpu_user[FR_OFFCPU_USER__MAX]; /* offcpu records with stacks, by enum fr_offcpu_user */
 	sd_id128_t boot_id;
 	uint64_t records;
 	struct fr_counters *scratch; /* ncpu counters, for reads */
@@ -310,22 +311,22 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, struct cpu_
 	return 0;
 }
 
-/* A sample goes in with the names of its frames, found now while the
- * process and its binaries exist.  Frame 0 is the interrupted instruction;
- * the others are return addresses. */
-static void add_sample(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec, uint64_t exe_ino)
+/* A sample or offcpu record goes in with the names of its frames, found
+ * now while the process and its binaries exist.  Frame 0 is the
+ * interrupted instruction; the others are return addresses. */
+static void add_stacked(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec, uint64_t exe_ino)
 {
 	struct fr_frame_desc d[FR_SAMPLE_FRAMES_MAX];
-	unsigned nk = rec->sample.kernel_frames, nu = rec->sample.user_frames, n = 0;
+	unsigned nk = rec->stack.kernel_frames, nu = rec->stack.user_frames, n = 0;
 
 	if (r->sym) {
 		for (unsigned i = 0; i < nk && n < ELEMENTSOF(d); i++)
-			fr_symbolizer_kernel(r->sym, rec->sample.kframes[i], i == 0, &d[n++]);
+			fr_symbolizer_kernel(r->sym, rec->stack.kframes[i], i == 0, &d[n++]);
 		for (unsigned i = 0; i < nu && n < ELEMENTSOF(d); i++) {
-			if (rec->sample.uframes[i] < FR_FRAME_MARKER_MAX)
+			if (rec->stack.uframes[i] < FR_FRAME_MARKER_MAX)
 				d[n++] = (struct fr_frame_desc){}; /* why the stack ends */
 			else
-				fr_symbolizer_user(r->sym, rec->pid, exe_ino, rec->sample.uframes[i],
+				fr_symbolizer_user(r->sym, rec->pid, exe_ino, rec->stack.uframes[i],
 						   nk == 0 && i == 0, &d[n++]);
 		}
 		for (unsigned i = 0; i < n; i++)
@@ -348,7 +349,26 @@ static void on_process(const struct fr_record *rec, void *userdata)
 	(void)add_to(r, r->meta, NULL, rec, NULL, 0);
 }
 
-/* The user stack of sample @e into r->uframes (at most @max frames). */
+/* The user stack @s into r->uframes (at most @max frames).  @captured:
+ * false when the stack was not copied (an offcpu record's user stack
+ * could not be had): the instruction the registers were taken at, and a
+ * marker saying the rest was not captured. */
+static size_t unwind(struct fr_recorder *r, const struct fr_ustack *s, bool captured, size_t max)
+{
+	if (!s->exe_ino || !s->regs[16] || max < 2) /* a kernel thread */
+		return 0;
+	if (!captured) {
+		r->uframes[0] = s->regs[16];
+		r->uframes[1] = FR_FRAME_NOT_CAPTURED;
+		return 2;
+	}
+	if (!r->unw) { /* the interrupted instruction, no more */
+		r->uframes[0] = s->regs[16];
+		return 1;
+	}
+	return fr_unwinder_unwind(r->unw, s, r->uframes, max);
+}
+
 static size_t unwind_sample(struct fr_recorder *r, const struct fr_event_sample *e, size_t max)
 {
 	struct fr_ustack s = {
@@ -361,13 +381,25 @@ static size_t unwind_sample(struct fr_recorder *r, const struct fr_event_sample 
 		.stack_len = MIN(e->ustack_len, (uint32_t)FR_USTACK_COPY),
 	};
 
-	if (!e->exe_ino || !e->uregs[16]) /* a kernel thread */
-		return 0;
-	if (!r->unw) { /* the interrupted instruction, no more */
-		r->uframes[0] = e->uregs[16];
-		return 1;
-	}
-	return fr_unwinder_unwind(r->unw, &s, r->uframes, max);
+	return unwind(r, &s, true, max);
+}
+
+/* An offcpu record with its stacks (@size: with or without the user
+ * stack copy, event.h). */
+static size_t unwind_offcpu(struct fr_recorder *r, const struct fr_event_offcpu *e, size_t size, size_t max)
+{
+	struct fr_ustack s = {
+		.pid = e->hdr.pid,
+		.tid = e->hdr.tid,
+		.ppid = e->ppid,
+		.exe_ino = e->exe_ino,
+		.regs = (const uint64_t *)e->uregs,
+		.stack = e->ustack,
+	};
+
+	if (size >= sizeof(*e) + FR_USTACK_COPY)
+		s.stack_len = MIN(e->ustack_len, (uint32_t)FR_USTACK_COPY);
+	return unwind(r, &s, s.stack_len > 0, max);
 }
 
 static unsigned this_cpu(struct fr_recorder *r)
@@ -419,6 +451,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	struct fr_recorder *r = userdata;
 	const struct fr_event_hdr *h = data;
 	struct fr_record rec;
+	uint64_t exe_ino = 0;
 	char memcg[4096];
 
 	if (cpu >= r->ncpu)
@@ -492,6 +525,20 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		break;
 	}
 	case FR_EV_OFFCPU:
+		if (size >= sizeof(struct fr_event_offcpu)) {
+			const struct fr_event_offcpu *e = data;
+			rec.sched.duration_ns = e->duration_ns;
+			rec.sched.syscall_nr = e->syscall_nr >= 0 ? e->syscall_nr : -1;
+			rec.stack.kernel_frames = MIN(e->kernel_frames, FR_STACK_DEPTH);
+			rec.stack.kframes = (const uint64_t *)e->kstack;
+			rec.stack.uframes = r->uframes;
+			rec.stack.user_frames =
+				(uint16_t)unwind_offcpu(r, e, size, FR_SAMPLE_FRAMES_MAX - rec.stack.kernel_frames);
+			r->offcpu_user[MIN(e->user, (uint16_t)(FR_OFFCPU_USER__MAX - 1))]++;
+			exe_ino = e->exe_ino;
+			break;
+		}
+		__attribute__((fallthrough));
 	case FR_EV_RUNQ: {
 		const struct fr_event_sched *e = data;
 		if (size < sizeof(*e))
@@ -504,11 +551,12 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		const struct fr_event_sample *e = data;
 		if (size < sizeof(*e))
 			goto malformed;
-		rec.sample.kernel_frames = MIN(e->kernel_frames, FR_STACK_DEPTH);
+		rec.stack.kernel_frames = MIN(e->kernel_frames, FR_STACK_DEPTH);
 		/* __u64 is unsigned long long, uint64_t unsigned long: same bits */
-		rec.sample.kframes = (const uint64_t *)e->kstack;
-		rec.sample.uframes = r->uframes;
-		rec.sample.user_frames = (uint16_t)unwind_sample(r, e, FR_SAMPLE_FRAMES_MAX - rec.sample.kernel_frames);
+		rec.stack.kframes = (const uint64_t *)e->kstack;
+		rec.stack.uframes = r->uframes;
+		rec.stack.user_frames = (uint16_t)unwind_sample(r, e, FR_SAMPLE_FRAMES_MAX - rec.stack.kernel_frames);
+		exe_ino = e->exe_ino;
 		break;
 	}
 	case FR_EV_SWITCH: {
@@ -580,8 +628,8 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	default:
 		goto malformed;
 	}
-	if (rec.type == FR_REC_SAMPLE)
-		add_sample(r, cpu, &rec, ((const struct fr_event_sample *)data)->exe_ino);
+	if (rec.stack.kernel_frames || rec.stack.user_frames)
+		add_stacked(r, cpu, &rec, exe_ino);
 	else
 		add_record(r, cpu, &rec);
 	/* after it is stored: a trigger record follows its cause */
@@ -724,6 +772,11 @@ void fr_recorder_finish(struct fr_recorder *r)
 uint64_t fr_recorder_records(const struct fr_recorder *r)
 {
 	return r->records;
+}
+
+void fr_recorder_offcpu_stats(const struct fr_recorder *r, uint64_t ret[FR_OFFCPU_USER__MAX])
+{
+	memcpy(ret, r->offcpu_user, sizeof(r->offcpu_user));
 }
 
 void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_recorder_cpu_stats *ret)

@@ -74,6 +74,9 @@ void fr_recorder_flush_until(struct fr_recorder *r, uint64_t until_boot);
 void fr_recorder_finish(struct fr_recorder *r);
 
 uint64_t fr_recorder_records(const struct fr_recorder *r);
+/* offcpu records with stacks so far, by how their user stack went (enum
+ * fr_offcpu_user of bpf/event.h: copied, or why not) */
+void fr_recorder_offcpu_stats(const struct fr_recorder *r, uint64_t ret[FR_OFFCPU_USER__MAX]);
 void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_recorder_cpu_stats *ret);
 /* Per source, summed over CPUs: records emitted and dropped in BPF, and
  * calls that could not be timed. */

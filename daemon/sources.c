@@ -121,6 +121,20 @@ static bool runq_supported(void)
 	return supported;
 }
 
+/* BPF task work (Linux 6.18), which copies an off-CPU wait's user stack
+ * (sched.bpf.c). */
+static bool task_work_supported(void)
+{
+	static int supported = -1;
+
+	if (supported < 0) {
+		struct btf *btf = btf__load_vmlinux_btf();
+		supported = btf && btf__find_by_name_kind(btf, "bpf_task_work_schedule_resume_impl", BTF_KIND_FUNC) > 0;
+		btf__free(btf);
+	}
+	return supported;
+}
+
 static void apply_sched(struct sched_bpf *o, const struct fr_conf *c)
 {
 	if (c->runq_enabled && !runq_supported())
@@ -128,6 +142,7 @@ static void apply_sched(struct sched_bpf *o, const struct fr_conf *c)
 			    "CONFIG_SCHED_INFO or CONFIG_FAIR_GROUP_SCHED, whose accounting it is read from.");
 	o->data->offcpu_enabled = c->offcpu_enabled;
 	o->data->offcpu_threshold_ns = c->offcpu_threshold_ns;
+	o->data->offcpu_stacks = c->offcpu_stacks;
 	o->data->runq_enabled = c->runq_enabled;
 	o->data->runq_threshold_ns = c->runq_threshold_ns;
 	o->bss->full = c->sched_full; /* zero-initialised: .bss */
@@ -153,6 +168,8 @@ static void prepare_none(void *o, const struct fr_rings *r)
 static void prepare_sched(struct sched_bpf *o, const struct fr_rings *r)
 {
 	(void)bpf_map__set_max_entries(o->maps.switch_batch, fr_rings_ncpu(r));
+	(void)bpf_map__set_max_entries(o->maps.offcpu_pending, fr_rings_ncpu(r) * FR_OFFCPU_SLOTS);
+	o->rodata->have_task_work = task_work_supported();
 	bpf_program__set_autoattach(o->progs.fr_switch_flush, false);
 }
 

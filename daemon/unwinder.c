@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,9 +50,22 @@ struct ufile {
 /* A Dwfl and the processes that use it: a forked child unwinds with its
  * parent's until it maps something else (fork-heavy workloads' children
  * often exit before their own maps can be read). */
+/* A file mapping of a process, from its /proc/PID/maps: where
+ * /proc/PID/map_files names it, and which file it is. */
+struct vma {
+	uint64_t start, end;
+	dev_t dev;
+	uint64_t ino;
+};
+
 struct dwfl_box {
 	Dwfl *dwfl;
 	unsigned refs;
+	/* the file mappings it was reported from, by start: its modules are
+	 * opened later, as frames reach them, maybe once the process that
+	 * read them is gone, or by a forked child that is gone */
+	struct vma *vmas;
+	size_t nvmas;
 };
 
 struct uproc {
@@ -134,36 +148,41 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
  * daemon has one thread). */
 static struct fr_unwinder *current;
 
-/* The mappings of the process being reported, from the /proc/PID/maps
- * text given to libdwfl: where /proc/PID/map_files names them. */
-struct vma {
-	uint64_t start, end;
-};
-
 static int cmp_vma(const void *a, const void *b)
 {
 	const struct vma *x = a, *y = b;
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The file of the mapping starting at @start, even deleted. */
-static int open_map_file(const struct fr_unwinder *u, uint32_t pid, uint64_t start)
+/* The file of mapping @v of @pid: through /proc/PID/map_files (the file
+ * itself, deleted or in another mount namespace); else, @pid gone (or a
+ * zombie, whose map_files and root are unreadable), its path as @pid saw
+ * it or as we see it, if that is still the same file. */
+static int open_mapped(uint32_t pid, const struct vma *v, const char *name)
 {
-	struct vma key = { .start = start }, *v = bsearch(&key, u->vmas, u->nvmas, sizeof(key), cmp_vma);
-	char path[80];
+	char path[PATH_MAX + 64];
+	struct stat st;
 	int fd;
 
-	if (!v)
-		return -ENOENT;
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, v->start, v->end);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	if (fd >= 0)
+		return fd;
+	for (int i = 0; i < 2; i++) {
+		if (i == 0)
+			snprintf(path, sizeof(path), "/proc/%u/root%s", pid, name);
+		fd = open(i == 0 ? path : name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && st.st_dev == v->dev && (uint64_t)st.st_ino == v->ino)
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
 }
 
-/* Opens module @name of the current process: through /proc/PID/map_files
- * (the mapped file itself, deleted or in another mount namespace), else
- * /proc/PID/root/PATH, else, the process gone, PATH; one Elf per file for
- * every process (see FILES_MAX).
+/* Opens module @name of the current process (open_mapped()); one Elf per
+ * file for every process (see FILES_MAX).
  * Returns -1 with *elfp set, or -1 with *elfp NULL (no file: the module
  * has no unwind tables, its frames are walked by frame pointers). */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
@@ -171,26 +190,19 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 {
 	struct fr_unwinder *u = current;
 	struct uproc *p = u ? u->reporting : NULL;
-	char path[PATH_MAX + 64];
 	Dwarf_Addr start = 0;
 	struct ufile *f, *victim = NULL;
+	struct vma key, *v;
 	struct stat st;
 	int fd;
 
 	*elfp = NULL;
-	if (!p || name[0] != '/')
+	if (!p || !p->box || name[0] != '/')
 		return -1; /* [vdso] and the like: libdwfl reads them itself */
 	(void)dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
-	fd = open_map_file(u, p->pid, start);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%u/root%s", p->pid, name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (fd < 0) { /* gone: the path as the daemon sees it */
-		snprintf(path, sizeof(path), "/proc/%u", p->pid);
-		if (access(path, F_OK) < 0)
-			fd = open(name, O_RDONLY | O_CLOEXEC);
-	}
+	key = (struct vma){ .start = start };
+	v = bsearch(&key, p->box->vmas, p->box->nvmas, sizeof(key), cmp_vma);
+	fd = v ? open_mapped(p->pid, v, name) : -ENOENT;
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)
 			close(fd);
@@ -265,6 +277,7 @@ static void box_unref(struct dwfl_box *b)
 {
 	if (b && --b->refs == 0) {
 		dwfl_end(b->dwfl);
+		free(b->vmas);
 		free(b);
 	}
 }
@@ -326,13 +339,17 @@ static int read_maps(struct fr_unwinder *u, uint32_t pid)
 		len += (size_t)n;
 	}
 	u->maps[len] = 0;
+	if (len == 0) /* a zombie: its memory is gone */
+		return -ESRCH;
 	u->nvmas = 0;
 	for (const char *l = u->maps; *l;) {
 		const char *nl = strchr(l, '\n');
-		unsigned long long lo, hi;
+		unsigned long long lo, hi, ino;
+		unsigned maj, min;
 		int path_at = 0;
 
-		if (sscanf(l, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &path_at) == 2 && path_at && l[path_at] == '/') {
+		if (sscanf(l, "%llx-%llx %*s %*s %x:%x %llu %n", &lo, &hi, &maj, &min, &ino, &path_at) == 5 && path_at &&
+		    l[path_at] == '/') {
 			if (u->nvmas == u->vmacap) {
 				size_t c = MAX(u->vmacap * 2, (size_t)64);
 				struct vma *q = realloc(u->vmas, c * sizeof(*q));
@@ -341,7 +358,7 @@ static int read_maps(struct fr_unwinder *u, uint32_t pid)
 				u->vmas = q;
 				u->vmacap = c;
 			}
-			u->vmas[u->nvmas++] = (struct vma){ lo, hi };
+			u->vmas[u->nvmas++] = (struct vma){ lo, hi, makedev(maj, min), ino };
 		}
 		if (!nl)
 			break;
@@ -378,6 +395,11 @@ static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 		if (!p->box->dwfl)
 			goto out;
 	}
+	free(p->box->vmas);
+	p->box->vmas = u->nvmas ? malloc(u->nvmas * sizeof(*u->vmas)) : NULL;
+	p->box->nvmas = p->box->vmas ? u->nvmas : 0;
+	if (p->box->vmas)
+		memcpy(p->box->vmas, u->vmas, u->nvmas * sizeof(*u->vmas));
 	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
 	p->exe_ino = stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
 	dwfl_report_begin(p->box->dwfl);

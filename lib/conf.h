@@ -45,6 +45,7 @@ struct fr_conf {
 	bool sched_enabled;
 	bool offcpu_enabled;
 	uint64_t offcpu_threshold_ns;
+	bool offcpu_stacks;
 	bool runq_enabled;
 	uint64_t runq_threshold_ns;
 	bool sched_full;

@@ -216,6 +216,29 @@ static _always_inline_ void put_str(struct writer *w, enum stream sid, const cha
 	put_bytes(w, sid, p, n);
 }
 
+/* A stack (sample and offcpu records): the two counts, then the frames
+ * as zigzag deltas from the previous frame, in one string: addresses of
+ * one stack are close, so most take 2-4 bytes, not 9. */
+static int put_frames(struct writer *w, const struct fr_record *r)
+{
+	uint8_t blob[FR_SAMPLE_FRAMES_MAX * 10];
+	struct writer b = { .row = { blob, blob + sizeof(blob) } };
+	unsigned nk = r->stack.kernel_frames, n = nk + r->stack.user_frames;
+	uint64_t prev = 0;
+
+	if (n > FR_SAMPLE_FRAMES_MAX)
+		return -EINVAL;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t a = i < nk ? r->stack.kframes[i] : r->stack.uframes[i - nk];
+		put_svarint(&b, S_FRAMES, (int64_t)(a - prev));
+		prev = a;
+	}
+	put_varint(w, S_FRAMES, nk);
+	put_varint(w, S_FRAMES, r->stack.user_frames);
+	put_str(w, S_FRAMES, (const char *)blob, (uint32_t)(b.row.p - blob));
+	return 0;
+}
+
 size_t fr_record_max_encoded_size(const struct fr_record *r)
 {
 	/* prefix, and room for three varints of any type without strings
@@ -234,8 +257,8 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 		n += r->signal.sender_comm_len + 5;
 	else if (r->type == FR_REC_TCP)
 		n += 2 * 16 + 8;
-	else if (r->type == FR_REC_SAMPLE)
-		n += 3 * 5 + (size_t)(r->sample.kernel_frames + r->sample.user_frames) * 10;
+	else if (fr_record_type_has_stack(r->type))
+		n += 3 * 5 + (size_t)(r->stack.kernel_frames + r->stack.user_frames) * 10;
 	else if (r->type == FR_REC_SWITCH)
 		n += r->sw.next_comm_len + 3 * 5 + 5;
 	else if (r->type == FR_REC_MARK)
@@ -287,6 +310,8 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 		put_varint(w, S_DURATION, r->sched.duration_ns);
 		if (st->incompat_flags & FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL)
 			put_svarint(w, S_NR, r->sched.syscall_nr);
+		if ((st->incompat_flags & FR_CHUNK_INCOMPAT_OFFCPU_STACK) && put_frames(w, r) < 0)
+			return -EINVAL;
 		break;
 	case FR_REC_RUNQ:
 		put_varint(w, S_DURATION, r->sched.duration_ns);
@@ -320,25 +345,10 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 		put_bytes(w, S_OTHER, r->tcp.saddr, r->tcp.family == 10 ? 16 : 4);
 		put_bytes(w, S_OTHER, r->tcp.daddr, r->tcp.family == 10 ? 16 : 4);
 		break;
-	case FR_REC_SAMPLE: {
-		/* frames as zigzag deltas from the previous frame: addresses of
-		 * one stack are close, so most take 2-4 bytes, not 9 */
-		uint8_t blob[FR_SAMPLE_FRAMES_MAX * 10];
-		struct writer b = { .row = { blob, blob + sizeof(blob) } };
-		uint64_t prev = 0;
-		if (r->sample.kernel_frames + r->sample.user_frames > FR_SAMPLE_FRAMES_MAX)
+	case FR_REC_SAMPLE:
+		if (put_frames(w, r) < 0)
 			return -EINVAL;
-		for (unsigned i = 0; i < r->sample.kernel_frames + r->sample.user_frames; i++) {
-			uint64_t a = i < r->sample.kernel_frames ? r->sample.kframes[i]
-								 : r->sample.uframes[i - r->sample.kernel_frames];
-			put_svarint(&b, S_FRAMES, (int64_t)(a - prev));
-			prev = a;
-		}
-		put_varint(w, S_FRAMES, r->sample.kernel_frames);
-		put_varint(w, S_FRAMES, r->sample.user_frames);
-		put_str(w, S_FRAMES, (const char *)blob, (uint32_t)(b.row.p - blob));
 		break;
-	}
 	case FR_REC_SWITCH:
 		put_varint(w, S_STATE, r->sw.prev_state);
 		put_varint(w, S_NEXT_PID, r->sw.next_pid);
@@ -558,6 +568,19 @@ static _always_inline_ const char *get_str(struct reader *r, enum stream sid, ui
 	return (const char *)p;
 }
 
+static void get_frames(struct reader *r, struct fr_record *rec)
+{
+	uint64_t kf = get_varint(r, S_FRAMES), uf = get_varint(r, S_FRAMES);
+
+	if (kf + uf > FR_SAMPLE_FRAMES_MAX) {
+		r->bad = true;
+		return;
+	}
+	rec->stack.kernel_frames = (uint16_t)kf;
+	rec->stack.user_frames = (uint16_t)uf;
+	rec->stack.enc = (const uint8_t *)get_str(r, S_FRAMES, &rec->stack.enc_len);
+}
+
 /* The comm: a length byte, then at most FR_REC_COMM_MAX bytes. */
 static _always_inline_ void get_comm(struct reader *r, struct fr_record *rec)
 {
@@ -625,6 +648,8 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 				r->bad = true;
 			rec->sched.syscall_nr = (int32_t)nr;
 		}
+		if (st->incompat_flags & FR_CHUNK_INCOMPAT_OFFCPU_STACK)
+			get_frames(r, rec);
 		break;
 	case FR_REC_RUNQ:
 		rec->sched.duration_ns = get_varint(r, S_DURATION);
@@ -667,17 +692,9 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 			memcpy(rec->tcp.daddr, a, alen);
 		break;
 	}
-	case FR_REC_SAMPLE: {
-		uint64_t kf = get_varint(r, S_FRAMES), uf = get_varint(r, S_FRAMES);
-		if (kf + uf > FR_SAMPLE_FRAMES_MAX) {
-			r->bad = true;
-			break;
-		}
-		rec->sample.kernel_frames = (uint16_t)kf;
-		rec->sample.user_frames = (uint16_t)uf;
-		rec->sample.enc = (const uint8_t *)get_str(r, S_FRAMES, &rec->sample.enc_len);
+	case FR_REC_SAMPLE:
+		get_frames(r, rec);
 		break;
-	}
 	case FR_REC_SWITCH:
 		rec->sw.prev_state = (uint32_t)get_varint(r, S_STATE);
 		rec->sw.next_pid = (uint32_t)get_varint(r, S_NEXT_PID);
@@ -879,13 +896,15 @@ bool fr_record_iter_done(const struct fr_record_iter *it)
 	return !it->columns || it->rows.len == it->rows.cap;
 }
 
-int fr_sample_frames(const struct fr_record *rec, uint64_t *out, size_t max)
+int fr_record_frames(const struct fr_record *rec, uint64_t *out, size_t max)
 {
-	struct reader r = { .c[0] = { rec->sample.enc, rec->sample.enc + rec->sample.enc_len } };
-	size_t n = (size_t)rec->sample.kernel_frames + rec->sample.user_frames;
+	struct reader r = { .c[0] = { rec->stack.enc, rec->stack.enc + rec->stack.enc_len } };
+	size_t n = (size_t)rec->stack.kernel_frames + rec->stack.user_frames;
 	uint64_t prev = 0;
 
-	if (rec->type != FR_REC_SAMPLE || n > max)
+	if (!fr_record_type_has_stack(rec->type))
+		return 0;
+	if (n > max)
 		return -EBADMSG;
 	for (size_t i = 0; i < n; i++) {
 		prev += (uint64_t)get_svarint(&r, S_FRAMES);

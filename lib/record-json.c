@@ -330,7 +330,7 @@ static int put_stack(struct fr_json_writer *w, struct fr_out *o, const struct fr
 		     const struct fr_record_context *e)
 {
 	uint64_t addrs[FR_SAMPLE_FRAMES_MAX];
-	int n = e->frames ? e->nframes : fr_sample_frames(r, addrs, FR_SAMPLE_FRAMES_MAX);
+	int n = e->frames ? e->nframes : fr_record_frames(r, addrs, FR_SAMPLE_FRAMES_MAX);
 	/* the sizes fr_frame_name() and fr_frame_module() were given */
 	char name[512], hex[FR_BUILD_ID_MAX * 2 + 1];
 	int k = 0;
@@ -507,6 +507,12 @@ int fr_record_json_write(struct fr_json_writer *w, struct fr_out *o, const struc
 			fr_out_u64(o, (uint64_t)r->sched.syscall_nr);
 		else
 			KEY(o, "null");
+		/* where it slept and where it entered the kernel: frames as a
+		 * sample's ([] when none was captured) */
+		KEY(o, ",\"stack\":");
+		k = put_stack(w, o, r, e);
+		KEY(o, ",\"kernel_frames\":");
+		fr_out_u64(o, r->stack.kernel_frames);
 		break;
 	case FR_REC_RUNQ:
 		KEY(o, ",\"duration_ns\":");
@@ -516,7 +522,7 @@ int fr_record_json_write(struct fr_json_writer *w, struct fr_out *o, const struc
 		KEY(o, ",\"stack\":");
 		k = put_stack(w, o, r, e);
 		KEY(o, ",\"kernel_frames\":");
-		fr_out_u64(o, r->sample.kernel_frames);
+		fr_out_u64(o, r->stack.kernel_frames);
 		break;
 	case FR_REC_SWITCH:
 		KEY(o, ",\"prev_state\":");

@@ -84,6 +84,15 @@ struct fr_record {
 	uint64_t cgroup_id;
 	uint8_t comm_len;
 	char comm[FR_REC_COMM_MAX + 1]; /* NUL-terminated */
+	/* sample and offcpu records: the stack, kernel frames then user
+	 * frames, each leaf first (for offcpu: where the task slept, and
+	 * where it entered the kernel); both counts 0 when none */
+	struct {
+		uint16_t kernel_frames, user_frames;
+		const uint64_t *kframes, *uframes; /* encoding input */
+		const uint8_t *enc; /* decoded: see fr_record_frames() */
+		uint32_t enc_len;
+	} stack;
 	union {
 		struct {
 			uint32_t ppid;
@@ -109,12 +118,6 @@ struct fr_record {
 			 * when none or not known (and in runq records) */
 			int32_t syscall_nr;
 		} sched; /* offcpu, runq */
-		struct {
-			uint16_t kernel_frames, user_frames;
-			const uint64_t *kframes, *uframes; /* encoding input */
-			const uint8_t *enc; /* decoded: see fr_sample_frames() */
-			uint32_t enc_len;
-		} sample;
 		struct {
 			uint32_t prev_state;
 			uint32_t next_pid, next_tid;
@@ -238,6 +241,8 @@ struct fr_codec_state {
 enum { FR_FRAME_TRUNCATED = 1,      /* "[truncated]": the depth limit or the end of the stack copy */
        FR_FRAME_NO_UNWIND_INFO = 2, /* "[no unwind info]": no CFI and no frame pointer chain for the next frame */
        FR_FRAME_UNWIND_FAILED = 3,  /* "[unwind failed]": the process's memory map could not be read (process gone) */
+       FR_FRAME_NOT_CAPTURED = 4,   /* "[user stack not captured]": an off-CPU wait whose user stack could not
+				       be copied (kernel without BPF task work, too many at once, task exiting) */
 };
 
 /* The name of a marker frame's "address" as readers print it, or NULL
@@ -250,6 +255,7 @@ static inline const char *fr_frame_marker_name(uint64_t addr)
 	case FR_FRAME_TRUNCATED: return "[truncated]";
 	case FR_FRAME_NO_UNWIND_INFO: return "[no unwind info]";
 	case FR_FRAME_UNWIND_FAILED: return "[unwind failed]";
+	case FR_FRAME_NOT_CAPTURED: return "[user stack not captured]";
 	}
 	return NULL;
 }
@@ -263,9 +269,16 @@ static inline uint64_t fr_frame_lookup_addr(uint64_t addr, int leaf)
 	return leaf || addr < FR_FRAME_MARKER_MAX ? addr : addr - 1;
 }
 
-/* The frames of a decoded sample, kernel then user, each leaf first, into
- * @out (room for @max); returns how many, or -EBADMSG. */
-int fr_sample_frames(const struct fr_record *r, uint64_t *out, size_t max);
+/* Does a record of @type carry a stack (r->stack)? */
+static inline int fr_record_type_has_stack(uint16_t type)
+{
+	return type == FR_REC_SAMPLE || type == FR_REC_OFFCPU;
+}
+
+/* The frames of a decoded sample or offcpu record, kernel then user, each
+ * leaf first, into @out (room for @max); returns how many (0 for a record
+ * of another type), or -EBADMSG. */
+int fr_record_frames(const struct fr_record *r, uint64_t *out, size_t max);
 
 /* Upper bound of one encoded record, to size buffers. */
 size_t fr_record_max_encoded_size(const struct fr_record *r);

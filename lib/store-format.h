@@ -54,12 +54,18 @@
  * first one on.  Set only on chunks that hold one, so that an older
  * reader still reads the others; the codec reads the type in any chunk. */
 #define FR_CHUNK_INCOMPAT_INLINE (1u << 2)
-#define FR_CHUNK_INCOMPAT_KNOWN \
-	(FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS | FR_CHUNK_INCOMPAT_INLINE)
+/* offcpu records carry a stack after their syscall nr, as a sample's
+ * (kernel frames where the task slept, user frames where it entered the
+ * kernel; both counts 0 when none was captured). */
+#define FR_CHUNK_INCOMPAT_OFFCPU_STACK (1u << 3)
+#define FR_CHUNK_INCOMPAT_KNOWN                                                                     \
+	(FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS | FR_CHUNK_INCOMPAT_INLINE | \
+	 FR_CHUNK_INCOMPAT_OFFCPU_STACK)
 /* What the writer sets on every chunk it makes; it adds
  * FR_CHUNK_INCOMPAT_INLINE to a chunk when it adds an FR_REC_INLINE
  * record to it (lib/chunk.c). */
-#define FR_CHUNK_INCOMPAT_WRITE (FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS)
+#define FR_CHUNK_INCOMPAT_WRITE \
+	(FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS | FR_CHUNK_INCOMPAT_OFFCPU_STACK)
 
 struct fr_segment_header {
 	char magic[FR_MAGIC_LEN];

@@ -146,7 +146,7 @@ void fr_symtab_resolve(const struct fr_symtab *t, const struct fr_ksyms *ksyms, 
 {
 	/* frame 0 is the interrupted instruction, the others return addresses */
 	uint64_t a = fr_frame_lookup_addr(addr, i == 0);
-	bool kernel = i < r->sample.kernel_frames;
+	bool kernel = i < r->stack.kernel_frames;
 	uint32_t pid = kernel ? 0 : r->pid;
 	const struct fr_record *s, *m;
 

@@ -1196,7 +1196,7 @@ int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struc
 	uint64_t addr[FR_SAMPLE_FRAMES_MAX];
 	const struct fr_symtab *t = e->chunk < w->nchunks ? &w->cd[e->chunk].symtab : NULL;
 	const struct fr_ksyms *ks = NULL;
-	int n = fr_sample_frames(&e->r, addr, FR_SAMPLE_FRAMES_MAX);
+	int n = fr_record_frames(&e->r, addr, FR_SAMPLE_FRAMES_MAX);
 	size_t k = 0;
 
 	if (n < 0)

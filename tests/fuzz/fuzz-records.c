@@ -37,7 +37,7 @@ static void decode_all(const uint8_t *data, size_t size, uint32_t incompat_flags
 			sink ^= r.process.args[r.process.args_len - 1];
 		if (r.type == FR_REC_SAMPLE) {
 			uint64_t addr[FR_SAMPLE_FRAMES_MAX];
-			int n = fr_sample_frames(&r, addr, FR_SAMPLE_FRAMES_MAX);
+			int n = fr_record_frames(&r, addr, FR_SAMPLE_FRAMES_MAX);
 			char buf[512];
 			for (int i = 0; i < n; i++) {
 				struct fr_frame f;
@@ -91,11 +91,11 @@ static int encode_again(const struct fr_record *r, uint32_t incompat_flags, uint
 	*out = NULL;
 	if (r->type == FR_REC_SAMPLE) {
 		/* decoded, a sample keeps its frames encoded: as input again */
-		int n = fr_sample_frames(r, addr, FR_SAMPLE_FRAMES_MAX);
-		if (n < 0 || n != r->sample.kernel_frames + r->sample.user_frames)
+		int n = fr_record_frames(r, addr, FR_SAMPLE_FRAMES_MAX);
+		if (n < 0 || n != r->stack.kernel_frames + r->stack.user_frames)
 			return -2;
-		c.sample.kframes = addr;
-		c.sample.uframes = addr + r->sample.kernel_frames;
+		c.stack.kframes = addr;
+		c.stack.uframes = addr + r->stack.kernel_frames;
 	}
 	*out = malloc(cap);
 	return *out ? fr_record_encode(&st, &c, *out, cap, 0) : -1;

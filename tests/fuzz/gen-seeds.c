@@ -140,10 +140,10 @@ static void add_all(struct fr_chunk_builder *b, struct raw *raw, uint64_t ts, un
 	r.inl.names_len = sizeof(inlined) - 1;
 	add(b, raw, &r);
 	r.type = FR_REC_SAMPLE;
-	r.sample.kernel_frames = 2;
-	r.sample.user_frames = 4;
-	r.sample.kframes = kf;
-	r.sample.uframes = uf;
+	r.stack.kernel_frames = 2;
+	r.stack.user_frames = 4;
+	r.stack.kframes = kf;
+	r.stack.uframes = uf;
 	add(b, raw, &r);
 }
 

@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "chunk.h"
+#include "macro.h"
 #include "record.h"
 #include "store-format.h"
 #include "store-reader.h"
@@ -23,9 +24,12 @@
 #include "window.h"
 #include "test.h"
 
-/* The chunk flags of the two formats */
+/* The chunk flags of the formats: before syscall numbers, with them, and
+ * with offcpu stacks besides */
 #define NEW FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL
 #define OLD 0u
+#define STACKS (NEW | FR_CHUNK_INCOMPAT_OFFCPU_STACK)
+static const uint32_t formats[] = { OLD, NEW, STACKS };
 
 static const char args[] = "ls\0-l\0/tmp";
 static const uint16_t types[] = { FR_REC_EXEC, FR_REC_EXIT, FR_REC_FORK, FR_REC_SYSCALL, FR_REC_GAP,
@@ -77,6 +81,12 @@ static void fill(struct fr_record *r, unsigned i)
 		static const int32_t nr[] = { -1, 0, 230, INT32_MAX };
 		r->sched.duration_ns = 123456789 + i;
 		r->sched.syscall_nr = nr[(i / NTYPES) % 4];
+		if (r->type == FR_REC_OFFCPU && i % 3) { /* some have no stack */
+			r->stack.kernel_frames = i % 2 ? 3 : 0;
+			r->stack.user_frames = 4;
+			r->stack.kframes = kstack;
+			r->stack.uframes = ustack;
+		}
 		break;
 	}
 	case FR_REC_BLOCK:
@@ -113,10 +123,10 @@ static void fill(struct fr_record *r, unsigned i)
 		}
 		break;
 	case FR_REC_SAMPLE:
-		r->sample.kernel_frames = i % 2 ? 3 : 0;
-		r->sample.user_frames = 4;
-		r->sample.kframes = kstack;
-		r->sample.uframes = ustack;
+		r->stack.kernel_frames = i % 2 ? 3 : 0;
+		r->stack.user_frames = 4;
+		r->stack.kframes = kstack;
+		r->stack.uframes = ustack;
 		break;
 	case FR_REC_TRIGGER:
 		r->trigger.rule = "slow-fsync";
@@ -178,6 +188,20 @@ static void fill(struct fr_record *r, unsigned i)
 
 
 /* @b decoded from @a encoded in a chunk with @flags */
+/* @b, decoded, has the stack of @a (fill()'s frames) */
+static void check_frames(const struct fr_record *a, const struct fr_record *b)
+{
+	uint64_t f[FR_SAMPLE_FRAMES_MAX];
+
+	CHECK_EQ(a->stack.kernel_frames, b->stack.kernel_frames);
+	CHECK_EQ(a->stack.user_frames, b->stack.user_frames);
+	CHECK_EQ(fr_record_frames(b, f, FR_SAMPLE_FRAMES_MAX), a->stack.kernel_frames + a->stack.user_frames);
+	for (unsigned k = 0; k < a->stack.kernel_frames; k++)
+		CHECK(f[k] == kstack[k]);
+	for (unsigned k = 0; k < a->stack.user_frames; k++)
+		CHECK(f[a->stack.kernel_frames + k] == ustack[k]);
+}
+
 static void check_same(const struct fr_record *a, const struct fr_record *b, uint32_t flags)
 {
 	CHECK_EQ(a->type, b->type);
@@ -210,6 +234,10 @@ static void check_same(const struct fr_record *a, const struct fr_record *b, uin
 	case FR_REC_OFFCPU:
 		CHECK_EQ(a->sched.duration_ns, b->sched.duration_ns);
 		CHECK_EQ(b->sched.syscall_nr, flags & NEW ? a->sched.syscall_nr : -1);
+		if (flags & FR_CHUNK_INCOMPAT_OFFCPU_STACK)
+			check_frames(a, b);
+		else
+			CHECK(b->stack.kernel_frames == 0 && b->stack.user_frames == 0);
 		break;
 	case FR_REC_RUNQ:
 		CHECK_EQ(a->sched.duration_ns, b->sched.duration_ns);
@@ -233,17 +261,9 @@ static void check_same(const struct fr_record *a, const struct fr_record *b, uin
 	case FR_REC_TCP:
 		CHECK(memcmp(&a->tcp, &b->tcp, sizeof(a->tcp)) == 0);
 		break;
-	case FR_REC_SAMPLE: {
-		uint64_t f[FR_SAMPLE_FRAMES_MAX];
-		CHECK_EQ(a->sample.kernel_frames, b->sample.kernel_frames);
-		CHECK_EQ(a->sample.user_frames, b->sample.user_frames);
-		CHECK_EQ(fr_sample_frames(b, f, FR_SAMPLE_FRAMES_MAX), a->sample.kernel_frames + a->sample.user_frames);
-		for (unsigned k = 0; k < a->sample.kernel_frames; k++)
-			CHECK(f[k] == kstack[k]);
-		for (unsigned k = 0; k < a->sample.user_frames; k++)
-			CHECK(f[a->sample.kernel_frames + k] == ustack[k]);
+	case FR_REC_SAMPLE:
+		check_frames(a, b);
 		break;
-	}
 	case FR_REC_TRIGGER:
 		CHECK(a->trigger.rule_len == b->trigger.rule_len && !memcmp(a->trigger.rule, b->trigger.rule, a->trigger.rule_len));
 		CHECK(a->trigger.incident_len == b->trigger.incident_len &&
@@ -807,9 +827,9 @@ int main(void)
 
 	for (unsigned i = 0; i < N; i++)
 		fill(&in[i], i);
-	/* every type, in both formats */
-	for (unsigned f = 0; f < 2; f++) {
-		uint32_t flags = f ? NEW : OLD;
+	/* every type, in every format */
+	for (unsigned f = 0; f < ELEMENTSOF(formats); f++) {
+		uint32_t flags = formats[f];
 		struct fr_codec_state enc = { .incompat_flags = flags }, dec = { .incompat_flags = flags };
 
 		len = pos = 0;
@@ -866,9 +886,9 @@ int main(void)
 
 	/* every truncation of a record is refused, never over-read, in both
 	 * formats (offcpu records of every syscall number width among them) */
-	for (unsigned f = 0; f < 2; f++)
+	for (unsigned f = 0; f < ELEMENTSOF(formats); f++)
 		for (unsigned i = 0; i < N; i++) {
-			struct fr_codec_state e = { .incompat_flags = f ? NEW : OLD };
+			struct fr_codec_state e = { .incompat_flags = formats[f] };
 			uint8_t one[1024];
 			int n;
 			if (i >= NTYPES && in[i].type != FR_REC_OFFCPU)
@@ -934,6 +954,7 @@ int main(void)
 		p = 0;
 		CHECK_EQ(fr_record_decode(&d, bad2, sizeof(bad2), &p, &out), -EBADMSG);
 	}
+	check_streams(in, N, STACKS | FR_CHUNK_INCOMPAT_STREAMS);
 	check_streams(in, N, NEW | FR_CHUNK_INCOMPAT_STREAMS);
 	check_streams(in, N, FR_CHUNK_INCOMPAT_STREAMS);
 	check_inline();

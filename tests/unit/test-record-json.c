@@ -23,6 +23,7 @@
 #include "parse.h"
 #include "record-fields.h"
 #include "record-json.h"
+#include "store-format.h"
 #include "symtab.h"
 #include "syscall-names.h"
 #include "test.h"
@@ -107,6 +108,47 @@ static struct json_object *ref_argv(const char *p, size_t n)
 	return a;
 }
 
+/* The reference "stack" and "kernel_frames" of a sample or offcpu record. */
+static void ref_stack(struct json_object *o, const struct fr_record *r, const struct fr_record_context *e)
+{
+	char buf[64];
+	struct json_object *stack = json_object_new_array();
+	uint64_t addrs[FR_SAMPLE_FRAMES_MAX];
+	int n = e->frames ? e->nframes : fr_record_frames(r, addrs, FR_SAMPLE_FRAMES_MAX);
+	char name[512], hex[FR_BUILD_ID_MAX * 2 + 1];
+	for (int i = 0; i < n; i++) {
+		const struct fr_frame *fr = e->frames ? &e->frames[i] : NULL;
+		struct json_object *f = json_object_new_object();
+		const char *mod;
+
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, fr ? fr->addr : addrs[i]);
+		json_object_object_add(f, "addr", json_object_new_string(buf));
+		/* names and paths are bytes from binaries and /proc */
+		if (fr && fr->sym) {
+			fr_frame_name(fr, true, name, sizeof(name));
+			json_object_object_add(f, "sym", ref_str(name, strlen(name)));
+		} else
+			json_object_object_add(f, "sym", NULL);
+		mod = fr ? fr_frame_module(fr, name, sizeof(name)) : NULL;
+		json_object_object_add(f, "module", mod ? ref_str(mod, strlen(mod)) : NULL);
+		if (fr && fr->has_offset) {
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, fr->offset);
+			json_object_object_add(f, "offset", json_object_new_string(buf));
+		}
+		/* what offline symbolization of an unnamed frame needs */
+		if (fr && !fr->sym && fr->build_id_len) {
+			json_object_object_add(f, "build_id",
+					       json_object_new_string(fr_format_hex(fr->build_id, fr->build_id_len, hex, sizeof(hex))));
+		}
+		/* only on inlined functions' frames */
+		if (fr && fr->inlined)
+			json_object_object_add(f, "inlined", json_object_new_boolean(1));
+		json_object_array_add(stack, f);
+	}
+	json_object_object_add(o, "stack", stack);
+	json_object_object_add(o, "kernel_frames", json_object_new_int(r->stack.kernel_frames));
+}
+
 static struct json_object *reference(const struct fr_record *r, const struct fr_record_context *e)
 {
 	struct json_object *o = json_object_new_object();
@@ -159,49 +201,15 @@ static struct json_object *reference(const struct fr_record *r, const struct fr_
 		json_object_object_add(o, "duration_ns", json_object_new_uint64(r->sched.duration_ns));
 		json_object_object_add(o, "syscall", name ? json_object_new_string(name) : NULL);
 		json_object_object_add(o, "nr", r->sched.syscall_nr >= 0 ? json_object_new_int64(r->sched.syscall_nr) : NULL);
+		ref_stack(o, r, e);
 		break;
 	}
 	case FR_REC_RUNQ:
 		json_object_object_add(o, "duration_ns", json_object_new_uint64(r->sched.duration_ns));
 		break;
-	case FR_REC_SAMPLE: {
-		struct json_object *stack = json_object_new_array();
-		uint64_t addrs[FR_SAMPLE_FRAMES_MAX];
-		int n = e->frames ? e->nframes : fr_sample_frames(r, addrs, FR_SAMPLE_FRAMES_MAX);
-		char name[512], hex[FR_BUILD_ID_MAX * 2 + 1];
-		for (int i = 0; i < n; i++) {
-			const struct fr_frame *fr = e->frames ? &e->frames[i] : NULL;
-			struct json_object *f = json_object_new_object();
-			const char *mod;
-
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, fr ? fr->addr : addrs[i]);
-			json_object_object_add(f, "addr", json_object_new_string(buf));
-			/* names and paths are bytes from binaries and /proc */
-			if (fr && fr->sym) {
-				fr_frame_name(fr, true, name, sizeof(name));
-				json_object_object_add(f, "sym", ref_str(name, strlen(name)));
-			} else
-				json_object_object_add(f, "sym", NULL);
-			mod = fr ? fr_frame_module(fr, name, sizeof(name)) : NULL;
-			json_object_object_add(f, "module", mod ? ref_str(mod, strlen(mod)) : NULL);
-			if (fr && fr->has_offset) {
-				snprintf(buf, sizeof(buf), "0x%" PRIx64, fr->offset);
-				json_object_object_add(f, "offset", json_object_new_string(buf));
-			}
-			/* what offline symbolization of an unnamed frame needs */
-			if (fr && !fr->sym && fr->build_id_len) {
-				json_object_object_add(f, "build_id",
-						       json_object_new_string(fr_format_hex(fr->build_id, fr->build_id_len, hex, sizeof(hex))));
-			}
-			/* only on inlined functions' frames */
-			if (fr && fr->inlined)
-				json_object_object_add(f, "inlined", json_object_new_boolean(1));
-			json_object_array_add(stack, f);
-		}
-		json_object_object_add(o, "stack", stack);
-		json_object_object_add(o, "kernel_frames", json_object_new_int(r->sample.kernel_frames));
+	case FR_REC_SAMPLE:
+		ref_stack(o, r, e);
 		break;
-	}
 	case FR_REC_SWITCH:
 		json_object_object_add(o, "prev_state", json_object_new_int64(r->sw.prev_state));
 		json_object_object_add(o, "next_pid", json_object_new_int64(r->sw.next_pid));
@@ -454,21 +462,22 @@ static void fill_frame(struct fr_frame *f, char *buf, size_t room)
 	}
 }
 
-/* A sample as a reader has it: encoded and decoded (frames by address). */
+/* A sample or offcpu record as a reader has it: encoded and decoded
+ * (frames by address; an offcpu record's other fields are not kept). */
 static void decoded_sample(struct fr_record *r, uint8_t *enc, size_t cap)
 {
 	static uint64_t k[FR_SAMPLE_FRAMES_MAX], u[FR_SAMPLE_FRAMES_MAX];
-	struct fr_codec_state st = {}, dst = {};
+	struct fr_codec_state st = { .incompat_flags = FR_CHUNK_INCOMPAT_OFFCPU_STACK }, dst = st;
 	struct fr_record d;
 	size_t pos = 0;
 	int len;
 
-	r->sample.kernel_frames = (uint16_t)(rnd() % 8);
-	r->sample.user_frames = (uint16_t)(rnd() % 8);
+	r->stack.kernel_frames = (uint16_t)(rnd() % 8);
+	r->stack.user_frames = (uint16_t)(rnd() % 8);
 	for (unsigned i = 0; i < FR_SAMPLE_FRAMES_MAX; i++)
 		k[i] = 0xffffffff81000000ULL + (rnd() & 0xffffff), u[i] = extreme_u64();
-	r->sample.kframes = k;
-	r->sample.uframes = u;
+	r->stack.kframes = k;
+	r->stack.uframes = u;
 	len = fr_record_encode(&st, r, enc, cap, 0);
 	CHECK(len > 0);
 	if (len > 0 && fr_record_decode(&dst, enc, (size_t)len, &pos, &d) == 0) {
@@ -537,6 +546,21 @@ static void random_record(uint16_t type, struct fr_record *r, struct fr_record_c
 		static const int32_t nr[] = { -1, 0, 230, 511, 512, 100000, INT32_MAX, INT32_MIN };
 		r->sched.duration_ns = extreme_u64();
 		r->sched.syscall_nr = rnd() % 2 ? nr[rnd() % (sizeof(nr) / sizeof(nr[0]))] : (int32_t)(rnd() % 500);
+		if (type == FR_REC_RUNQ)
+			break;
+		int64_t dur = (int64_t)r->sched.duration_ns;
+		int32_t snr = r->sched.syscall_nr;
+		if (rnd() % 2) {
+			ctx->nframes = (int)(rnd() % 12);
+			ctx->frames = frames;
+			for (int i = 0; i < ctx->nframes; i++)
+				fill_frame(&frames[i], names + (size_t)i * 2048, 2048);
+			r->stack.kernel_frames = (uint16_t)extreme_u64();
+		} else {
+			decoded_sample(r, enc, 1 << 16);
+			r->sched.duration_ns = (uint64_t)dur;
+			r->sched.syscall_nr = snr;
+		}
 		break;
 	}
 	case FR_REC_SAMPLE:
@@ -545,7 +569,7 @@ static void random_record(uint16_t type, struct fr_record *r, struct fr_record_c
 			ctx->frames = frames;
 			for (int i = 0; i < ctx->nframes; i++)
 				fill_frame(&frames[i], names + (size_t)i * 2048, 2048);
-			r->sample.kernel_frames = (uint16_t)extreme_u64();
+			r->stack.kernel_frames = (uint16_t)extreme_u64();
 		} else
 			decoded_sample(r, enc, 1 << 16);
 		break;
@@ -664,8 +688,8 @@ static void test_stack_example(void)
 			   "\"offset\":\"0x1111\"},"
 			   "{\"addr\":\"0x1\",\"sym\":\"[truncated]\",\"module\":null}],\"kernel_frames\":1";
 
-	r.sample.kernel_frames = 1;
-	r.sample.user_frames = 2;
+	r.stack.kernel_frames = 1;
+	r.stack.user_frames = 2;
 	out.len = 0;
 	CHECK_EQ(fr_record_json_write(writer, &out, &r, &ctx), 0);
 	if (!memmem(out.p, out.len, want, strlen(want))) {

@@ -122,7 +122,7 @@ static void test_resolve(void)
 	CHECK_EQ(fr_symtab_add(&t, &k1), 0);
 	fr_symtab_finish(&t);
 
-	sample.sample.kernel_frames = 2;
+	sample.stack.kernel_frames = 2;
 	/* kernel leaf */
 	fr_symtab_resolve(&t, NULL, &sample, 0, 0xffffffff81001010ULL, &f);
 	CHECK(f.kernel && f.sym && f.sym_off == 0x10 && strcmp(fr_frame_name(&f, true, buf, sizeof(buf)), "do_syscall_64+0x10") == 0);
@@ -136,7 +136,7 @@ static void test_resolve(void)
 	CHECK(f.has_offset && f.offset == 0x1104 && strcmp(fr_frame_module(&f, buf, sizeof(buf)), "/usr/bin/app") == 0);
 	/* a return address just past hot's end belongs to hot (call as the
 	 * last instruction), but as the leaf it is next's first byte */
-	sample.sample.kernel_frames = 0;
+	sample.stack.kernel_frames = 0;
 	fr_symtab_resolve(&t, NULL, &sample, 1, 0x555500001180ULL, &f);
 	CHECK(strcmp(fr_frame_name(&f, true, buf, sizeof(buf)), "hot+0x80") == 0);
 	fr_symtab_resolve(&t, NULL, &sample, 0, 0x555500001180ULL, &f);
@@ -154,7 +154,7 @@ static void test_resolve(void)
 	/* no table (a chunk without descriptions): kernel frames from a snapshot */
 	struct fr_ksyms *k = NULL;
 	CHECK_EQ(fr_ksyms_parse(strdup(kallsyms), sizeof(kallsyms) - 1, &k), 0);
-	sample.sample.kernel_frames = 1;
+	sample.stack.kernel_frames = 1;
 	fr_symtab_resolve(NULL, k, &sample, 0, 0xffffffffc0001404ULL, &f);
 	CHECK(f.sym && strcmp(fr_frame_name(&f, true, buf, sizeof(buf)), "ext4_write+0x4") == 0);
 	CHECK(strcmp(fr_frame_module(&f, buf, sizeof(buf)), "[ext4]") == 0);
@@ -248,7 +248,7 @@ static void test_inline(void)
 	sample.pid = 9;
 	fr_symtab_resolve(&t, NULL, &sample, 0, 0x555500001104ULL, &f);
 	CHECK_EQ(fr_symtab_inlined(&t, &sample, 0, &f, out, 4), 0);
-	sample.sample.kernel_frames = 1;
+	sample.stack.kernel_frames = 1;
 	fr_symtab_resolve(&t, NULL, &sample, 0, 0xffffffff81001010ULL, &f);
 	CHECK(f.kernel);
 	CHECK_EQ(fr_symtab_inlined(&t, &sample, 0, &f, out, 4), 0);
@@ -298,7 +298,7 @@ static void test_markers(void)
 		}
 	}
 	CHECK(fr_frame_marker_name(0) == NULL);
-	CHECK(fr_frame_marker_name(4) == NULL);
+	CHECK(fr_frame_marker_name(5) == NULL);
 	CHECK(fr_frame_marker_name(FR_FRAME_MARKER_MAX) == NULL);
 	CHECK(fr_frame_marker_name(0x555500001104ULL) == NULL);
 	CHECK_EQ(fr_frame_lookup_addr(0, 0), 0);
@@ -307,16 +307,16 @@ static void test_markers(void)
 	CHECK_EQ(fr_frame_lookup_addr(0x1000, 0), 0xfff);
 	CHECK_EQ(fr_frame_lookup_addr(0x1000, 1), 0x1000);
 	/* a marker this reader does not know, and 0: unnamed, not looked up */
-	fr_symtab_resolve(&t, NULL, &sample, 0, 4, &f);
+	fr_symtab_resolve(&t, NULL, &sample, 0, 5, &f);
 	CHECK(!f.sym && !f.module);
-	CHECK_STR(fr_frame_name(&f, true, buf, sizeof(buf)), "[unknown]@0x4");
+	CHECK_STR(fr_frame_name(&f, true, buf, sizeof(buf)), "[unknown]@0x5");
 	fr_symtab_resolve(&t, NULL, &sample, 1, 0, &f);
 	CHECK_STR(fr_frame_name(&f, true, buf, sizeof(buf)), "[unknown]@0x0");
 	/* the first address that is one */
 	fr_symtab_resolve(&t, NULL, &sample, 0, FR_FRAME_MARKER_MAX, &f);
 	CHECK_STR(fr_frame_name(&f, true, buf, sizeof(buf)), "low+0x10");
 	/* the kernel's frames are never markers */
-	sample.sample.kernel_frames = 1;
+	sample.stack.kernel_frames = 1;
 	fr_symtab_resolve(&t, NULL, &sample, 0, FR_FRAME_TRUNCATED, &f);
 	CHECK(f.kernel && !f.sym);
 	CHECK_STR(fr_frame_name(&f, true, buf, sizeof(buf)), "[kernel.kallsyms]@0x1");

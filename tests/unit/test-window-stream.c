@@ -287,7 +287,7 @@ static void frames_of(struct fr_window *w, const struct fr_window_entry *e, size
 	out[0] = 0;
 	CHECK(k >= 0 && (size_t)k <= max);
 	for (int i = 0; i < k && len < n; i++) {
-		CHECK_EQ(f[i].kernel, i < e->r.sample.kernel_frames);
+		CHECK_EQ(f[i].kernel, i < e->r.stack.kernel_frames);
 		len += (size_t)snprintf(out + len, n - len, "%s%s%s", i ? "|" : "",
 					fr_frame_name(&f[i], true, name, sizeof(name)), f[i].inlined ? " (inlined)" : "");
 	}
@@ -327,15 +327,15 @@ static void test_frames(void)
 	for (unsigned i = 0; i < sizeof(code_recs) / sizeof(code_recs[0]); i++)
 		add(w, cctx, b, &code_recs[i]);
 	s = rec(FR_REC_SAMPLE, T0 + MS, 7);
-	s.sample.kernel_frames = 1;
-	s.sample.user_frames = 3;
-	s.sample.kframes = kf;
-	s.sample.uframes = uf1;
+	s.stack.kernel_frames = 1;
+	s.stack.user_frames = 3;
+	s.stack.kframes = kf;
+	s.stack.uframes = uf1;
 	add(w, cctx, b, &s);
 	s = rec(FR_REC_SAMPLE, T0 + 2 * MS, 7);
-	s.sample.kernel_frames = 0;
-	s.sample.user_frames = 2;
-	s.sample.uframes = uf2;
+	s.stack.kernel_frames = 0;
+	s.stack.user_frames = 2;
+	s.stack.uframes = uf2;
 	add(w, cctx, b, &s);
 	flush(w, cctx, b);
 	fr_chunk_builder_free(b);
