@@ -34,6 +34,8 @@ struct dump_opts {
 	int format; /* -1: not given */
 	const char *output;
 	bool stats;
+	bool stacks; /* text: offcpu records' stacks under them */
+	bool offcpu; /* folded: offcpu stacks by blocked time, not samples */
 };
 
 static void help(void)
@@ -54,6 +56,12 @@ static void help(void)
 	       "                      bundle    the window as one self-contained file (its\n"
 	       "                                chunks, processes, symbols, host), which\n"
 	       "                                every verb reads with --input on any machine\n"
+	       "  --stacks            text: print each off-CPU record's stack under it, leaf\n"
+	       "                      first: where it slept, then where it entered the\n"
+	       "                      kernel (JSON always has them)\n"
+	       "  --offcpu            folded: the off-CPU records' stacks instead of the\n"
+	       "                      samples, each counted by its blocked time in\n"
+	       "                      microseconds (an off-CPU flame graph)\n"
 	       "  -o, --output FILE   write to FILE (created whole or not at all); without\n"
 	       "                      --format, a bundle\n"
 	       "  --stats             after the dump, print on stderr how much of the store\n"
@@ -66,13 +74,15 @@ static void help(void)
 
 static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *o)
 {
-	enum { O_FORMAT = O_WIN__END, O_STATS };
+	enum { O_FORMAT = O_WIN__END, O_STATS, O_STACKS, O_OFFCPU };
 	static const struct option opts[] = {
 		FRCTL_GLOBAL_OPTIONS,
 		FRCTL_WINDOW_OPTIONS,
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "stats", no_argument, NULL, O_STATS },
+		{ "stacks", no_argument, NULL, O_STACKS },
+		{ "offcpu", no_argument, NULL, O_OFFCPU },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -104,6 +114,12 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		case O_STATS:
 			o->stats = true;
 			break;
+		case O_STACKS:
+			o->stacks = true;
+			break;
+		case O_OFFCPU:
+			o->offcpu = true;
+			break;
 		case 'h':
 			help();
 			return 1;
@@ -118,6 +134,14 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 	}
 	if (o->format < 0)
 		o->format = o->output ? FMT_BUNDLE : FMT_TEXT;
+	if (o->stacks && o->format != FMT_TEXT) {
+		frctl_error("--stacks is for --format text (json always has the stacks)");
+		return -EINVAL;
+	}
+	if (o->offcpu && o->format != FMT_FOLDED) {
+		frctl_error("--offcpu is for --format folded");
+		return -EINVAL;
+	}
 	o->win.need_exe = o->format == FMT_JSON || o->format == FMT_PERFETTO;
 	/* every format but the bundle reads the window once, in order */
 	o->win.stream = o->format != FMT_BUNDLE;
@@ -303,7 +327,7 @@ static void lines_free(struct lines *l)
 
 static struct lines *lines_new(FILE *out, const struct dump_opts *o)
 {
-	unsigned flags = fr_text_colour(out) ? FR_TEXT_COLOUR : 0;
+	unsigned flags = (fr_text_colour(out) ? FR_TEXT_COLOUR : 0) | (o->stacks ? FR_TEXT_STACKS : 0);
 	struct lines *l = calloc(1, sizeof(*l));
 
 	if (!l)
@@ -385,6 +409,15 @@ static void print_stats(struct fr_store_reader *reader, const struct fr_window *
 		w->nchunks, rs.segments_skipped, rs.segments, rchar, read_bytes);
 }
 
+/* Folded output: the samples, or with --offcpu the off-CPU records that
+ * have a stack. */
+static bool folded_wants(const struct dump_opts *o, const struct fr_record *r)
+{
+	if (o->offcpu)
+		return r->type == FR_REC_OFFCPU && r->stack.kernel_frames + r->stack.user_frames > 0;
+	return r->type == FR_REC_SAMPLE;
+}
+
 int verb_dump(struct frctl *f, int argc, char **argv)
 {
 	struct frctl_source src = {};
@@ -442,7 +475,9 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 				continue;
 			if (perfetto)
 				fr_perfetto_add(perfetto, src.w, &e);
-			else if (e.r.type == FR_REC_SAMPLE && fr_folded_add(folded, src.w, &e) == -ENOMEM) {
+			else if (folded_wants(&o, &e.r) &&
+				 fr_folded_add(folded, src.w, &e, o.offcpu ? MAX(e.r.sched.duration_ns / 1000, 1ULL) : 1) ==
+					 -ENOMEM) {
 				frctl_error("out of memory");
 				goto out;
 			}

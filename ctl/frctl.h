@@ -89,6 +89,7 @@ int fr_window_entry_json(struct fr_json_writer *jw, struct fr_out *o, struct fr_
 enum {
 	FR_TEXT_COLOUR = 1 << 0,
 	FR_TEXT_NO_DATE = 1 << 1, /* the time of day only */
+	FR_TEXT_STACKS = 1 << 2,  /* offcpu records' stacks on lines under them */
 };
 struct fr_text; /* the flags, and the last second formatted */
 struct fr_out;
@@ -100,7 +101,8 @@ bool fr_text_colour(FILE *out);
  * samples added, for flame graph tools. */
 struct fr_folded;
 struct fr_folded *fr_folded_new(void);
-int fr_folded_add(struct fr_folded *f, struct fr_window *w, const struct fr_window_entry *e);
+/* @weight: what the stack counts for (1 for a sample) */
+int fr_folded_add(struct fr_folded *f, struct fr_window *w, const struct fr_window_entry *e, uint64_t weight);
 /* Prints the stacks in byte order, once, after the last add; returns the
  * number of samples. */
 uint64_t fr_folded_print(struct fr_folded *f, FILE *out);

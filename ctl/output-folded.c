@@ -4,7 +4,8 @@
  * stack, "comm;outermost;...;leaf count", the input of flamegraph.pl,
  * speedscope and inferno.  Frames are function names (an inlined function
  * is a frame of its own, as if called); a frame without one is its module
- * and offset.
+ * and offset.  With --offcpu, the off-CPU records' stacks instead, each
+ * counted by its blocked time in microseconds.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,7 +42,7 @@ static void put_clean(FILE *m, const char *p, size_t n)
 		fputc(p[i] == ';' || p[i] == '\n' || p[i] == '\r' ? '_' : p[i], m);
 }
 
-int fr_folded_add(struct fr_folded *f, struct fr_window *w, const struct fr_window_entry *e)
+int fr_folded_add(struct fr_folded *f, struct fr_window *w, const struct fr_window_entry *e, uint64_t weight)
 {
 	struct fr_frame frames[FR_FRAMES_EXPANDED_MAX];
 	int n = fr_window_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
@@ -69,7 +70,7 @@ int fr_folded_add(struct fr_folded *f, struct fr_window *w, const struct fr_wind
 		fr_frame_name(&frames[i], false, name, sizeof(name));
 		put_clean(m, name, strlen(name));
 	}
-	if (fclose(m) != 0 || fr_counts_add(&f->stacks, key) < 0)
+	if (fclose(m) != 0 || fr_counts_add_n(&f->stacks, key, weight) < 0)
 		return -ENOMEM;
 	f->samples++;
 	return 0;

@@ -141,18 +141,21 @@ static void print_syscall(struct fr_out *o, unsigned nr)
 	}
 }
 
-static void print_frames(struct fr_out *o, struct fr_window *w, const struct fr_window_entry *e)
+/* The frames of @e, leaf first as a debugger prints a backtrace, each
+ * "name (module)" and each after @sep but the first (@sep_first: the first
+ * too). */
+static void print_frames(struct fr_out *o, struct fr_window *w, const struct fr_window_entry *e, const char *sep,
+			 bool sep_first)
 {
 	struct fr_frame frames[FR_FRAMES_EXPANDED_MAX];
 	int n = fr_window_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
 	char name[512];
 
-	/* leaf first, as a debugger prints a backtrace */
 	for (int i = 0; i < n; i++) {
 		uint32_t ml;
 		const char *m = fr_frame_module_base(&frames[i], &ml);
-		if (i)
-			fr_out_write(o, " <- ", 4);
+		if (i || sep_first)
+			fr_out_puts(o, sep);
 		fr_frame_name(&frames[i], true, name, sizeof(name));
 		fr_out_safe(o, name, strlen(name));
 		/* its module is the next frame's, printed there */
@@ -164,7 +167,7 @@ static void print_frames(struct fr_out *o, struct fr_window *w, const struct fr_
 			fr_out_puts(o, frames[i].module_brackets ? "])" : ")");
 		}
 	}
-	if (n <= 0)
+	if (n <= 0 && !sep_first)
 		fr_out_puts(o, "no frames");
 }
 
@@ -246,7 +249,7 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 		print_duration(o, r->sched.duration_ns);
 		break;
 	case FR_REC_SAMPLE:
-		print_frames(o, w, e);
+		print_frames(o, w, e, " <- ", false);
 		break;
 	case FR_REC_SWITCH:
 		fr_out_puts(o, r->sw.prev_state ? "blocks -> " : "preempted -> ");
@@ -309,5 +312,8 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 		fr_out_puts(o, " cgroup=");
 		fr_out_safe(o, e->cgroup, e->cgroup_len);
 	}
+	/* on lines of their own under the record's */
+	if (r->type == FR_REC_OFFCPU && (t->flags & FR_TEXT_STACKS))
+		print_frames(o, w, e, "\n    ", true);
 	fr_out_putc(o, '\n');
 }

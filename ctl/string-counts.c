@@ -25,6 +25,11 @@ static struct fr_count *slot(struct fr_count *v, size_t cap, const char *key)
 
 int fr_counts_add(struct fr_counts *c, const char *key)
 {
+	return fr_counts_add_n(c, key, 1);
+}
+
+int fr_counts_add_n(struct fr_counts *c, const char *key, uint64_t n)
+{
 	struct fr_count *s;
 
 	if ((c->used + 1) * 4 > c->cap * 3) {
@@ -46,7 +51,7 @@ int fr_counts_add(struct fr_counts *c, const char *key)
 			return -ENOMEM;
 		c->used++;
 	}
-	s->n++;
+	s->n += n;
 	return 0;
 }
 

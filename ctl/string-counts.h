@@ -20,6 +20,8 @@ struct fr_counts {
 
 /* Counts @key once more (copied).  -ENOMEM. */
 int fr_counts_add(struct fr_counts *c, const char *key);
+/* Counts @key @n times more (a weight: blocked time, bytes). */
+int fr_counts_add_n(struct fr_counts *c, const char *key, uint64_t n);
 /* Moves the entries to the front, sorted by key (bytewise) or by count
  * (most first, then key), and returns how many; no adds after this. */
 size_t fr_counts_sort(struct fr_counts *c, bool by_count);

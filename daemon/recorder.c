@@ -314,12 +314,15 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, struct cpu_
 /* A sample or offcpu record goes in with the names of its frames, found
  * now while the process and its binaries exist.  Frame 0 is the
  * interrupted instruction; the others are return addresses. */
-static void add_stacked(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec, uint64_t exe_ino)
+static void add_stacked(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec, uint64_t exe_ino,
+			uint32_t ppid)
 {
 	struct fr_frame_desc d[FR_SAMPLE_FRAMES_MAX];
 	unsigned nk = rec->stack.kernel_frames, nu = rec->stack.user_frames, n = 0;
 
 	if (r->sym) {
+		if (nu)
+			fr_symbolizer_parent(r->sym, rec->pid, ppid, exe_ino);
 		for (unsigned i = 0; i < nk && n < ELEMENTSOF(d); i++)
 			fr_symbolizer_kernel(r->sym, rec->stack.kframes[i], i == 0, &d[n++]);
 		for (unsigned i = 0; i < nu && n < ELEMENTSOF(d); i++) {
@@ -452,6 +455,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	const struct fr_event_hdr *h = data;
 	struct fr_record rec;
 	uint64_t exe_ino = 0;
+	uint32_t ppid = 0;
 	char memcg[4096];
 
 	if (cpu >= r->ncpu)
@@ -536,6 +540,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 				(uint16_t)unwind_offcpu(r, e, size, FR_SAMPLE_FRAMES_MAX - rec.stack.kernel_frames);
 			r->offcpu_user[MIN(e->user, (uint16_t)(FR_OFFCPU_USER__MAX - 1))]++;
 			exe_ino = e->exe_ino;
+			ppid = e->ppid;
 			break;
 		}
 		__attribute__((fallthrough));
@@ -557,6 +562,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		rec.stack.uframes = r->uframes;
 		rec.stack.user_frames = (uint16_t)unwind_sample(r, e, FR_SAMPLE_FRAMES_MAX - rec.stack.kernel_frames);
 		exe_ino = e->exe_ino;
+		ppid = e->ppid;
 		break;
 	}
 	case FR_EV_SWITCH: {
@@ -629,7 +635,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		goto malformed;
 	}
 	if (rec.stack.kernel_frames || rec.stack.user_frames)
-		add_stacked(r, cpu, &rec, exe_ino);
+		add_stacked(r, cpu, &rec, exe_ino, ppid);
 	else
 		add_record(r, cpu, &rec);
 	/* after it is stored: a trigger record follows its cause */

@@ -934,6 +934,19 @@ void fr_symbolizer_fork(struct fr_symbolizer *s, uint32_t parent, uint32_t child
 	s->st.maps_inherited++;
 }
 
+void fr_symbolizer_parent(struct fr_symbolizer *s, uint32_t pid, uint32_t ppid, uint64_t exe_ino)
+{
+	const struct proc *p = proc_get(s, pid), *pp;
+
+	if (!p || p->nmaps || !ppid || ppid == pid)
+		return;
+	/* gone before its maps were read: its parent's, if it still runs
+	 * the same image (a fork without exec) */
+	pp = proc_get(s, ppid);
+	if (pp && pp->nmaps && exe_ino && pp->exe_ino == exe_ino)
+		fr_symbolizer_fork(s, ppid, pid);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -56,6 +56,11 @@ void fr_symbolizer_forget(struct fr_symbolizer *s, uint32_t pid);
  * that maps more later is read again at its first frame outside them, as
  * any process is; one that execs is forgotten then. */
 void fr_symbolizer_fork(struct fr_symbolizer *s, uint32_t parent, uint32_t child);
+/* Before naming the user frames of @pid, whose parent is @ppid and whose
+ * image @exe_ino: a process gone before its maps could be read (a child
+ * that forked, waited or ran briefly and exited) gets its parent's when
+ * the parent runs the same image, as after fr_symbolizer_fork(). */
+void fr_symbolizer_parent(struct fr_symbolizer *s, uint32_t pid, uint32_t ppid, uint64_t exe_ino);
 /* Evicts beyond the cache bounds; call between batches of samples. */
 void fr_symbolizer_trim(struct fr_symbolizer *s);
 
