@@ -372,17 +372,16 @@ static size_t unwind(struct fr_recorder *r, const struct fr_ustack *s, bool capt
 	return fr_unwinder_unwind(r->unw, s, r->uframes, max);
 }
 
+/* What a record of the BPF side says of a user stack (sample and offcpu
+ * records share these fields); @stack_len: bytes of @stack copied. */
+#define USTACK_OF(e, stack_len_)                                                                          \
+	((struct fr_ustack){ .pid = (e)->hdr.pid, .tid = (e)->hdr.tid, .ppid = (e)->ppid, .exe_ino = (e)->exe_ino, \
+			     .regs = (const uint64_t *)(e)->uregs, .stack = (e)->ustack,                        \
+			     .stack_len = MIN((e)->ustack_len, (uint32_t)(stack_len_)) })
+
 static size_t unwind_sample(struct fr_recorder *r, const struct fr_event_sample *e, size_t max)
 {
-	struct fr_ustack s = {
-		.pid = e->hdr.pid,
-		.tid = e->hdr.tid,
-		.ppid = e->ppid,
-		.exe_ino = e->exe_ino,
-		.regs = (const uint64_t *)e->uregs,
-		.stack = e->ustack,
-		.stack_len = MIN(e->ustack_len, (uint32_t)FR_USTACK_COPY),
-	};
+	struct fr_ustack s = USTACK_OF(e, FR_USTACK_COPY);
 
 	return unwind(r, &s, true, max);
 }
@@ -391,17 +390,8 @@ static size_t unwind_sample(struct fr_recorder *r, const struct fr_event_sample 
  * stack copy, event.h). */
 static size_t unwind_offcpu(struct fr_recorder *r, const struct fr_event_offcpu *e, size_t size, size_t max)
 {
-	struct fr_ustack s = {
-		.pid = e->hdr.pid,
-		.tid = e->hdr.tid,
-		.ppid = e->ppid,
-		.exe_ino = e->exe_ino,
-		.regs = (const uint64_t *)e->uregs,
-		.stack = e->ustack,
-	};
+	struct fr_ustack s = USTACK_OF(e, size >= sizeof(*e) + FR_USTACK_COPY ? FR_USTACK_COPY : 0);
 
-	if (size >= sizeof(*e) + FR_USTACK_COPY)
-		s.stack_len = MIN(e->ustack_len, (uint32_t)FR_USTACK_COPY);
 	return unwind(r, &s, s.stack_len > 0, max);
 }
 

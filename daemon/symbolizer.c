@@ -23,6 +23,7 @@
 #include "../lib/pid-map.h"
 #include "../lib/range-find.h"
 #include "../lib/record-fields.h"
+#include "mapped-file.h"
 #include "perf-map.h"
 #include "symbolizer.h"
 
@@ -486,32 +487,10 @@ static int file_load_fd(const struct fr_symbolizer *s, struct elf_file *f, int f
 	return r;
 }
 
-/* The file mapped at @m in @pid: the mapped file itself, even if replaced
- * or in another mount namespace; else, the process gone (a short-lived
- * one sampled before its exit, drained after), the path as the process
- * saw it or as we see it, if that is still the same file (@f's device and
- * inode). */
+/* The file of @f mapped at @m in @pid (fr_open_mapped_file()). */
 static int open_mapped(uint32_t pid, const struct mapping *m, const struct elf_file *f)
 {
-	char path[PATH_MAX + 64];
-	struct stat st;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	for (int i = 0; i < 2; i++) {
-		if (i == 0)
-			snprintf(path, sizeof(path), "/proc/%u/root%s", pid, m->path);
-		fd = open(i == 0 ? path : m->path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) == 0 && st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino)
-			return fd;
-		close(fd);
-	}
-	return -ENOENT;
+	return fr_open_mapped_file(pid, m->start, m->end, m->path, f->dev, f->ino);
 }
 
 static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, const struct mapping *m)

@@ -20,6 +20,7 @@
 #include "../lib/macro.h"
 #include "../lib/pid-map.h"
 #include "../lib/record.h"
+#include "mapped-file.h"
 #include "unwinder.h"
 
 /* Processes held, each with its Dwfl: the modules it maps and the unwind
@@ -154,34 +155,7 @@ static int cmp_vma(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The file of mapping @v of @pid: through /proc/PID/map_files (the file
- * itself, deleted or in another mount namespace); else, @pid gone (or a
- * zombie, whose map_files and root are unreadable), its path as @pid saw
- * it or as we see it, if that is still the same file. */
-static int open_mapped(uint32_t pid, const struct vma *v, const char *name)
-{
-	char path[PATH_MAX + 64];
-	struct stat st;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, v->start, v->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	for (int i = 0; i < 2; i++) {
-		if (i == 0)
-			snprintf(path, sizeof(path), "/proc/%u/root%s", pid, name);
-		fd = open(i == 0 ? path : name, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) == 0 && st.st_dev == v->dev && (uint64_t)st.st_ino == v->ino)
-			return fd;
-		close(fd);
-	}
-	return -ENOENT;
-}
-
-/* Opens module @name of the current process (open_mapped()); one Elf per
+/* Opens module @name of the current process (fr_open_mapped_file()); one Elf per
  * file for every process (see FILES_MAX).
  * Returns -1 with *elfp set, or -1 with *elfp NULL (no file: the module
  * has no unwind tables, its frames are walked by frame pointers). */
@@ -202,7 +176,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	(void)dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
 	key = (struct vma){ .start = start };
 	v = bsearch(&key, p->box->vmas, p->box->nvmas, sizeof(key), cmp_vma);
-	fd = v ? open_mapped(p->pid, v, name) : -ENOENT;
+	fd = v ? fr_open_mapped_file(p->pid, v->start, v->end, name, v->dev, v->ino) : -ENOENT;
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)
 			close(fd);

@@ -36,6 +36,7 @@ benches=(
 	"sources-overhead:tests/bench/sources-overhead.sh $BUILD $q_over"
 	"sampling-overhead:tests/bench/sampling-overhead.sh $BUILD"
 	"stacks:tests/bench/stacks.sh $BUILD"
+	"offcpu-stacks:tests/bench/offcpu-stacks.sh $BUILD"
 	"dump-window:tests/bench/dump-window.sh $BUILD"
 	"dump-speed:tests/bench/dump-speed.sh $BUILD $q_dump"
 	"dump-full-store:tests/bench/dump-full-store.sh $BUILD"

@@ -10,6 +10,9 @@
 #               (off by default: it hooks every system call); its loss is
 #               printed and reported without a target, as the price of
 #               opting in
+#   -offstacks  the default configuration with sources.sched.offcpu_stacks
+#               off: flightrecd's loss less this one's is what off-CPU
+#               stacks add (target <= 1 %, issue 27)
 # Workloads (throughput, higher is better):
 #   stress-ng   --cpu 1 --get 1 for DUR seconds (a CPU + syscall mix; one
 #               instance each, so the recorder finds a CPU some of the time);
@@ -38,6 +41,11 @@ grep -A1 '^  syscall = {' "$T/syscall-on.conf" | grep -q 'enabled = true;' || {
 	echo "could not switch the syscall source on in a copy of $CONF" >&2
 	exit 1
 }
+sed 's/offcpu_stacks = true;/offcpu_stacks = false;/' "$CONF" >"$T/offstacks.conf"
+grep -q 'offcpu_stacks = false;' "$T/offstacks.conf" || {
+	echo "could not switch off-CPU stacks off in a copy of $CONF" >&2
+	exit 1
+}
 
 # stressng: "CPU_OPS_PER_S GET_OPS_PER_S"
 stressng() {
@@ -49,12 +57,13 @@ messaging() {
 }
 
 declare -A cpu get msg
-modes="none flightrecd perf +syscall"
+modes="none flightrecd perf +syscall -offstacks"
 for i in $(seq "$REPS"); do
 	for m in $modes; do
 		case $m in
 		flightrecd) start_flightrecd "$CONF" ;;
 		+syscall) start_flightrecd "$T/syscall-on.conf" ;;
+		-offstacks) start_flightrecd "$T/offstacks.conf" ;;
 		perf) start_perf -a -g -F 49 -o "$T/perf.data" ;;
 		esac
 		# each workload starts on a settled machine: the 400 tasks of the
@@ -138,3 +147,11 @@ result "default config + sources.syscall on: stress-ng --cpu 1 --get 1 throughpu
 	"${sn_loss[flightrecd]}" "the default config (syscall off)" null "-" null
 result "default config + sources.syscall on: perf bench sched messaging throughput loss" "% throughput lost" "$m" \
 	"${msg_loss[flightrecd]}" "the default config (syscall off)" null "-" null
+# what off-CPU stacks add to the default configuration's loss, same runs
+for w in stress-ng messaging; do
+	if [ "$w" = stress-ng ]; then on=${sn_loss[flightrecd]} off=${sn_loss[-offstacks]}; else on=${msg_loss[flightrecd]} off=${msg_loss[-offstacks]}; fi
+	added=$(calc "$on - $off")
+	echo "$w: off-CPU stacks add ${added} % (loss ${on} % with them, ${off} % without)"
+	result "off-CPU stacks on vs off (default config): $w added throughput loss" "% throughput lost" "$added" "$off" \
+		"the default config with sources.sched.offcpu_stacks = false" null "<= 1 %" "$(le "$added" 1)"
+done

@@ -487,6 +487,21 @@ static void decoded_sample(struct fr_record *r, uint8_t *enc, size_t cap)
 		CHECK(!"sample decodes");
 }
 
+/* A stack for @r: named frames as a reader resolved them, or addresses
+ * as decoded. */
+static void random_stack(struct fr_record *r, struct fr_record_context *ctx, struct fr_frame *frames, char *names,
+			 uint8_t *enc)
+{
+	if (rnd() % 2) {
+		ctx->nframes = (int)(rnd() % 12);
+		ctx->frames = frames;
+		for (int i = 0; i < ctx->nframes; i++)
+			fill_frame(&frames[i], names + (size_t)i * 2048, 2048);
+		r->stack.kernel_frames = (uint16_t)extreme_u64();
+	} else
+		decoded_sample(r, enc, 1 << 16);
+}
+
 static void random_record(uint16_t type, struct fr_record *r, struct fr_record_context *ctx,
 			  struct fr_frame *frames, char *names, uint8_t *enc)
 {
@@ -550,28 +565,13 @@ static void random_record(uint16_t type, struct fr_record *r, struct fr_record_c
 			break;
 		int64_t dur = (int64_t)r->sched.duration_ns;
 		int32_t snr = r->sched.syscall_nr;
-		if (rnd() % 2) {
-			ctx->nframes = (int)(rnd() % 12);
-			ctx->frames = frames;
-			for (int i = 0; i < ctx->nframes; i++)
-				fill_frame(&frames[i], names + (size_t)i * 2048, 2048);
-			r->stack.kernel_frames = (uint16_t)extreme_u64();
-		} else {
-			decoded_sample(r, enc, 1 << 16);
-			r->sched.duration_ns = (uint64_t)dur;
-			r->sched.syscall_nr = snr;
-		}
+		random_stack(r, ctx, frames, names, enc);
+		r->sched.duration_ns = (uint64_t)dur;
+		r->sched.syscall_nr = snr;
 		break;
 	}
 	case FR_REC_SAMPLE:
-		if (rnd() % 2) {
-			ctx->nframes = (int)(rnd() % 12);
-			ctx->frames = frames;
-			for (int i = 0; i < ctx->nframes; i++)
-				fill_frame(&frames[i], names + (size_t)i * 2048, 2048);
-			r->stack.kernel_frames = (uint16_t)extreme_u64();
-		} else
-			decoded_sample(r, enc, 1 << 16);
+		random_stack(r, ctx, frames, names, enc);
 		break;
 	case FR_REC_SWITCH:
 		r->sw.prev_state = (uint32_t)extreme_u64();
