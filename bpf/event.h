@@ -195,7 +195,8 @@ _Static_assert(sizeof(struct fr_event_sample) == 48 + 24 + 8 * FR_STACK_DEPTH + 
  * with one this size + FR_USTACK_COPY. */
 enum fr_offcpu_user {
 	FR_OFFCPU_USER_COPIED = 0,     /* uregs and ustack[ustack_len] */
-	FR_OFFCPU_USER_KTHREAD = 1,    /* a kernel thread: no user stack */
+	FR_OFFCPU_USER_KTHREAD = 1,    /* a kernel thread or an io_uring worker:
+					  no user stack */
 	FR_OFFCPU_USER_NO_TASK_WORK = 2, /* the kernel has no BPF task work:
 					  uregs only (the user leaf frame) */
 	FR_OFFCPU_USER_BUSY = 3,       /* too many waits ending at once (or the

@@ -37,8 +37,11 @@
 #include "clock-filter.h"
 #include "ustack.bpf.h"
 
-/* include/linux/sched.h: a kernel thread has no user registers */
+/* include/linux/sched.h: a kernel thread has no user registers; an
+ * io_uring worker has a copy of its creator's, and never returns to user
+ * space (task work would run only when it exits) */
 #define PF_KTHREAD 0x00200000
+#define PF_IO_WORKER 0x00000010
 
 struct fr_sched_state {
 	__u64 offcpu_ts; /* blocked since; 0: not blocked */
@@ -94,10 +97,11 @@ struct {
 /* Processes with an off-CPU stack recorded before, and their image: a
  * process's first one wakes the daemon at once, so that it reads the
  * process's mappings while it exists (a program that waits once and
- * exits), as the sampler does with its first sample (profile.bpf.c). */
+ * exits), as the sampler does with its first sample (profile.bpf.c).
+ * 4 Ki entries, 256 KiB: one forgotten costs only an early wakeup. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, __u64);
 } offcpu_seen SEC(".maps");
@@ -368,7 +372,7 @@ static __always_inline void offcpu(struct task_struct *t, __u64 start, __u64 dur
 		emit(t, FR_EV_OFFCPU, start, duration, nr);
 		return;
 	}
-	if (t->flags & PF_KTHREAD) {
+	if (t->flags & (PF_KTHREAD | PF_IO_WORKER)) {
 		offcpu_now(t, start, duration, nr, FR_OFFCPU_USER_KTHREAD);
 		return;
 	}

@@ -2,8 +2,9 @@
 /*
  * frctl report: one screen about a window or an incident, for the person
  * who has to say what happened: what fired and on which record, the
- * slowest calls, waits and I/O, where the CPU went, which processes came,
- * went or were killed, the extremes of the metrics, and what is missing.
+ * slowest calls, waits (off-CPU ones with their stacks) and I/O, where
+ * the blocked time and the CPU went, which processes came, went or were
+ * killed, the extremes of the metrics, and what is missing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -95,15 +96,17 @@ static int list_add(struct list *l, const struct fr_window_entry *e)
 	return (int)l->n++;
 }
 
-/* The hottest call paths.  A path is the process name and the names of
- * the sample's frames, outermost first, as the folded output writes them.
- * It is counted by a 64-bit hash of that sequence (two of PATHS_MAX paths
- * share one with odds of about 1e-10), and named again for printing from
- * a sample that had it (the window holds every record until it is freed):
- * 48 bytes a path however deep the stacks, 3 MiB at most: PATHS_MAX held;
- * when a new one finds them all taken, the quarter that may have had the
- * fewest samples make room (lossy counting), so that a hot path that
- * comes late in a long window is still counted, the rare ones not. */
+/* Call paths by weight: the hottest, a sample weighing one, and those
+ * most time was blocked in, an off-CPU wait weighing its duration.  A
+ * path is the process name and the names of the record's frames,
+ * outermost first, as the folded output writes them.  It is counted by a
+ * 64-bit hash of that sequence (two of PATHS_MAX paths share one with
+ * odds of about 1e-10), and named again for printing from a record that
+ * had it (the window holds every record until it is freed): 48 bytes a
+ * path however deep the stacks, 3 MiB at most a table: PATHS_MAX held;
+ * when a new one finds them all taken, the quarter that may have weighed
+ * least make room (lossy counting), so that a hot path that comes late
+ * in a long window is still counted, the rare ones not. */
 #define PATHS_MAX (64 * 1024)
 #define PATHS_SLOTS (2 * PATHS_MAX) /* at most half full: short probes */
 /* fr_window_frames() may return more than the record's addresses
@@ -114,9 +117,9 @@ static int list_add(struct list *l, const struct fr_window_entry *e)
 
 struct path {
 	uint64_t hash;
-	uint64_t n;   /* samples since it was taken in */
-	uint64_t err; /* samples it may have had before: paths.bound then */
-	size_t item;  /* a sample with this path: index into the window */
+	uint64_t weight; /* since it was taken in */
+	uint64_t err;    /* weight it may have had before: paths.bound then */
+	size_t item;     /* a record with this path: index into the window */
 };
 
 struct paths {
@@ -124,7 +127,9 @@ struct paths {
 	uint32_t *slot;  /* [PATHS_SLOTS]: by hash, 1 + index into v; 0 free */
 	uint64_t *tmp;   /* [PATHS_MAX], for pruning */
 	size_t n;
-	uint64_t bound;  /* samples a path not held has had at most */
+	uint64_t bound;  /* weight a path not held has had at most */
+	uint64_t total;  /* of all the paths added */
+	bool time;       /* weights are nanoseconds blocked, not samples */
 	bool pruned, failed;
 };
 
@@ -153,20 +158,19 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Drops the quarter (at least) of the paths with the fewest samples they
- * may have had (their count and error): afterwards a path not held has
- * had at most p->bound samples, those dropped as well as those never
- * held. */
+/* Drops the quarter (at least) of the paths with the least weight they
+ * may have had (their weight and error): afterwards a path not held has
+ * had at most p->bound, those dropped as well as those never held. */
 static void paths_prune(struct paths *p)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < p->n; i++)
-		p->tmp[i] = p->v[i].n + p->v[i].err;
+		p->tmp[i] = p->v[i].weight + p->v[i].err;
 	qsort(p->tmp, p->n, sizeof(*p->tmp), cmp_u64);
 	p->bound = MAX(p->bound, p->tmp[p->n / 4]);
 	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i].n + p->v[i].err > p->bound)
+		if (p->v[i].weight + p->v[i].err > p->bound)
 			p->v[k++] = p->v[i];
 	p->n = k;
 	memset(p->slot, 0, PATHS_SLOTS * sizeof(*p->slot));
@@ -175,7 +179,7 @@ static void paths_prune(struct paths *p)
 	p->pruned = true;
 }
 
-static void paths_add(struct paths *p, uint64_t hash, size_t item)
+static void paths_add(struct paths *p, uint64_t hash, size_t item, uint64_t weight)
 {
 	uint32_t *s;
 
@@ -196,7 +200,8 @@ static void paths_add(struct paths *p, uint64_t hash, size_t item)
 		p->v[p->n] = (struct path){ .hash = hash, .err = p->bound, .item = item };
 		*s = (uint32_t)++p->n;
 	}
-	p->v[*s - 1].n++;
+	p->v[*s - 1].weight += weight;
+	p->total += weight;
 }
 
 static void paths_done(struct paths *p)
@@ -209,8 +214,9 @@ static void paths_done(struct paths *p)
 struct report {
 	struct top syscall, offcpu, runq, block;
 	uint64_t samples, execs, exits, exits_failed, forks, records, gaps_lost, gap_records;
+	uint64_t offcpu_ns, offcpu_bare, offcpu_bare_ns; /* all waits; those without a stack */
 	struct fr_counts self, procs, started;
-	struct paths paths;
+	struct paths cpu_paths, offcpu_paths;
 	struct list killed, triggers, ooms, marks;
 	struct fr_window_entry causes[LIST_MAX]; /* of the triggers */
 	bool has_cause[LIST_MAX];
@@ -262,27 +268,58 @@ static void metrics(struct report *rp, const struct fr_window_entry *e)
 	json_object_put(m);
 }
 
+/* The frames of @e into @f and the hash of its path into @ret: how many
+ * frames (<= 0: none), the innermost's name left in @name. */
+static int path_hash(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame f[static FRAMES_MAX],
+		     char *name, size_t len, uint64_t *ret)
+{
+	int n = fr_window_frames(w, e, f, FRAMES_MAX);
+	uint64_t h = hash_bytes(1469598103934665603ULL, e->r.comm, strlen(e->r.comm) + 1);
+
+	/* frames are kernel first, each part leaf first, so from the last to
+	 * the first is user space's outermost to the kernel's innermost, the
+	 * folded order; each name ends with its NUL */
+	for (int j = n - 1; j >= 0; j--) {
+		fr_frame_name(&f[j], false, name, len);
+		h = hash_bytes(h, name, strlen(name) + 1);
+	}
+	*ret = h;
+	return n;
+}
+
 static void sample(struct report *rp, struct fr_window *w, size_t i, const struct fr_window_entry *e)
 {
 	struct fr_frame f[FRAMES_MAX];
 	char name[512];
-	int n = fr_window_frames(w, e, f, FRAMES_MAX);
-	uint64_t h = hash_bytes(1469598103934665603ULL, e->r.comm, strlen(e->r.comm) + 1);
+	uint64_t h;
+	int n = path_hash(w, e, f, name, sizeof(name), &h);
 
 	rp->samples++;
 	(void)fr_counts_add(&rp->procs, e->r.comm);
-	/* the path: frames are kernel first, each part leaf first, so from
-	 * the last to the first is user space's outermost to the kernel's
-	 * innermost, the folded order; each name ends with its NUL */
-	for (int j = n - 1; j >= 0; j--) {
-		fr_frame_name(&f[j], false, name, sizeof(name));
-		h = hash_bytes(h, name, strlen(name) + 1);
-	}
-	paths_add(&rp->paths, h, i);
-	/* where the CPU was: the innermost frame, named last above */
+	paths_add(&rp->cpu_paths, h, i, 1);
+	/* where the CPU was: the innermost frame, named last */
 	if (n > 0 && f[0].inlined)
 		strncat(name, " (inlined)", sizeof(name) - strlen(name) - 1);
 	(void)fr_counts_add(&rp->self, n > 0 ? name : "[no stack]");
+}
+
+/* A wait without frames is counted apart, not as a path of its process
+ * alone (as a sample without is): the report says how much blocked time
+ * it could not place. */
+static void offcpu(struct report *rp, struct fr_window *w, size_t i, const struct fr_window_entry *e)
+{
+	struct fr_frame f[FRAMES_MAX];
+	char name[512];
+	uint64_t h, d = e->r.sched.duration_ns;
+
+	top_add(&rp->offcpu, e, d);
+	rp->offcpu_ns += d;
+	if (path_hash(w, e, f, name, sizeof(name), &h) > 0)
+		paths_add(&rp->offcpu_paths, h, i, d);
+	else {
+		rp->offcpu_bare++;
+		rp->offcpu_bare_ns += d;
+	}
 }
 
 static uint64_t end_of(const struct fr_window_entry *e)
@@ -327,7 +364,7 @@ static void add(struct report *rp, struct fr_window *w, size_t i, const struct f
 	rp->last = e->wall_ns;
 	switch (r->type) {
 	case FR_REC_SYSCALL: top_add(&rp->syscall, e, r->syscall.duration_ns); break;
-	case FR_REC_OFFCPU: top_add(&rp->offcpu, e, r->sched.duration_ns); break;
+	case FR_REC_OFFCPU: offcpu(rp, w, i, e); break;
 	case FR_REC_RUNQ: top_add(&rp->runq, e, r->sched.duration_ns); break;
 	case FR_REC_BLOCK: top_add(&rp->block, e, r->block.duration_ns); break;
 	case FR_REC_SAMPLE: sample(rp, w, i, e); break;
@@ -363,19 +400,6 @@ static void add(struct report *rp, struct fr_window *w, size_t i, const struct f
 		break;
 	default:
 		break;
-	}
-}
-
-static void print_top(struct fr_window *w, const char *title, const struct top *t)
-{
-	char d[32];
-
-	if (!t->count)
-		return;
-	printf("%s (%" PRIu64 " recorded, over their thresholds):\n", title, t->count);
-	for (unsigned i = 0; i < t->n; i++) {
-		printf("  %9s  ", fr_format_duration(t->v[i], d, sizeof(d)));
-		print_entry(w, &t->e[i], "");
 	}
 }
 
@@ -524,38 +548,32 @@ static void print_cut(const char *p, size_t max)
 	fputs("…", stdout);
 }
 
-/* One path on one line: its share, its samples, the process, then the
- * innermost frames that fit in PATH_COLUMNS, outermost first, after "…"
- * when the outer ones do not (the folded output has them all). */
-static void print_path(struct fr_window *w, const struct path *pa, uint64_t total, int count_width)
+/* How many of the frames f[0..n) (leaf first) fit in @avail columns from
+ * the innermost out, with room for "… → " (4 columns) unless the last is
+ * the outermost; " → " is 3.  *cols: the columns print_frames() takes for
+ * them, all of @avail when not even the innermost fits (it is cut). */
+static int frames_fit(const struct fr_frame *f, int n, size_t avail, size_t *cols)
 {
-	struct fr_window_entry e;
-	struct fr_frame f[FRAMES_MAX];
 	char name[512];
-	size_t avail, used = 0;
-	int n, k = 0, col;
+	size_t used = 0;
+	int k = 0;
 
-	if (fr_window_get(w, pa->item, &e) < 0)
-		return;
-	n = fr_window_frames(w, &e, f, FRAMES_MAX);
-	col = printf("    %5.1f%%  %*" PRIu64 "  ", total ? 100.0 * (double)pa->n / (double)total : 0.0, count_width,
-		     pa->n);
-	print_safe(e.r.comm);
-	fputs(": ", stdout);
-	col += (int)strlen(e.r.comm) + 2;
-	avail = col < PATH_COLUMNS - 16 ? (size_t)(PATH_COLUMNS - col) : 16;
-	if (n <= 0) {
-		fputs("[no stack]\n", stdout);
-		return;
-	}
-	/* from the innermost out: the frames that fit, with room for "… → "
-	 * (4 columns) unless the last one is the outermost; " → " is 3 */
 	for (; k < n; k++) {
 		size_t len = strlen(fr_frame_name(&f[k], false, name, sizeof(name))) + (k ? 3 : 0);
 		if (used + len + (k + 1 < n ? 4 : 0) > avail)
 			break;
 		used += len;
 	}
+	*cols = k == n ? used : k ? used + 4 : avail;
+	return k;
+}
+
+/* The innermost @k of the frames f[0..n), outermost first, after "… → "
+ * when that leaves some out; @k 0: the innermost, cut to @avail. */
+static void print_frames(const struct fr_frame *f, int n, int k, size_t avail)
+{
+	char name[512];
+
 	if (k < n && n > 1)
 		fputs("… → ", stdout);
 	if (!k) /* not even the innermost fits */
@@ -565,47 +583,159 @@ static void print_path(struct fr_window *w, const struct path *pa, uint64_t tota
 		if (j)
 			fputs(" → ", stdout);
 	}
+}
+
+/* The rest of the line: the frames f[0..n) of @e in @avail columns,
+ * outermost first: the innermost that fit, after "…" when the outer ones
+ * do not (the folded output has them all).  An off-CPU wait's user frames
+ * say who waited, its kernel frames on what: the innermost of each part
+ * are shown (main → wait_for_input → __libc_read → … → vfs_read →
+ * anon_pipe_read); those between, where the call entered the kernel, say
+ * little.  User space's take two thirds of the room, or what the kernel's
+ * all leave, less what the kernel's innermost needs; the kernel's the
+ * rest. */
+static void print_stack(const struct fr_window_entry *e, const struct fr_frame *f, int n, size_t avail)
+{
+	int nk = MIN((int)e->r.stack.kernel_frames, n);
+	char name[512];
+	size_t kc, kmin, uc, ua;
+
+	if (n <= 0)
+		fputs("[no stack]", stdout);
+	else if (e->r.type != FR_REC_OFFCPU || nk == 0 || nk == n)
+		print_frames(f, n, frames_fit(f, n, avail, &kc), avail);
+	else {
+		(void)frames_fit(f, nk, SIZE_MAX, &kc);
+		kmin = strlen(fr_frame_name(&f[0], false, name, sizeof(name))) + (nk > 1 ? 4 : 0);
+		ua = MAX(avail * 2 / 3, avail > kc + 3 ? avail - kc - 3 : 0);
+		ua = MIN(ua, avail > kmin + 3 + avail / 3 ? avail - kmin - 3 : avail / 3);
+		print_frames(f + nk, n - nk, frames_fit(f + nk, n - nk, ua, &uc), ua);
+		fputs(" → ", stdout);
+		print_frames(f, nk, frames_fit(f, nk, avail - uc - 3, &kc), avail - uc - 3);
+	}
 	putchar('\n');
 }
 
-/* The TOP paths with the most samples counted (ties: the first seen). */
-static void print_paths(struct fr_window *w, const struct paths *p, uint64_t total)
+/* Each entry that has a stack (an off-CPU wait) is followed by it, under
+ * the entry's text, after how many frames it has. */
+static void print_top(struct fr_window *w, const char *title, const struct top *t)
+{
+	struct fr_frame f[FRAMES_MAX];
+	char d[32];
+	int n;
+
+	if (!t->count)
+		return;
+	printf("%s (%" PRIu64 " recorded, over their thresholds):\n", title, t->count);
+	for (unsigned i = 0; i < t->n; i++) {
+		printf("  %9s  ", fr_format_duration(t->v[i], d, sizeof(d)));
+		print_entry(w, &t->e[i], "");
+		if (!fr_record_type_has_stack(t->e[i].r.type))
+			continue;
+		n = fr_window_frames(w, &t->e[i], f, FRAMES_MAX);
+		if (n > 0)
+			snprintf(d, sizeof(d), "%d frame%s", n, n == 1 ? "" : "s");
+		else
+			d[0] = 0;
+		printf("  %9s  ", d);
+		print_stack(&t->e[i], f, n, PATH_COLUMNS - 13);
+	}
+}
+
+/* A path's weight as printed: samples, or time blocked. */
+static const char *format_weight(const struct paths *p, uint64_t v, char *buf, size_t len)
+{
+	if (p->time)
+		return fr_format_duration(v, buf, len);
+	snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+/* One path on one line: its share of @total, its weight, the process,
+ * then its frames in what is left of PATH_COLUMNS. */
+static void print_path(struct fr_window *w, const struct paths *p, const struct path *pa, uint64_t total,
+		       int width)
+{
+	struct fr_window_entry e;
+	struct fr_frame f[FRAMES_MAX];
+	char v[32];
+	int col;
+
+	if (fr_window_get(w, pa->item, &e) < 0)
+		return;
+	col = printf("    %5.1f%%  %*s  ", total ? 100.0 * (double)pa->weight / (double)total : 0.0, width,
+		     format_weight(p, pa->weight, v, sizeof(v)));
+	print_safe(e.r.comm);
+	fputs(": ", stdout);
+	col += (int)strlen(e.r.comm) + 2;
+	print_stack(&e, f, fr_window_frames(w, &e, f, FRAMES_MAX),
+		    col < PATH_COLUMNS - 16 ? (size_t)(PATH_COLUMNS - col) : 16);
+}
+
+/* The TOP paths of most weight (ties: the first seen), as shares of
+ * @total, under "@title (share, samples or time, ...):". */
+static void print_paths(struct fr_window *w, const struct paths *p, const char *title, uint64_t total)
 {
 	const struct path *top[TOP];
 	uint64_t held = 0, err = 0;
 	unsigned nt = 0;
-	char digits[24];
-	int width;
+	char v[32];
+	int width = 1;
 
 	if (p->failed) {
-		printf("  hottest call paths: not counted, out of memory\n");
+		printf("  %s: not counted, out of memory\n", title);
 		return;
 	}
 	for (size_t i = 0; i < p->n; i++) {
 		const struct path *x = &p->v[i];
 		unsigned j;
 
-		held += x->n;
-		if (nt == TOP && (x->n < top[TOP - 1]->n || (x->n == top[TOP - 1]->n && x->item > top[TOP - 1]->item)))
+		held += x->weight;
+		if (nt == TOP && (x->weight < top[TOP - 1]->weight ||
+				  (x->weight == top[TOP - 1]->weight && x->item > top[TOP - 1]->item)))
 			continue;
 		j = nt < TOP ? nt++ : TOP - 1;
-		for (; j > 0 && (top[j - 1]->n < x->n || (top[j - 1]->n == x->n && top[j - 1]->item > x->item)); j--)
+		for (; j > 0 && (top[j - 1]->weight < x->weight ||
+				 (top[j - 1]->weight == x->weight && top[j - 1]->item > x->item)); j--)
 			top[j] = top[j - 1];
 		top[j] = x;
 	}
-	printf("  hottest call paths (share, samples, process: outermost → innermost):\n");
-	width = nt ? snprintf(digits, sizeof(digits), "%" PRIu64, top[0]->n) : 1;
+	printf("  %s (share, %s, process: outermost → innermost):\n", title, p->time ? "time" : "samples");
+	for (unsigned i = 0; i < nt; i++)
+		width = MAX(width, (int)strlen(format_weight(p, top[i]->weight, v, sizeof(v))));
 	for (unsigned i = 0; i < nt; i++) {
-		print_path(w, top[i], total, width);
+		print_path(w, p, top[i], total, width);
 		err = MAX(err, top[i]->err);
 	}
 	if (!p->pruned)
 		return;
-	printf("    (over %u distinct paths: %" PRIu64 " samples on rare ones not counted, ", PATHS_MAX, total - held);
+	printf("    (over %u distinct paths: %s%s on rare ones not counted, ", PATHS_MAX,
+	       format_weight(p, p->total - held, v, sizeof(v)), p->time ? "" : " samples");
 	if (err)
-		printf("up to %" PRIu64 " of each above)\n", err);
+		printf("up to %s of each above)\n", format_weight(p, err, v, sizeof(v)));
 	else
 		printf("none of those above)\n");
+}
+
+/* The longest off-CPU waits with their stacks, then the blocked time by
+ * call path, as shares of all of it: the waits without a stack apart. */
+static void print_offcpu(struct fr_window *w, const struct report *rp)
+{
+	static const char title[] = "off-CPU time by call path";
+	char d[32];
+
+	if (!rp->offcpu.count)
+		return;
+	print_top(w, "Longest off-CPU (blocked)", &rp->offcpu);
+	if (rp->offcpu_bare == rp->offcpu.count) {
+		printf("  %s: none, no wait had a stack\n", title);
+		return;
+	}
+	print_paths(w, &rp->offcpu_paths, title, rp->offcpu_ns);
+	if (rp->offcpu_bare)
+		printf("    (%" PRIu64 " wait%s without a stack: %s, %.1f%%)\n", rp->offcpu_bare,
+		       rp->offcpu_bare == 1 ? "" : "s", fr_format_duration(rp->offcpu_bare_ns, d, sizeof(d)),
+		       rp->offcpu_ns ? 100.0 * (double)rp->offcpu_bare_ns / (double)rp->offcpu_ns : 0.0);
 }
 
 static void help(void)
@@ -613,9 +743,10 @@ static void help(void)
 	printf("Usage: frctl report [--last DUR | --incident ID | --input FILE] [OPTIONS]\n"
 	       "\n"
 	       "One screen about a window or an incident: what fired and on which\n"
-	       "record, marks, the slowest syscalls, off-CPU and run-queue waits and block I/O,\n"
-	       "where the CPU went (from the samples: by process, function and call\n"
-	       "path), processes started, exited and killed, the extremes of the\n"
+	       "record, marks, the slowest syscalls, off-CPU waits (with their stacks),\n"
+	       "run-queue waits and block I/O, where the off-CPU time went (by call\n"
+	       "path), where the CPU went (from the samples: by process, function and\n"
+	       "call path), processes started, exited and killed, the extremes of the\n"
 	       "metrics, and records lost.\n"
 	       "\n"
 	       "%s"
@@ -635,7 +766,7 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	};
 	struct frctl_window_args a;
 	struct frctl_source s = {};
-	struct report rp = {};
+	struct report rp = { .offcpu_paths.time = true };
 	int c, k;
 
 	frctl_window_args_init(&a);
@@ -674,7 +805,7 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	print_header(&s, &rp);
 	print_fired(s.w, &s, &rp);
 	print_top(s.w, "Slowest syscalls", &rp.syscall);
-	print_top(s.w, "Longest off-CPU (blocked)", &rp.offcpu);
+	print_offcpu(s.w, &rp);
 	print_top(s.w, "Longest run-queue waits", &rp.runq);
 	print_top(s.w, "Slowest block I/O", &rp.block);
 	if (rp.samples) {
@@ -682,7 +813,7 @@ int verb_report(struct frctl *f, int argc, char **argv)
 		print_counts(&rp.procs, rp.samples, TOP, "  ");
 		printf("  by function (where the CPU was):\n");
 		print_counts(&rp.self, rp.samples, TOP + 3, "    ");
-		print_paths(s.w, &rp.paths, rp.samples);
+		print_paths(s.w, &rp.cpu_paths, "hottest call paths", rp.samples);
 	}
 	print_processes(s.w, &rp);
 	print_metrics(&rp);
@@ -694,7 +825,8 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	fr_counts_done(&rp.procs);
 	fr_counts_done(&rp.self);
 	fr_counts_done(&rp.started);
-	paths_done(&rp.paths);
+	paths_done(&rp.cpu_paths);
+	paths_done(&rp.offcpu_paths);
 	fflush(stdout);
 	k = frctl_source_check(&s);
 	frctl_source_done(&s);

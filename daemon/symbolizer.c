@@ -658,12 +658,16 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 	p->read_at = fr_now_ns(CLOCK_MONOTONIC); /* tried: a process that is gone is not retried at once */
 	p->inherited = false;
 	s->st.maps_read++;
+	/* its image first: read after the maps, a process exiting between
+	 * the two would have maps and no image, which matches no sample */
+	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
+	if (stat(path, &st) < 0)
+		return -ESRCH;
 	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : negative_errno();
-	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
-	p->exe_ino = stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+	p->exe_ino = (uint64_t)st.st_ino;
 	while (getline(&line, &linecap, f) > 0 && n < MAPS_MAX) {
 		unsigned long long start, end, off, ino;
 		unsigned maj, min;
@@ -915,14 +919,19 @@ void fr_symbolizer_fork(struct fr_symbolizer *s, uint32_t parent, uint32_t child
 
 void fr_symbolizer_parent(struct fr_symbolizer *s, uint32_t pid, uint32_t ppid, uint64_t exe_ino)
 {
-	const struct proc *p = proc_get(s, pid), *pp;
+	const struct proc *p = proc_get(s, pid);
+	struct proc *pp;
 
-	if (!p || p->nmaps || !ppid || ppid == pid)
+	if (!p || p->nmaps || !ppid || ppid == pid || !exe_ino)
 		return;
-	/* gone before its maps were read: its parent's, if it still runs
-	 * the same image (a fork without exec) */
+	/* gone before its maps were read: its parent's, if it runs the same
+	 * image (a fork without exec).  What the parent is known by may be
+	 * from before an exec whose record waits in another CPU's ring (its
+	 * own parent's maps, inherited): then read again. */
 	pp = proc_get(s, ppid);
-	if (pp && pp->nmaps && exe_ino && pp->exe_ino == exe_ino)
+	if (pp && pp->exe_ino != exe_ino && pp->inherited)
+		(void)read_maps(s, pp);
+	if (pp && pp->nmaps && pp->exe_ino == exe_ino)
 		fr_symbolizer_fork(s, ppid, pid);
 }
 

@@ -352,6 +352,11 @@ static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 
 	p->read_at = fr_now_ns(CLOCK_MONOTONIC);
 	u->st.maps_read++;
+	/* its image first: read after the maps, a process exiting between
+	 * the two would have maps and no image, which matches no sample */
+	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
+	if (stat(path, &st) < 0)
+		return false;
 	/* gone: what it had (its own, or its parent's) still unwinds */
 	if (read_maps(u, p->pid) < 0)
 		return false;
@@ -374,8 +379,7 @@ static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 	p->box->nvmas = p->box->vmas ? u->nvmas : 0;
 	if (p->box->vmas)
 		memcpy(p->box->vmas, u->vmas, u->nvmas * sizeof(*u->vmas));
-	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
-	p->exe_ino = stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+	p->exe_ino = (uint64_t)st.st_ino;
 	dwfl_report_begin(p->box->dwfl);
 	f = fmemopen(u->maps, strlen(u->maps), "r");
 	if (!f || dwfl_linux_proc_maps_report(p->box->dwfl, f) != 0 || dwfl_report_end(p->box->dwfl, NULL, NULL) != 0)
@@ -427,10 +431,13 @@ static struct uproc *uproc_get(struct fr_unwinder *u, uint32_t pid, uint32_t ppi
 	p->tried = true;
 	if (!report_maps(u, p) && p->ppid && p->ppid != pid) {
 		/* gone already, but forked by a process that may still be
-		 * there: its mappings were this one's */
-		struct uproc *pp = uproc_get(u, p->ppid, 0, 0);
+		 * there: its mappings were this one's, if it runs the same
+		 * image (what the parent is known by may be from before an
+		 * exec whose record is still in another CPU's ring: then
+		 * the image differs and its maps are read again) */
+		struct uproc *pp = uproc_get(u, p->ppid, 0, exe_ino);
 
-		if (pp && pp->box) {
+		if (pp && pp->box && (!exe_ino || pp->exe_ino == exe_ino)) {
 			p->box = pp->box;
 			p->box->refs++;
 			p->exe_ino = pp->exe_ino;

@@ -17,6 +17,8 @@
 #   - --format folded --offcpu weights each stack by its blocked time:
 #     the pipe wait's stack counts its duration_ns / 1000 (µs), the
 #     samples are not in it;
+#   - frctl report shows the pipe wait's stack under it among the longest
+#     waits, and its call path among the off-CPU time by call path;
 #   - kernel threads' records carry kernel frames and no user frames;
 #   - with sources.sched.offcpu_stacks = false (reload) the next wait's
 #     record has no stack.
@@ -111,6 +113,14 @@ GOT=$(awk '/^fr-wait;.*;main;wait_for_input;/ { s += $NF } END { print s + 0 }' 
 grep -q 'wait_for_input' "$T/cpu.folded" && fail "the CPU folded output has the off-CPU stack"
 "$FRCTL" --store "$T/store" dump --offcpu >/dev/null 2>&1 && fail "--offcpu without --format folded was accepted"
 ok "folded --offcpu counts the pipe wait's stack $GOT µs"
+
+# --- report: the longest waits with their stacks, time by call path ---
+"$FRCTL" --store "$T/store" report --last 10m --comm fr-wait >"$T/report.txt" || fail "report failed"
+grep -A1 'fr-wait\['"$PID"'\] blocked in read() for' "$T/report.txt" | grep -qE '^ +[0-9]+ frames  .*wait_for_input → __libc_read → .*pipe_read' ||
+	fail "report does not show the pipe wait's stack under it: $(cat "$T/report.txt")"
+sed -n '/^  off-CPU time by call path/,/^$/p' "$T/report.txt" | grep -qE '^ +[0-9.]+%  +1\.5[0-9]*s  fr-wait: .*wait_for_input → __libc_read' ||
+	fail "report's off-CPU time by call path lacks the pipe wait (1.5 s): $(cat "$T/report.txt")"
+ok "report: the pipe wait's stack, and its 1.5 s call path"
 
 # --- kernel threads: kernel frames only ---
 jq -e -s '[.[] | select(.type == "offcpu" and .kernel_thread == true and (.stack | length) > 0)] |
