@@ -20,7 +20,8 @@ _frctl()
 
 	local global='-c --config -s --store --socket -h --help --version'
 	local verbs='dump report status boots mark freeze incidents'
-	local window='--last --since --until --boot --input --incident --pid --comm --cgroup --type -q --quiet'
+	local window='--last --since --until --boot --input --incident --pid --comm --cgroup --type -q --quiet
+		--debug-dir --no-debuginfod'
 
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
@@ -38,7 +39,7 @@ _frctl()
 		_filedir
 		return
 		;;
-	-s | --store)
+	-s | --store | --debug-dir)
 		_filedir -d
 		return
 		;;

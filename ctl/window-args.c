@@ -9,6 +9,7 @@
 
 #include "../lib/clock.h"
 #include "../lib/boots.h"
+#include "../lib/late-names.h"
 #include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "window-args.h"
@@ -34,7 +35,13 @@ const char frctl_window_help[] =
 	"                      signal, tcp, switch, sample, mark, metrics, trigger\n"
 	"                      or gap\n"
 	"  -q, --quiet         no progress on stderr (shown on a terminal for reads\n"
-	"                      that take more than a second)\n";
+	"                      that take more than a second)\n"
+	"Names (of frames recorded unnamed, by their files' build ids):\n"
+	"  --debug-dir DIR     debug files in DIR/.build-id/ (default\n"
+	"                      /usr/lib/debug); then the debuginfod servers of\n"
+	"                      DEBUGINFOD_URLS, given DEBUGINFOD_TIMEOUT seconds\n"
+	"                      (default 10) to answer, once\n"
+	"  --no-debuginfod     ask no debuginfod server\n";
 
 void frctl_window_args_init(struct frctl_window_args *a)
 {
@@ -53,6 +60,14 @@ int frctl_window_option(struct frctl_window_args *a, int opt, const char *arg)
 	case O_WIN_INPUT: a->input = arg; return 1;
 	case 'q':
 	case O_WIN_QUIET: a->quiet = true; return 1;
+	case O_WIN_NO_DEBUGINFOD: a->no_debuginfod = true; return 1;
+	case O_WIN_DEBUG_DIR:
+		if (!*arg) {
+			frctl_error("--debug-dir: empty directory name (e.g. /usr/lib/debug)");
+			return -EINVAL;
+		}
+		a->debug_dir = arg;
+		return 1;
 	case O_WIN_INCIDENT:
 		if (!*arg || strchr(arg, '/')) {
 			frctl_error("--incident: invalid incident id \"%s\" (see 'frctl incidents')", arg);
@@ -245,6 +260,43 @@ static void bundle_window(struct frctl_source *s, const struct frctl_window_args
 	s->q.until_ns = json_object_get_uint64(until);
 }
 
+/* Once a run, from the thread naming a frame: the frames stay as they
+ * were. */
+static void on_servers_failed(int err, const char *urls, void *userdata)
+{
+	const struct frctl_source *s = userdata;
+
+	if (err == -ETIMEDOUT)
+		frctl_error("warning: debuginfod did not answer (%s: nothing within %u s); frames stay unnamed", urls,
+			    s->debuginfod_timeout_s);
+	else
+		frctl_error("warning: debuginfod did not answer (%s: %s); frames stay unnamed", urls, strerror(-err));
+}
+
+/* Names for the frames not named at capture: opens nothing before a frame
+ * needs it.  DEBUGINFOD_TIMEOUT, libdebuginfod's wait for a server to
+ * start sending, bounds the whole wait here (its own default, 90 s, and
+ * retries are far too long for a reader). */
+static int late_names_new(const struct frctl_window_args *a, struct frctl_source *s)
+{
+	const char *t = getenv("DEBUGINFOD_TIMEOUT");
+	struct fr_late_names_params p = { .debug_dir = a->debug_dir, .no_debuginfod = a->no_debuginfod,
+					  .servers_failed = on_servers_failed, .userdata = s };
+	unsigned long secs = 0;
+	char *end;
+
+	/* whole seconds, up to an hour; anything else: the default */
+	if (t) {
+		errno = 0;
+		secs = strtoul(t, &end, 10);
+		if (errno || *end || end == t || secs > 3600)
+			secs = 0;
+	}
+	s->debuginfod_timeout_s = secs ? (unsigned)secs : (unsigned)(FR_LATE_NAMES_TIMEOUT_NS / NSEC_PER_SEC);
+	p.timeout_ns = s->debuginfod_timeout_s * NSEC_PER_SEC;
+	return fr_late_names_new(&p, &s->late_names);
+}
+
 int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct frctl_source *s)
 {
 	int k;
@@ -292,6 +344,12 @@ int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct
 		frctl_error("cannot read %s: %s", s->name, strerror(-k));
 		return EXIT_FAILURE_;
 	}
+	k = late_names_new(a, s);
+	if (k < 0) {
+		frctl_error("out of memory");
+		return EXIT_FAILURE_;
+	}
+	fr_window_set_late_names(s->w, s->late_names);
 	return 0;
 }
 
@@ -329,6 +387,7 @@ int frctl_source_check(const struct frctl_source *s)
 void frctl_source_done(struct frctl_source *s)
 {
 	fr_window_free(s->w);
+	fr_late_names_free(s->late_names);
 	fr_store_reader_free(s->reader);
 	json_object_put(s->meta);
 	*s = (struct frctl_source){};

@@ -27,6 +27,8 @@ enum {
 	O_WIN_TYPE,
 	O_WIN_CGROUP,
 	O_WIN_QUIET,
+	O_WIN_DEBUG_DIR,
+	O_WIN_NO_DEBUGINFOD,
 	O_WIN__END, /* verbs number their own options from here */
 };
 
@@ -41,7 +43,9 @@ enum {
 	{ "comm", required_argument, NULL, O_WIN_COMM },            \
 	{ "type", required_argument, NULL, O_WIN_TYPE },            \
 	{ "cgroup", required_argument, NULL, O_WIN_CGROUP },        \
-	{ "quiet", no_argument, NULL, O_WIN_QUIET }
+	{ "quiet", no_argument, NULL, O_WIN_QUIET },                \
+	{ "debug-dir", required_argument, NULL, O_WIN_DEBUG_DIR },  \
+	{ "no-debuginfod", no_argument, NULL, O_WIN_NO_DEBUGINFOD }
 /* and 'q' in the verb's short options */
 
 /* The help text of these options, for a verb's --help. */
@@ -57,6 +61,8 @@ struct frctl_window_args {
 	int type;             /* -1: any */
 	const char *cgroup;   /* a cgroup path: it and below */
 	bool quiet;           /* no progress on stderr */
+	const char *debug_dir; /* for frames not named at capture; NULL: the default */
+	bool no_debuginfod;   /* nor from the servers of DEBUGINFOD_URLS */
 	bool need_exe;        /* the verb prints executables (entries' exe) */
 	bool stream;          /* the verb reads the window once, in order:
 				 fr_window_stream_next() gives it in slices */
@@ -96,6 +102,8 @@ struct frctl_source {
 	bool is_file;             /* an incident or bundle file */
 	uint64_t progress_start;  /* progress line: when loading began */
 	bool progress_shown;
+	struct fr_late_names *late_names; /* the window's */
+	unsigned debuginfod_timeout_s;
 };
 
 /* Opens the source, resolves --boot, loads the window (progress on a

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../lib/clock.h"
+#include "../lib/elf-names.h"
 #include "../lib/ksyms.h"
 #include "../lib/macro.h"
 #include "../lib/pid-map.h"
@@ -37,8 +38,6 @@
 #define REREAD_NS 1000000000ULL
 #define LOADS_MAX 16
 #define MAPS_MAX 4096
-/* A symbol of size 0 (hand-written assembly) reaches the next one, at most. */
-#define SIZELESS_MAX 4096
 /* Debug information (for inlined frames) held open at once: at most this
  * many files and bytes of them (their sections are read, and compressed
  * ones decompressed, as lookups need them); a larger debug file is not
@@ -53,13 +52,6 @@
  * DWARF scope walk each, which costs up to ~100 us in a large unit). */
 #define INLINE_CACHE 4096
 
-struct fsym {
-	uint64_t value, size; /* first: a struct fr_range */
-	uint32_t name; /* offset into names */
-};
-
-_Static_assert(offsetof(struct fsym, value) == offsetof(struct fr_range, start) &&
-	       offsetof(struct fsym, size) == offsetof(struct fr_range, size), "fsym starts as fr_range");
 
 struct elf_file {
 	struct elf_file *next;
@@ -70,10 +62,7 @@ struct elf_file {
 	uint32_t build_id_len;
 	struct { uint64_t off, vaddr, filesz; } load[LOADS_MAX];
 	unsigned nload;
-	struct fsym *syms;
-	size_t nsyms;
-	char *names;
-	size_t bytes;
+	struct fr_elf_symtab tab; /* its function symbols */
 	bool loaded; /* tried: a file that does not parse is not tried again */
 	uint64_t open_failed_at; /* not opened (its process gone): retried after REREAD_NS */
 	unsigned refs;
@@ -197,13 +186,8 @@ static void file_unload(struct fr_symbolizer *s, struct elf_file *f)
 {
 	file_close_dwarf(s, f);
 	f->dwarf_tried = false;
-	s->st.cache_bytes -= f->bytes;
-	free(f->syms);
-	free(f->names);
-	f->syms = NULL;
-	f->names = NULL;
-	f->nsyms = 0;
-	f->bytes = 0;
+	s->st.cache_bytes -= f->tab.bytes;
+	fr_elf_symtab_done(&f->tab);
 	f->loaded = false;
 }
 
@@ -319,108 +303,6 @@ void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, bool leaf, str
 	ret->symbol.symbol.module_len = (uint32_t)strlen(k->module);
 }
 
-static int cmp_fsym(const void *a, const void *b)
-{
-	const struct fsym *x = a, *y = b;
-	return x->value < y->value ? -1 : x->value > y->value;
-}
-
-/* The function symbols of section @scn (a symbol table) into @f. */
-static int read_symtab(struct elf_file *f, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0, nsyms = 0, nlen = 0, ncap = 0;
-	struct fsym *v;
-	char *names = NULL;
-
-	if (!data || n == 0)
-		return -ENODATA;
-	v = calloc(n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Sym sym;
-		const char *name;
-		size_t l;
-
-		if (!gelf_getsym(data, (int)i, &sym))
-			continue;
-		if ((GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC) ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name)
-			continue;
-		l = strlen(name) + 1;
-		if (nlen + l > ncap) {
-			size_t c = ncap ? ncap * 2 : 16384;
-			char *q;
-			while (c < nlen + l)
-				c *= 2;
-			q = realloc(names, c);
-			if (!q) {
-				free(v);
-				free(names);
-				return -ENOMEM;
-			}
-			names = q;
-			ncap = c;
-		}
-		memcpy(names + nlen, name, l);
-		v[nsyms++] = (struct fsym){ .value = sym.st_value, .size = sym.st_size, .name = (uint32_t)nlen };
-		nlen += l;
-	}
-	if (!nsyms) {
-		free(v);
-		free(names);
-		return -ENODATA;
-	}
-	qsort(v, nsyms, sizeof(*v), cmp_fsym);
-	/* aliases: one per address; sizeless symbols reach the next one */
-	size_t k = 0;
-	for (size_t i = 0; i < nsyms; i++) {
-		if (k && v[k - 1].value == v[i].value) {
-			if (!v[k - 1].size)
-				v[k - 1].size = v[i].size;
-			continue;
-		}
-		v[k++] = v[i];
-	}
-	for (size_t i = 0; i < k; i++)
-		if (!v[i].size)
-			v[i].size = i + 1 < k ? MIN(v[i + 1].value - v[i].value, SIZELESS_MAX) : SIZELESS_MAX;
-	f->syms = v;
-	f->nsyms = k;
-	f->names = names;
-	f->bytes = k * sizeof(*v) + ncap;
-	return 0;
-}
-
-/* The symbol table of @elf: .symtab if it has one, else .dynsym. */
-static int read_symbols(struct elf_file *f, Elf *elf, bool symtab_only)
-{
-	Elf_Scn *scn = NULL, *dyn = NULL, *tab = NULL;
-	GElf_Shdr sh, dsh, tsh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB && !tab) {
-			tab = scn;
-			tsh = sh;
-		} else if (sh.sh_type == SHT_DYNSYM && !dyn) {
-			dyn = scn;
-			dsh = sh;
-		}
-	}
-	if (tab && read_symtab(f, elf, tab, &tsh) == 0)
-		return 0;
-	if (!symtab_only && dyn)
-		return read_symtab(f, elf, dyn, &dsh);
-	return -ENODATA;
-}
-
-/* Opens @f's separate debug file (DEBUG_DIR/.build-id/ab/cdef....debug). */
 static int open_debug_file(const struct fr_symbolizer *s, const struct elf_file *f)
 {
 	char path[PATH_MAX], dir[3], rest[2 * FR_BUILD_ID_MAX + 1];
@@ -444,7 +326,7 @@ static int read_debug_file(const struct fr_symbolizer *s, struct elf_file *f)
 	if (fd < 0)
 		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	r = elf && elf_kind(elf) == ELF_K_ELF ? read_symbols(f, elf, true) : -EBADMSG;
+	r = elf && elf_kind(elf) == ELF_K_ELF ? fr_elf_symtab_read(elf, false, &f->tab) : -EBADMSG;
 	elf_end(elf);
 	close(fd);
 	return r;
@@ -478,11 +360,11 @@ static int file_load_fd(const struct fr_symbolizer *s, struct elf_file *f, int f
 	}
 	/* the full table (.symtab), else that of the separate debug file
 	 * of a stripped binary, else the exported functions (.dynsym) */
-	r = read_symbols(f, elf, true);
+	r = fr_elf_symtab_read(elf, false, &f->tab);
 	if (r < 0)
 		r = read_debug_file(s, f);
 	if (r < 0)
-		r = read_symbols(f, elf, false);
+		r = fr_elf_symtab_read(elf, true, &f->tab);
 	elf_end(elf);
 	return r;
 }
@@ -511,7 +393,7 @@ static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, 
 	f->open_failed_at = 0;
 	r = file_load_fd(s, f, fd);
 	close(fd);
-	s->st.cache_bytes += f->bytes;
+	s->st.cache_bytes += f->tab.bytes;
 	return r;
 }
 
@@ -579,47 +461,18 @@ static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_
 static const struct inline_names *file_inlines(struct elf_file *f, uint64_t vaddr)
 {
 	struct inline_names *slot = &f->inl[(vaddr * 0x9e3779b97f4a7c15ULL) >> 52 & (INLINE_CACHE - 1)];
-	Dwarf_Die cudie, *scopes = NULL;
-	char *names = NULL;
-	size_t len = 0;
-	int n;
+	char *names;
+	uint32_t len;
 
 	_Static_assert((INLINE_CACHE & (INLINE_CACHE - 1)) == 0 && INLINE_CACHE <= 4096, "INLINE_CACHE: 2^n, 12 bits");
 	if (slot->vaddr == vaddr)
 		return slot;
 	free(slot->names); /* a collision replaces the older address */
 	*slot = (struct inline_names){ .vaddr = vaddr };
-	if (!dwarf_addrdie(f->dwarf, vaddr, &cudie))
-		return slot;
-	n = dwarf_getscopes(&cudie, vaddr, &scopes);
-	for (int i = 0; i < n; i++) {
-		Dwarf_Attribute attr;
-		const char *name;
-		size_t l;
-		char *q;
-
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
-			break; /* the function they are in: named by its symbol */
-		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
-			continue; /* a lexical block */
-		name = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &attr));
-		if (!name)
-			name = "[inlined]";
-		l = strlen(name);
-		if (len + l + 1 > FR_INLINE_NAMES_MAX)
-			break;
-		q = realloc(names, len + l + 1);
-		if (!q)
-			break;
-		names = q;
-		if (len)
-			names[len++] = 0;
-		memcpy(names + len, name, l);
-		len += l;
+	if (fr_elf_inlined_names(f->dwarf, vaddr, &names, &len) == 0) {
+		slot->names = names;
+		slot->len = len;
 	}
-	free(scopes);
-	slot->names = names;
-	slot->len = (uint32_t)len;
 	return slot;
 }
 
@@ -763,9 +616,9 @@ static bool file_vaddr(const struct elf_file *f, uint64_t foff, long page, uint6
 	return false;
 }
 
-static const struct fsym *file_lookup(const struct elf_file *f, uint64_t vaddr)
+static const struct fr_elf_sym *file_lookup(const struct elf_file *f, uint64_t vaddr)
 {
-	return fr_range_find(f->syms, f->nsyms, sizeof(*f->syms), vaddr);
+	return fr_elf_symtab_find(&f->tab, vaddr);
 }
 
 /* Anonymous code (or code outside every mapping read) named by the
@@ -797,7 +650,7 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 	uint64_t a = fr_frame_lookup_addr(addr, leaf), vaddr;
 	struct proc *p = proc_get(s, pid);
 	struct mapping *m;
-	const struct fsym *sym;
+	const struct fr_elf_sym *sym;
 	struct elf_file *f;
 
 	*ret = (struct fr_frame_desc){};
@@ -874,7 +727,7 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 	ret->symbol = (struct fr_record){ .type = FR_REC_SYMBOL, .pid = pid };
 	ret->symbol.symbol.start = a - (vaddr - sym->value);
 	ret->symbol.symbol.size = sym->size;
-	ret->symbol.symbol.name = f->names + sym->name;
+	ret->symbol.symbol.name = fr_elf_sym_name(&f->tab, sym);
 	ret->symbol.symbol.name_len = (uint32_t)strlen(ret->symbol.symbol.name);
 	ret->symbol.symbol.module = "";
 }
@@ -973,7 +826,7 @@ void fr_symbolizer_trim(struct fr_symbolizer *s)
 		struct elf_file **pp, **victim = NULL;
 
 		for (pp = &s->files; *pp; pp = &(*pp)->next)
-			if ((*pp)->bytes && (!victim || ((*pp)->refs == 0) > ((*victim)->refs == 0) ||
+			if ((*pp)->tab.bytes && (!victim || ((*pp)->refs == 0) > ((*victim)->refs == 0) ||
 					     (((*pp)->refs == 0) == ((*victim)->refs == 0) && (*pp)->used < (*victim)->used)))
 				victim = pp;
 		if (!victim)
@@ -984,7 +837,7 @@ void fr_symbolizer_trim(struct fr_symbolizer *s)
 	 * gone (kept until then: the same binary is often run again) */
 	for (struct elf_file **pp = &s->files; *pp;) {
 		struct elf_file *f = *pp;
-		if (f->refs == 0 && f->bytes == 0) {
+		if (f->refs == 0 && f->tab.bytes == 0) {
 			*pp = f->next;
 			file_unload(s, f);
 				free(f);

@@ -898,14 +898,19 @@ bool fr_record_iter_done(const struct fr_record_iter *it)
 
 int fr_record_frames(const struct fr_record *rec, uint64_t *out, size_t max)
 {
-	struct reader r = { .c[0] = { rec->stack.enc, rec->stack.enc + rec->stack.enc_len } };
 	size_t n = (size_t)rec->stack.kernel_frames + rec->stack.user_frames;
+	struct reader r = {};
 	uint64_t prev = 0;
 
 	if (!fr_record_type_has_stack(rec->type))
 		return 0;
+	/* an offcpu record of a chunk from before stacks has none at all */
+	if (!rec->stack.enc)
+		return n == 0 ? 0 : -EBADMSG;
 	if (n > max)
 		return -EBADMSG;
+	r.c[0].p = rec->stack.enc;
+	r.c[0].end = rec->stack.enc + rec->stack.enc_len;
 	for (size_t i = 0; i < n; i++) {
 		prev += (uint64_t)get_svarint(&r, S_FRAMES);
 		if (r.bad)

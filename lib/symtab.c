@@ -114,19 +114,26 @@ size_t fr_symtab_inlined(const struct fr_symtab *t, const struct fr_record *r, u
 			 const struct fr_frame *f, struct fr_frame *out, size_t max)
 {
 	const struct fr_record *in;
-	size_t n = 0;
 
 	if (!t || !t->ninls || f->kernel || f->addr < FR_FRAME_MARKER_MAX)
 		return 0;
 	in = fr_symtab_inline(t, r->pid, fr_frame_lookup_addr(f->addr, i == 0));
 	if (!in)
 		return 0;
+	return fr_frame_inlined(f, in->inl.names, in->inl.names_len, out, max);
+}
+
+size_t fr_frame_inlined(const struct fr_frame *f, const char *names, uint32_t names_len, struct fr_frame *out,
+			size_t max)
+{
+	size_t n = 0;
+
 	/* names NUL-separated, innermost first; an empty one (a writer's
 	 * slip) names nothing and is left out */
-	for (uint32_t at = 0; at < in->inl.names_len && n < max;) {
-		const char *p = in->inl.names + at;
-		const char *nul = memchr(p, 0, in->inl.names_len - at);
-		uint32_t len = nul ? (uint32_t)(nul - p) : in->inl.names_len - at;
+	for (uint32_t at = 0; at < names_len && n < max;) {
+		const char *p = names + at;
+		const char *nul = memchr(p, 0, names_len - at);
+		uint32_t len = nul ? (uint32_t)(nul - p) : names_len - at;
 
 		if (len) {
 			out[n] = *f;

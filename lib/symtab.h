@@ -74,6 +74,10 @@ const struct fr_record *fr_symtab_inline(const struct fr_symtab *t, uint32_t pid
  * frames, markers, and frames without an inline record). */
 size_t fr_symtab_inlined(const struct fr_symtab *t, const struct fr_record *r, unsigned i,
 			 const struct fr_frame *f, struct fr_frame *out, size_t max);
+/* The same from @names, as an FR_REC_INLINE record holds them
+ * (NUL-separated, innermost first). */
+size_t fr_frame_inlined(const struct fr_frame *f, const char *names, uint32_t names_len, struct fr_frame *out,
+			size_t max);
 
 /* Whether a frame's name takes the offset of its address in the
  * function: not an inlined function's (its code lies inside another

@@ -10,6 +10,7 @@
 
 #include "big-alloc.h"
 #include "ksyms.h"
+#include "late-names.h"
 #include "macro.h"
 #include "out-buf.h"
 #include "record-fields.h"
@@ -1190,6 +1191,11 @@ out:
 	return k;
 }
 
+void fr_window_set_late_names(struct fr_window *w, struct fr_late_names *ln)
+{
+	w->late_names = ln;
+}
+
 int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *out,
 		     size_t max)
 {
@@ -1213,8 +1219,15 @@ int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struc
 		}
 		/* the functions inlined where a user frame is are called
 		 * from it, as it were: leaf side of it, innermost first */
-		if (!f.kernel)
-			k += fr_symtab_inlined(t, &e->r, (unsigned)i, &f, out + k, max - k);
+		if (!f.kernel) {
+			size_t m = fr_symtab_inlined(t, &e->r, (unsigned)i, &f, out + k, max - k);
+
+			/* one the chunk did not name: its build's debug file
+			 * may be here (names, and inlined functions) */
+			if (!m && !f.sym && w->late_names)
+				m = fr_late_names_resolve(w->late_names, &f, i == 0, out + k, max - k);
+			k += m;
+		}
 		if (k < max)
 			out[k++] = f;
 	}

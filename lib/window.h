@@ -43,6 +43,7 @@ struct fr_window_item {
 	bool hidden;
 };
 
+struct fr_late_names;
 struct fr_out;
 struct fr_window_chunk; /* per loaded chunk: payload, names (window.c) */
 
@@ -63,6 +64,7 @@ struct fr_window {
 	pthread_mutex_t ksyms_lock;
 	int store_fd;            /* for the snapshots; -EBADF for incidents */
 	struct fr_window_stream *stream; /* read in slices (window.c) */
+	struct fr_late_names *late_names; /* not owned; NULL: none */
 };
 
 /* Loads every record with since_ns <= wall time <= until_ns, plus the
@@ -135,14 +137,21 @@ unsigned fr_window_threads(void);
 /* One more than the highest CPU whose chunks the window holds. */
 unsigned fr_window_ncpu(const struct fr_window *w);
 
+/* From now on, fr_window_frames() names the user frames their chunks
+ * left unnamed from @ln (lib/late-names.h), which must outlive the
+ * window's use; NULL: not at all. */
+void fr_window_set_late_names(struct fr_window *w, struct fr_late_names *ln);
+
 /* The frames of sample @e, kernel frames first, each part leaf first, named
  * from the code its chunk describes (kernel frames also from the store's
- * snapshot of that boot).  A user frame with functions inlined where it
- * is (FR_REC_INLINE) comes after a frame for each of them, innermost
- * first (inlined set): there can be more frames than the sample has, and
- * the first kernel_frames are still the kernel's.  At most @max, the
- * outermost left out (room for FR_FRAMES_EXPANDED_MAX is enough for real
- * stacks).  Returns how many, or -EBADMSG. */
+ * snapshot of that boot; user frames it does not name, with a build id,
+ * from the window's late names if it has them).  A user frame with
+ * functions inlined where it is (FR_REC_INLINE) comes after a frame for
+ * each of them, innermost first (inlined set): there can be more frames
+ * than the sample has, and the first kernel_frames are still the
+ * kernel's.  At most @max, the outermost left out (room for
+ * FR_FRAMES_EXPANDED_MAX is enough for real stacks).  Returns how many,
+ * or -EBADMSG. */
 int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *out,
 		     size_t max);
 

@@ -3,7 +3,7 @@
 fr_install_deps() {
 	local pkgs=(meson ninja-build pkg-config gcc clang llvm libclang-rt-14-dev bpftool
 		libbpf-dev libsystemd-dev liburing-dev libzstd-dev libconfig-dev
-		libjson-c-dev libseccomp-dev zlib1g-dev libelf-dev libdw-dev bash-completion jq zstd python3 valgrind nftables iproute2 util-linux linux-perf systemd-container nodejs
+		libjson-c-dev libseccomp-dev zlib1g-dev libelf-dev libdw-dev libdebuginfod-dev debuginfod bash-completion jq zstd python3 valgrind nftables iproute2 util-linux linux-perf systemd-container nodejs
 		procps bc man-db binutils)
 	local missing=() p
 	for p in "${pkgs[@]}"; do

@@ -12,6 +12,9 @@ work=$(mktemp -d /tmp/fr-fuzz-XXXXXX)
 # parallel by meson never remove each other's files
 FR_FUZZ_SCRATCH=$(mktemp -d /dev/shm/fr-fuzz-run-XXXXXX)
 export FR_FUZZ_SCRATCH
+# frctl names frames by build id from debug files, and from debuginfod
+# servers: a fuzzed build id must not go out on the network
+unset DEBUGINFOD_URLS
 trap 'rm -rf "$work" "$work.log" "$FR_FUZZ_SCRATCH"' EXIT
 cp -r "$2/." "$work/"
 cd "$work"

@@ -28,6 +28,7 @@ done
 [ "$(complete_words frctl dump --type sa)" = "sample " ] || fail "--type sa: $(complete_words frctl dump --type sa)"
 [ "$(complete_words frctl --store /tmp status --j)" = "--json " ] || fail "status --j after --store"
 [ "$(complete_words frctl boots --i)" = "--input " ] || fail "boots --i: $(complete_words frctl boots --i)"
+[ "$(complete_words frctl report --debug)" = "--debug-dir " ] || fail "report --debug: $(complete_words frctl report --debug)"
 got=$(complete_words frctl dump --c)
 [[ " $got " == *" --cgroup "* && " $got " == *" --comm "* && " $got " == *" --config "* ]] || fail "dump --c: $got"
 echo "ok: bash completion of verbs, options, formats and record types"
