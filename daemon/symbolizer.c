@@ -772,10 +772,25 @@ void fr_symbolizer_fork(struct fr_symbolizer *s, uint32_t parent, uint32_t child
 
 void fr_symbolizer_parent(struct fr_symbolizer *s, uint32_t pid, uint32_t ppid, uint64_t exe_ino)
 {
-	const struct proc *p = proc_get(s, pid);
+	const struct proc *p;
 	struct proc *pp;
 
-	if (!p || p->nmaps || !ppid || ppid == pid || !exe_ino)
+	if (!ppid || ppid == pid || !exe_ino)
+		return;
+	/* not seen yet, and its parent runs the same image: forked without
+	 * exec (the fork record may wait in another CPU's ring), its maps
+	 * are its parent's; one read of them serves all its children (a
+	 * read per child was most of the daemon's CPU under perf bench sched
+	 * messaging).  A frame outside them has its own read (REREAD_NS). */
+	if (!fr_pid_map_get(&s->procs, pid)) {
+		pp = proc_get(s, ppid);
+		if (pp && pp->nmaps && pp->exe_ino == exe_ino) {
+			fr_symbolizer_fork(s, ppid, pid);
+			return;
+		}
+	}
+	p = proc_get(s, pid);
+	if (!p || p->nmaps)
 		return;
 	/* gone before its maps were read: its parent's, if it runs the same
 	 * image (a fork without exec).  What the parent is known by may be

@@ -429,6 +429,30 @@ static struct uproc *uproc_get(struct fr_unwinder *u, uint32_t pid, uint32_t ppi
 	/* a process already gone keeps an entry without a Dwfl: its other
 	 * samples are not tried again one by one */
 	p->tried = true;
+	/* the child of a process known to run the same image: forked without
+	 * exec (its fork record may still wait in another CPU's ring), so its
+	 * mappings are its parent's.  Reading them instead was the daemon's
+	 * largest cost under workloads that fork hundreds of processes (perf
+	 * bench sched messaging).  An exec of the same binary maps it
+	 * elsewhere: the first frame outside the parent's modules has them
+	 * read (read_at 0: at once).  A parent not known yet is read once
+	 * for all its children. */
+	if (p->ppid && p->ppid != pid && exe_ino) {
+		struct uproc *pp = fr_pid_map_get(&u->procs, p->ppid);
+
+		if (!pp)
+			pp = uproc_get(u, p->ppid, 0, exe_ino);
+
+		if (pp && pp->box && pp->exe_ino == exe_ino) {
+			p->box = pp->box;
+			p->box->refs++;
+			p->exe_ino = exe_ino;
+			p->inherited = true;
+			p->read_at = 0;
+			u->st.inherited++;
+			return p;
+		}
+	}
 	if (!report_maps(u, p) && p->ppid && p->ppid != pid) {
 		/* gone already, but forked by a process that may still be
 		 * there: its mappings were this one's, if it runs the same
