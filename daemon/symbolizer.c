@@ -305,16 +305,7 @@ void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, bool leaf, str
 
 static int open_debug_file(const struct fr_symbolizer *s, const struct elf_file *f)
 {
-	char path[PATH_MAX], dir[3], rest[2 * FR_BUILD_ID_MAX + 1];
-	int fd;
-
-	if (f->build_id_len < 2)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/.build-id/%s/%s.debug", s->debug_dir,
-		 fr_format_hex(f->build_id, 1, dir, sizeof(dir)),
-		 fr_format_hex(f->build_id + 1, f->build_id_len - 1, rest, sizeof(rest)));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? negative_errno() : fd;
+	return fr_debug_file_open(s->debug_dir, f->build_id, f->build_id_len);
 }
 
 /* A stripped binary's symbols from its separate debug file, if installed. */

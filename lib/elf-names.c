@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <dwarf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <gelf.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -9,6 +12,7 @@
 #include "elf-names.h"
 #include "macro.h"
 #include "range-find.h"
+#include "record-fields.h"
 #include "record.h"
 
 _Static_assert(offsetof(struct fr_elf_sym, value) == offsetof(struct fr_range, start) &&
@@ -162,4 +166,17 @@ int fr_elf_inlined_names(Dwarf *dw, uint64_t vaddr, char **ret, uint32_t *ret_le
 	*ret_len = (uint32_t)len;
 	*ret = TAKE_PTR(names);
 	return 0;
+}
+
+int fr_debug_file_open(const char *debug_dir, const uint8_t *build_id, size_t build_id_len)
+{
+	char path[PATH_MAX], dir[3], rest[2 * FR_BUILD_ID_MAX + 1];
+	int fd;
+
+	if (build_id_len < 2 || build_id_len > FR_BUILD_ID_MAX)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/.build-id/%s/%s.debug", debug_dir, fr_format_hex(build_id, 1, dir, sizeof(dir)),
+		 fr_format_hex(build_id + 1, build_id_len - 1, rest, sizeof(rest)));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? negative_errno() : fd;
 }

@@ -42,6 +42,11 @@ static inline const char *fr_elf_sym_name(const struct fr_elf_symtab *t, const s
 }
 void fr_elf_symtab_done(struct fr_elf_symtab *t);
 
+/* Opens the separate debug file of the build @build_id in @debug_dir:
+ * DIR/.build-id/ab/cdef....debug, where distributions' -dbg and -dbgsym
+ * packages put them.  A descriptor, or -errno. */
+int fr_debug_file_open(const char *debug_dir, const uint8_t *build_id, size_t build_id_len);
+
 /* The functions inlined at ELF address @vaddr of @dw, innermost first,
  * as an FR_REC_INLINE record holds them: NUL-separated, no NUL after the
  * last, FR_INLINE_NAMES_MAX bytes at most (the function they are inlined

@@ -120,16 +120,7 @@ struct fr_late_names *fr_late_names_free(struct fr_late_names *ln)
  * -dbgsym packages put them. */
 static int open_local(const struct fr_late_names *ln, const struct debug_file *df)
 {
-	char path[PATH_MAX], dir[3], rest[2 * FR_BUILD_ID_MAX + 1];
-	int fd;
-
-	if (df->build_id_len < 2)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/.build-id/%s/%s.debug", ln->debug_dir,
-		 fr_format_hex(df->build_id, 1, dir, sizeof(dir)),
-		 fr_format_hex(df->build_id + 1, df->build_id_len - 1, rest, sizeof(rest)));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? negative_errno() : fd;
+	return fr_debug_file_open(ln->debug_dir, df->build_id, df->build_id_len);
 }
 
 /* libdebuginfod calls it about once a second, and as data come: until a

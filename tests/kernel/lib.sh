@@ -85,3 +85,26 @@ wait_for_record() {
 	done
 	fail "no record matching $1 within 20 s (last dump: exit $rc, $(head -c 300 "$T/wait.err"))"
 }
+
+# split_debug BIN BINDIR DEBUGDIR: BINDIR/$(basename BIN) is BIN stripped of
+# everything (--strip-all, as distributions ship programs: no .symtab
+# either), its debug information split off into
+# DEBUGDIR/.build-id/xx/rest.debug as a -dbgsym package installs it.  Sets
+# BID (the build id) and DBG (the debug file's path).
+split_debug() {
+	local bin=$1 out
+	out="$2/$(basename "$1")"
+	mkdir -p "$2"
+	BID=$(readelf -n "$bin" | awk '/Build ID:/ { print $3 }')
+	[[ "$BID" =~ ^[0-9a-f]{40}$ ]] || fail "$bin has no GNU build id (readelf -n: '$BID')"
+	DBG="$3/.build-id/${BID:0:2}/${BID:2}.debug"
+	mkdir -p "$(dirname "$DBG")"
+	objcopy --only-keep-debug "$bin" "$DBG" || fail "objcopy --only-keep-debug $bin failed"
+	strip --strip-all -o "$out" "$bin" || fail "strip $bin failed"
+	# (read whole, not piped into grep -q: under pipefail, a reader cut
+	# short by grep's early exit fails the pipeline)
+	local sections
+	sections=$(readelf -SW "$out")
+	grep -qE ' \.(symtab|debug_info) ' <<<"$sections" && fail "the stripped $out still has a .symtab or .debug_info"
+	return 0
+}

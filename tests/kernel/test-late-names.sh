@@ -57,15 +57,8 @@ trap late_cleanup EXIT
 
 # the stripped binary, and its debug information as a -dbgsym package
 # would install it
-mkdir -p "$T/bin" "$T/empty" "$T/srv"
-BID=$(readelf -n "$HELPERS/fr-deep-inline" | awk '/Build ID:/ { print $3 }')
-[[ "$BID" =~ ^[0-9a-f]{40}$ ]] || fail "fr-deep-inline has no GNU build id (readelf -n: '$BID')"
-DBG="$T/debug/.build-id/${BID:0:2}/${BID:2}.debug"
-mkdir -p "$(dirname "$DBG")"
-objcopy --only-keep-debug "$HELPERS/fr-deep-inline" "$DBG" || fail "objcopy --only-keep-debug failed"
-strip --strip-all -o "$T/bin/fr-deep-inline" "$HELPERS/fr-deep-inline" || fail "strip failed"
-sections=$(readelf -SW "$T/bin/fr-deep-inline")
-grep -qE ' \.(symtab|debug_info) ' <<<"$sections" && fail "the stripped fr-deep-inline still has a .symtab or .debug_info"
+mkdir -p "$T/empty" "$T/srv"
+split_debug "$HELPERS/fr-deep-inline" "$T/bin" "$T/debug"
 
 cat >"$T/fr.conf" <<CONF
 store = { size = "64M"; segments = 4; sync_interval = "200ms"; };

@@ -52,17 +52,8 @@ trap unwind_cleanup EXIT
 # named from the binary and only the inlined fr_deep_b would need the
 # debug file; without it, a daemon that does not find the debug file names
 # none of the chain.
-mkdir -p "$T/bin"
-BID=$(readelf -n "$HELPERS/fr-deep-inline" | awk '/Build ID:/ { print $3 }')
-[[ "$BID" =~ ^[0-9a-f]{40}$ ]] || fail "fr-deep-inline has no GNU build id (readelf -n: '$BID')"
-DBG="$T/debug/.build-id/${BID:0:2}/${BID:2}.debug"
-mkdir -p "$(dirname "$DBG")"
-objcopy --only-keep-debug "$HELPERS/fr-deep-inline" "$DBG" || fail "objcopy --only-keep-debug failed"
-strip --strip-all -o "$T/bin/fr-deep-inline" "$HELPERS/fr-deep-inline" || fail "strip failed"
-# (read whole, not piped into grep -q: under pipefail, a reader cut short
-# by grep's early exit fails the pipeline)
+split_debug "$HELPERS/fr-deep-inline" "$T/bin" "$T/debug"
 sections=$(readelf -SW "$T/bin/fr-deep-inline")
-grep -qE ' \.(symtab|debug_info) ' <<<"$sections" && fail "the stripped fr-deep-inline still has a .symtab or .debug_info"
 grep -q ' \.eh_frame ' <<<"$sections" || fail "the stripped fr-deep-inline has no .eh_frame"
 grep -q "Build ID: $BID" <<<"$(readelf -n "$T/bin/fr-deep-inline")" || fail "strip dropped the build id"
 grep -q DW_TAG_inlined_subroutine <<<"$(readelf --debug-dump=info "$DBG" 2>/dev/null)" ||
