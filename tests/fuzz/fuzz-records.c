@@ -35,7 +35,7 @@ static void decode_all(const uint8_t *data, size_t size, uint32_t incompat_flags
 			sink ^= r.exec.filename[r.exec.filename_len - 1];
 		if (r.type == FR_REC_PROCESS && r.process.args_len)
 			sink ^= r.process.args[r.process.args_len - 1];
-		if (r.type == FR_REC_SAMPLE) {
+		if (fr_record_type_has_stack(r.type)) {
 			uint64_t addr[FR_SAMPLE_FRAMES_MAX];
 			int n = fr_record_frames(&r, addr, FR_SAMPLE_FRAMES_MAX);
 			char buf[512];
@@ -89,8 +89,9 @@ static int encode_again(const struct fr_record *r, uint32_t incompat_flags, uint
 	struct fr_record c = *r;
 
 	*out = NULL;
-	if (r->type == FR_REC_SAMPLE) {
-		/* decoded, a sample keeps its frames encoded: as input again */
+	if (fr_record_type_has_stack(r->type)) {
+		/* decoded, a sample (an offcpu record) keeps its frames
+		 * encoded: as input again */
 		int n = fr_record_frames(r, addr, FR_SAMPLE_FRAMES_MAX);
 		if (n < 0 || n != r->stack.kernel_frames + r->stack.user_frames)
 			return -2;
