@@ -14,8 +14,10 @@ FLOOD_S=8
 CPU_MAX_PCT=3
 RSS_MAX_KB=$((64 * 1024))
 # the sanitized run (scripts/check's third build): ASan's shadow memory and
-# quarantine are not the daemon's; its budget is checked in the plain build
-[ -n "${ASAN_OPTIONS:-}" ] && RSS_MAX_KB=$((256 * 1024))
+# quarantine (up to 256 MiB of freed blocks by default) are not the
+# daemon's; its budget is checked in the plain build.  (256 MiB here was
+# passed by 0.3 % once, issue 27, with the plain build at 60 of 64 MiB.)
+[ -n "${ASAN_OPTIONS:-}" ] && RSS_MAX_KB=$((320 * 1024))
 
 cat >"$T/fr.conf" <<CONF
 store = { size = "64M"; segments = 8; };
