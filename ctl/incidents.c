@@ -2,6 +2,7 @@
 /* frctl incidents [--json]: the incident files of the store, oldest first. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,9 @@ static int print_text(struct json_object *arr)
 			put_safe(&o, json_object_get_string(json_object_array_get_idx(rules, r)));
 			fr_out_putc(&o, '"');
 		}
-		fr_out_printf(&o, "]  triggers %zu  %s",
-			      json_object_is_type(trig, json_type_array) ? json_object_array_length(trig) : 0,
+		fr_out_printf(&o, "]  triggers %" PRIu64 "  %s",
+			      (json_object_is_type(trig, json_type_array) ? json_object_array_length(trig) : 0) +
+				      json_object_get_uint64(json_object_object_get(e, "triggers_unlisted")),
 			      fr_format_size(json_object_get_uint64(json_object_object_get(e, "bytes")), sz, sizeof(sz)));
 		if (json_object_object_get_ex(e, "reason", &v) && v) {
 			fr_out_puts(&o, "  reason: ");
@@ -149,6 +151,10 @@ int verb_incidents(struct frctl *f, int argc, char **argv)
 				struct json_object *v;
 				json_object_object_add(o, keys[kk], json_object_object_get_ex(m, keys[kk], &v) ? json_object_get(v) : NULL);
 			}
+			/* only where triggers beyond the list joined */
+			struct json_object *u;
+			if (json_object_object_get_ex(m, "triggers_unlisted", &u))
+				json_object_object_add(o, "triggers_unlisted", json_object_get(u));
 		} else
 			json_object_object_add(o, "error", json_object_new_string(k == -ENODATA ? "truncated" : "not readable"));
 		json_object_put(m);

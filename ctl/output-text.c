@@ -301,7 +301,12 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 	case FR_REC_TRIGGER:
 		fr_out_puts(o, "rule ");
 		fr_out_safe(o, r->trigger.rule, r->trigger.rule_len);
-		fr_out_puts(o, " fired -> incident ");
+		fr_out_puts(o, " fired");
+		if (r->trigger.cause_type) {
+			fr_out_puts(o, " on ");
+			fr_out_puts(o, fr_record_type_name(r->trigger.cause_type));
+		}
+		fr_out_puts(o, " -> incident ");
 		fr_out_safe(o, r->trigger.incident, r->trigger.incident_len);
 		break;
 	case FR_REC_GAP:

@@ -327,10 +327,12 @@ static uint64_t end_of(const struct fr_window_entry *e)
 	return e->wall_ns + fr_record_duration_ns(&e->r);
 }
 
-/* The record a trigger fired on: the trigger carries its thread and is
- * stamped when the rule fired, just after that record completed; of the
- * thread's records before it, the one that completed last (a slow call is
- * stamped at its start, its waits inside it later). */
+/* The record a trigger fired on: the trigger carries its thread, and the
+ * type and time of that record.  Triggers from before the daemon wrote
+ * those (cause_type 0) are stamped when the rule fired, just after that
+ * record completed: of the thread's records before it, the one that
+ * completed last (a slow call is stamped at its start, its waits inside
+ * it later), which may be a record of the thread since (an exit). */
 static bool find_cause(const struct fr_window *w, size_t itrig, const struct fr_window_entry *trig,
 		       struct fr_window_entry *best)
 {
@@ -342,9 +344,18 @@ static bool find_cause(const struct fr_window *w, size_t itrig, const struct fr_
 
 		if (trig->wall_ns - it->wall_ns > 3600 * NSEC_PER_SEC)
 			break;
-		if (it->pid != trig->r.pid || it->type == FR_REC_TRIGGER ||
-		    fr_record_type_is_meta(it->type) || fr_window_get(w, i, &e) < 0 ||
-		    e.r.tid != trig->r.tid || end_of(&e) > trig->wall_ns)
+		if (it->pid != trig->r.pid || it->type == FR_REC_TRIGGER || fr_record_type_is_meta(it->type) ||
+		    (trig->r.trigger.cause_type && it->type != trig->r.trigger.cause_type) ||
+		    fr_window_get(w, i, &e) < 0 || e.r.tid != trig->r.tid)
+			continue;
+		if (trig->r.trigger.cause_type) {
+			if (e.r.type != trig->r.trigger.cause_type ||
+			    e.r.ts != trig->r.ts - (uint64_t)trig->r.trigger.cause_ago_ns)
+				continue;
+			*best = e;
+			return true;
+		}
+		if (end_of(&e) > trig->wall_ns)
 			continue;
 		if (!found || end_of(&e) > end_of(best)) {
 			*best = e;

@@ -13,7 +13,9 @@
 #include "../lib/clock.h"
 #include "../lib/chunk.h"
 #include "../lib/macro.h"
+#include "../lib/parse.h"
 #include "cgroup-names.h"
+#include "exe-names.h"
 #include "keyframe.h"
 #include "log.h"
 #include "recorder.h"
@@ -44,6 +46,7 @@ struct fr_recorder {
 	struct fr_rings *rings;
 	struct fr_triggers *triggers;
 	struct fr_cgroup_names *cg;
+	struct fr_exe_names *exes; /* for the triggers' records */
 	struct fr_symbolizer *sym;
 	struct fr_unwinder *unw;
 	uint64_t uframes[FR_SAMPLE_FRAMES_MAX]; /* the sample being recorded */
@@ -90,6 +93,9 @@ int fr_recorder_new(const struct fr_conf *c, unsigned ncpu, struct fr_recorder *
 	k = fr_cgroup_names_new(&r->cg);
 	if (k < 0)
 		goto fail;
+	k = fr_exe_names_new(&r->exes);
+	if (k < 0)
+		goto fail;
 	*ret = r;
 	return 0;
 fail:
@@ -109,6 +115,7 @@ struct fr_recorder *fr_recorder_free(struct fr_recorder *r)
 	free(r->scratch);
 	ZSTD_freeCCtx(r->cctx);
 	fr_cgroup_names_free(r->cg);
+	fr_exe_names_free(r->exes);
 	fr_symbolizer_free(r->sym);
 	fr_unwinder_free(r->unw);
 	free(r);
@@ -350,6 +357,7 @@ static void on_process(const struct fr_record *rec, void *userdata)
 	struct fr_recorder *r = userdata;
 
 	(void)add_to(r, r->meta, NULL, rec, NULL, 0);
+	fr_exe_names_on_record(r->exes, rec);
 }
 
 /* The user stack @s into r->uframes (at most @max frames).  @captured:
@@ -419,8 +427,11 @@ void fr_recorder_mark(struct fr_recorder *r, uint32_t pid, const char *text, siz
 
 int fr_recorder_keyframe(struct fr_recorder *r)
 {
-	int n = fr_keyframe_scan(fr_cgroup_names_mount_fd(r->cg), fr_now_ns(CLOCK_BOOTTIME), on_process, r);
+	uint64_t now = fr_now_ns(CLOCK_BOOTTIME);
+	int n = fr_keyframe_scan(fr_cgroup_names_mount_fd(r->cg), now, on_process, r);
 
+	/* what exited 10 s ago has had its last records */
+	fr_exe_names_prune(r->exes, now > 10 * NSEC_PER_SEC ? now - 10 * NSEC_PER_SEC : 0);
 	/* a keyframe is its own chunks, written at once */
 	close_builder(r, r->meta, NULL);
 	if (n >= 0)
@@ -628,9 +639,12 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		add_stacked(r, cpu, &rec, exe_ino, ppid);
 	else
 		add_record(r, cpu, &rec);
+	if (rec.type == FR_REC_EXEC || rec.type == FR_REC_FORK || rec.type == FR_REC_EXIT)
+		fr_exe_names_on_record(r->exes, &rec);
 	/* after it is stored: a trigger record follows its cause */
 	if (r->triggers && fr_triggers_may_match(r->triggers, rec.type))
-		fr_triggers_on_record(r->triggers, &rec, rec.cgroup_id ? fr_cgroup_names_lookup(r->cg, rec.cgroup_id) : NULL);
+		fr_triggers_on_record(r->triggers, &rec, rec.cgroup_id ? fr_cgroup_names_lookup(r->cg, rec.cgroup_id) : NULL,
+				      fr_exe_names_get(r->exes, rec.pid));
 	return 0;
 malformed:
 	/* a BPF/daemon ABI mismatch: never silent, a loss like any other */

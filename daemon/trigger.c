@@ -30,6 +30,10 @@
 
 /* Open incidents at once; a trigger beyond is counted as suppressed. */
 #define PENDING_MAX 16
+/* Triggers an incident lists in its metadata; those that join beyond are
+ * counted there (triggers_unlisted), and are in its records all the same
+ * (their trigger records). */
+#define TRIGGERS_LISTED_MAX 100
 
 /*
  * An incident that fits in the spare incident file (incident-spare.h) is
@@ -63,6 +67,8 @@ struct rule_state {
 struct pending {
 	char id[96];
 	uint64_t start_wall, end_wall, trigger_wall;
+	uint64_t end_limit;           /* joining moves end_wall up to here */
+	uint64_t unlisted;            /* triggers beyond TRIGGERS_LISTED_MAX */
 	struct json_object *rules;    /* array of names */
 	struct json_object *triggers; /* array of records */
 	char *reason;
@@ -362,7 +368,8 @@ static bool matches(const struct fr_rule *r, const struct fr_record *rec, const 
 	return true;
 }
 
-static struct json_object *record_json(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup)
+static struct json_object *record_json(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup,
+				       const char *exe)
 {
 	struct fr_record_context ctx = {
 		/* the record's boottime stamp, on today's wall clock */
@@ -370,6 +377,8 @@ static struct json_object *record_json(struct fr_triggers *t, const struct fr_re
 		.boot_id = t->boot_id,
 		.cgroup = cgroup,
 		.cgroup_len = cgroup ? (uint32_t)strlen(cgroup) : 0,
+		.exe = exe,
+		.exe_len = exe ? (uint32_t)strlen(exe) : 0,
 	};
 	return fr_record_to_json(rec, &ctx);
 }
@@ -429,13 +438,18 @@ static void write_trigger_record(struct fr_triggers *t, const struct fr_rule *r,
 	rec.trigger.rule_len = (uint32_t)strlen(r->name);
 	rec.trigger.incident = p->id;
 	rec.trigger.incident_len = (uint32_t)strlen(p->id);
+	/* a freeze fires on no record of the store */
+	if (r->condition != FR_COND_MANUAL) {
+		rec.trigger.cause_type = cause->type;
+		rec.trigger.cause_ago_ns = (int64_t)(rec.ts - cause->ts);
+	}
 	t->p.record(&rec, t->p.userdata);
 }
 
 /* A rule fired on @rec (or on a freeze when @rec is a mark).  Returns the
  * incident it joined or opened, or NULL when governance suppressed it. */
 static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_record *rec, const char *cgroup,
-			    const char *reason)
+			    const char *exe, const char *reason)
 {
 	const struct fr_rule *r = &t->rules.v[ri];
 	struct rule_state *st = &t->state[ri];
@@ -443,19 +457,24 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	struct pending *p;
 	int ka;
 
-	/* inside an open incident's window: join it, and extend it */
+	/* inside an open incident's window: join it, and extend it, as far
+	 * as its limit: an incident is written at most max_extend after its
+	 * first end however often rules fire (later triggers open another) */
 	for (unsigned i = 0; i < t->npending; i++) {
 		p = t->pending[i];
 		if (wall < p->start_wall || wall > p->end_wall)
 			continue;
-		json_object_array_add(p->triggers, record_json(t, rec, cgroup));
+		if (json_object_array_length(p->triggers) < TRIGGERS_LISTED_MAX)
+			json_object_array_add(p->triggers, record_json(t, rec, cgroup, exe));
+		else
+			p->unlisted++;
 		bool listed = false;
 		for (size_t k = 0; k < json_object_array_length(p->rules); k++)
 			listed |= !strcmp(json_object_get_string(json_object_array_get_idx(p->rules, k)), r->name);
 		if (!listed)
 			json_object_array_add(p->rules, json_object_new_string(r->name));
-		if (wall + r->after_ns > p->end_wall) {
-			p->end_wall = wall + r->after_ns;
+		if (MIN(wall + r->after_ns, p->end_limit) > p->end_wall) {
+			p->end_wall = MIN(wall + r->after_ns, p->end_limit);
 			(void)arm(p);
 		}
 		st->joined++;
@@ -489,6 +508,7 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	p->trigger_wall = wall;
 	p->start_wall = wall > r->before_ns ? wall - r->before_ns : 0;
 	p->end_wall = wall + r->after_ns;
+	p->end_limit = p->end_wall + (r->max_extend_ns == FR_RULE_EXTEND_AFTER ? r->after_ns : r->max_extend_ns);
 	p->rules = json_object_new_array();
 	p->triggers = json_object_new_array();
 	p->reason = reason ? strdup(reason) : NULL;
@@ -502,7 +522,7 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 			p->exec[k] = strdup(r->exec[k]);
 	}
 	json_object_array_add(p->rules, json_object_new_string(r->name));
-	json_object_array_add(p->triggers, record_json(t, rec, cgroup));
+	json_object_array_add(p->triggers, record_json(t, rec, cgroup, exe));
 
 	/* id: trigger time and rule, unique among the files */
 	time_t secs = (time_t)(wall / NSEC_PER_SEC);
@@ -551,11 +571,12 @@ bool fr_triggers_may_match(const struct fr_triggers *t, uint16_t type)
 	return false;
 }
 
-void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup)
+void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup,
+			   const char *exe)
 {
 	for (size_t i = 0; i < t->rules.n; i++)
 		if (matches(&t->rules.v[i], rec, cgroup))
-			fire(t, i, rec, cgroup, NULL);
+			fire(t, i, rec, cgroup, exe, NULL);
 }
 
 /* Removes the oldest incident files beyond the count and size budget. */
@@ -706,6 +727,8 @@ static struct json_object *incident_meta(struct fr_triggers *t, const struct pen
 	json_object_object_add(meta, "end", json_object_new_string(fr_format_rfc3339(p->end_wall, buf, sizeof(buf))));
 	json_object_object_add(meta, "trigger_time", json_object_new_string(fr_format_rfc3339(p->trigger_wall, buf, sizeof(buf))));
 	json_object_object_add(meta, "triggers", json_object_get(p->triggers));
+	if (p->unlisted)
+		json_object_object_add(meta, "triggers_unlisted", json_object_new_uint64(p->unlisted));
 	json_object_object_add(meta, "host", json_object_new_string(host));
 	json_object_object_add(meta, "kernel", json_object_new_string(u.release));
 	json_object_object_add(meta, "boot_id", json_object_new_string(fr_format_boot_id(t->boot_id, buf, sizeof(buf))));
@@ -1017,14 +1040,14 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 		const char *rules = json_object_to_json_string_ext(p->rules, JSON_C_TO_STRING_PLAIN);
 		t->written++;
 		log_notice("Incident %s captured: %s, %zu triggers, %" PRId64 " bytes, durable %.2f ms after its window.",
-			   p->id, path, json_object_array_length(p->triggers), bytes,
+			   p->id, path, json_object_array_length(p->triggers) + (size_t)p->unlisted, bytes,
 			   (double)(t1 - t0) / 1e6);
 		/* the entry operators alert on */
 		sd_journal_send("MESSAGE=flightrec incident %s captured (rules %s): %s", p->id, rules, path,
 				"MESSAGE_ID=" FR_INCIDENT_MESSAGE_ID, "PRIORITY=4", "INCIDENT=%s", p->id,
 				"RULE=%s", json_object_get_string(json_object_array_get_idx(p->rules, 0)),
 				"RULES=%s", rules, "INCIDENT_PATH=%s", path, "TRIGGERS=%zu",
-				json_object_array_length(p->triggers), NULL);
+				json_object_array_length(p->triggers) + (size_t)p->unlisted, NULL);
 		enforce_budget(t);
 		if (p->exec && access(path, F_OK) == 0)
 			run_action(t, p, path);
@@ -1066,7 +1089,7 @@ struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason
 {
 	static const struct fr_rule builtin = { .name = (char *)"manual", .condition = FR_COND_MANUAL, .pid = -1,
 						.before_ns = 60 * NSEC_PER_SEC, .after_ns = 10 * NSEC_PER_SEC,
-						.max_per_hour = 60 };
+						.max_per_hour = 60, .max_extend_ns = FR_RULE_EXTEND_AFTER };
 	struct fr_record rec = { .type = FR_REC_MARK, .ts = fr_now_ns(CLOCK_BOOTTIME), .pid = pid, .tid = pid };
 	struct json_object *o = json_object_new_object();
 	struct pending *p;
@@ -1099,7 +1122,7 @@ struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason
 	snprintf(buf, sizeof(buf), "freeze");
 	rec.mark.text = reason && *reason ? reason : buf;
 	rec.mark.text_len = (uint32_t)strlen(rec.mark.text);
-	p = fire(t, ri, &rec, NULL, reason && *reason ? reason : NULL);
+	p = fire(t, ri, &rec, NULL, NULL, reason && *reason ? reason : NULL);
 	if (!p) {
 		json_object_object_add(o, "error", json_object_new_string("suppressed by the manual rule's cooldown or hourly limit"));
 		return o;

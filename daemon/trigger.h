@@ -58,11 +58,13 @@ struct fr_triggers *fr_triggers_free(struct fr_triggers *t);
 /* New rules (reload): governance state of rules that keep their name stays. */
 int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules);
 
-/* Checks an event record; @cgroup is its cgroup path or NULL. */
+/* Checks an event record; @cgroup is its cgroup path, @exe its process's
+ * executable, each NULL when not known. */
 /* Whether a rule looks at records of @type at all: the recorder asks
  * before it finds a record's cgroup path for fr_triggers_on_record(). */
 bool fr_triggers_may_match(const struct fr_triggers *t, uint16_t type);
-void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup);
+void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup,
+			   const char *exe);
 /* A chunk the store has queued for writing (its bytes as they will be
  * stored): the incident written ahead takes its window's last chunks
  * from here. */

@@ -151,6 +151,8 @@ int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
 	 * rather than take it for damaged (store-format.h) */
 	if (r->type == FR_REC_INLINE)
 		b->codec.incompat_flags |= FR_CHUNK_INCOMPAT_INLINE;
+	else if (r->type == FR_REC_TRIGGER)
+		b->codec.incompat_flags |= FR_CHUNK_INCOMPAT_TRIGGER_CAUSE;
 	/* the chunk's bound is on all its streams together */
 	n = fr_record_encode_streams(&b->codec, r, &b->streams, b->raw_max - b->raw_len);
 	if (n < 0) {

@@ -129,6 +129,10 @@ void fr_conf_init_defaults(struct fr_conf *c)
 		.debug_dir = strdup("/usr/lib/debug"),
 		.rules = { .incidents_size = 1ULL << 30, .incidents_max = 100 },
 	};
+	/* the default rules are active unless triggers.rules says otherwise
+	 * (fr_conf_load) */
+	if (fr_rules_defaults(&c->rules) < 0)
+		abort(); /* only out of memory: the text is tested */
 	for (size_t i = 0; i < ELEMENTSOF(default_exclude); i++) {
 		int nr = fr_syscall_number(default_exclude[i]);
 		if (nr >= 0 && nr < FR_CONF_SYSCALL_MAX)
@@ -346,6 +350,22 @@ static const char *rule_source_off(const struct fr_conf *c, enum fr_rule_conditi
 	}
 }
 
+/* Default rules (no triggers.rules) on a source the file switched off are
+ * left out: the file did not ask for them. */
+static void drop_default_rules_off(struct fr_conf *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->rules.n; i++) {
+		if (rule_source_off(c, c->rules.v[i].condition)) {
+			fr_rule_done(&c->rules.v[i]);
+			continue;
+		}
+		c->rules.v[n++] = c->rules.v[i];
+	}
+	c->rules.n = n;
+}
+
 static int check_rule_sources(const struct fr_conf_ctx *x, const struct fr_conf *c, const config_setting_t *list)
 {
 	for (size_t i = 0; list && i < c->rules.n; i++) {
@@ -404,6 +424,8 @@ int fr_conf_load(struct fr_conf *c, const char *path, bool must_exist, char *err
 		goto out;
 	}
 	r = walk(&x, c, config_root_setting(&cfg));
+	if (r == 0 && !config_lookup(&cfg, "triggers.rules"))
+		drop_default_rules_off(c);
 	if (r == 0)
 		r = check_relations(&x, c, &cfg);
 out:

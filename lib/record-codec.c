@@ -266,7 +266,7 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 	else if (r->type == FR_REC_METRICS)
 		n += r->metrics.json_len + 5;
 	else if (r->type == FR_REC_TRIGGER)
-		n += r->trigger.rule_len + r->trigger.incident_len + 10;
+		n += r->trigger.rule_len + r->trigger.incident_len + 10 + 3 + 10;
 	else if (r->type == FR_REC_MAPPING)
 		n += 4 * 10 + r->mapping.path_len + r->mapping.build_id_len + 10;
 	else if (r->type == FR_REC_SYMBOL)
@@ -364,6 +364,10 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 	case FR_REC_TRIGGER:
 		put_str(w, S_OTHER, r->trigger.rule, r->trigger.rule_len);
 		put_str(w, S_OTHER, r->trigger.incident, r->trigger.incident_len);
+		if (st->incompat_flags & FR_CHUNK_INCOMPAT_TRIGGER_CAUSE) {
+			put_varint(w, S_OTHER, r->trigger.cause_type);
+			put_svarint(w, S_OTHER, r->trigger.cause_ago_ns);
+		}
 		break;
 	case FR_REC_GAP:
 		put_varint(w, S_OTHER, r->gap.lost);
@@ -710,6 +714,15 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 	case FR_REC_TRIGGER:
 		rec->trigger.rule = get_str(r, S_OTHER, &rec->trigger.rule_len);
 		rec->trigger.incident = get_str(r, S_OTHER, &rec->trigger.incident_len);
+		if (st->incompat_flags & FR_CHUNK_INCOMPAT_TRIGGER_CAUSE) {
+			uint64_t type = get_varint(r, S_OTHER);
+			if (type > UINT16_MAX)
+				r->bad = true;
+			rec->trigger.cause_type = (uint16_t)type;
+			/* an age, not a time: a record decoded alone has its
+			 * ts set by the caller (time is delta-coded) */
+			rec->trigger.cause_ago_ns = get_svarint(r, S_OTHER);
+		}
 		break;
 	case FR_REC_GAP:
 		rec->gap.lost = get_varint(r, S_OTHER);

@@ -602,6 +602,14 @@ int fr_record_json_write(struct fr_json_writer *w, struct fr_out *o, const struc
 		KEY(o, ",\"incident\":");
 		if (k == 0)
 			k = put_str(w, o, r->trigger.incident, r->trigger.incident_len);
+		/* the record it fired on, where the chunk says */
+		if (r->trigger.cause_type) {
+			KEY(o, ",\"fired_on\":{\"type\":");
+			put_cstr(w, o, fr_record_type_name(r->trigger.cause_type));
+			KEY(o, ",\"time\":");
+			put_time(w, o, e->wall_ns - (uint64_t)r->trigger.cause_ago_ns);
+			fr_out_putc(o, '}');
+		}
 		break;
 	case FR_REC_GAP:
 		KEY(o, ",\"lost\":");

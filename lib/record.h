@@ -164,6 +164,11 @@ struct fr_record {
 		struct {
 			uint32_t rule_len, incident_len;
 			const char *rule, *incident;
+			/* the record the rule fired on: its type, and how
+			 * long before this record's ts its own ts is (type
+			 * 0: not said, in chunks written before) */
+			uint16_t cause_type;
+			int64_t cause_ago_ns;
 		} trigger;
 		struct {
 			uint64_t lost;

@@ -36,7 +36,7 @@ const char *fr_rule_condition_name(enum fr_rule_condition c)
 	return c < FR_COND__MAX ? cond_names[c] : "unknown";
 }
 
-static void rule_done(struct fr_rule *r)
+void fr_rule_done(struct fr_rule *r)
 {
 	free(r->name);
 	free(r->comm);
@@ -50,7 +50,7 @@ static void rule_done(struct fr_rule *r)
 void fr_rules_done(struct fr_rules *r)
 {
 	for (size_t i = 0; i < r->n; i++)
-		rule_done(&r->v[i]);
+		fr_rule_done(&r->v[i]);
 	free(r->v);
 	r->v = NULL;
 	r->n = 0;
@@ -112,7 +112,7 @@ static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, st
 	int k;
 
 	*r = (struct fr_rule){ .pid = -1, .any_syscall = true, .before_ns = 60 * NSEC_PER_SEC,
-			       .after_ns = 10 * NSEC_PER_SEC, .max_per_hour = 60,
+			       .after_ns = 10 * NSEC_PER_SEC, .max_per_hour = 60, .max_extend_ns = FR_RULE_EXTEND_AFTER,
 			       .exec_timeout_ns = 60 * NSEC_PER_SEC, .line = config_setting_source_line(g) };
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return fr_conf_fail(x, g, "each rule must be a group { name = ...; condition = ...; }");
@@ -189,6 +189,8 @@ static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, st
 			k = get_duration(x, s, 0, RULE_DURATION_MAX, &r->after_ns);
 		else if (!strcmp(n, "cooldown"))
 			k = get_duration(x, s, 0, RULE_COOLDOWN_MAX, &r->cooldown_ns);
+		else if (!strcmp(n, "max_extend"))
+			k = get_duration(x, s, 0, RULE_DURATION_MAX, &r->max_extend_ns);
 		else if (!strcmp(n, "exec_timeout"))
 			k = get_duration(x, s, RULE_EXEC_TIMEOUT_MIN, RULE_DURATION_MAX, &r->exec_timeout_ns);
 		else if (!strcmp(n, "max_per_hour")) {
@@ -271,4 +273,29 @@ int fr_rules_parse(struct fr_rules *rules, const config_setting_t *list, const c
 		}
 	}
 	return 0;
+}
+
+/* Kept equal to the rules conf/flightrec.conf ships, where the reasons
+ * for each value are written (test-conf checks that they are equal). */
+const char fr_rules_default_text[] =
+	"rules = (\n"
+	"  { name = \"oom\"; condition = \"oom\"; before = \"60s\"; after = \"10s\";\n"
+	"    cooldown = \"5min\"; max_per_hour = 6; },\n"
+	"  { name = \"crash\"; condition = \"signal\";\n"
+	"    signals = [ \"SIGSEGV\", \"SIGBUS\", \"SIGILL\", \"SIGFPE\", \"SIGABRT\", \"SIGSYS\" ];\n"
+	"    before = \"60s\"; after = \"10s\"; cooldown = \"1min\"; max_per_hour = 6; },\n"
+	"  { name = \"manual\"; condition = \"manual\"; before = \"5min\"; after = \"30s\"; }\n"
+	");\n";
+
+int fr_rules_defaults(struct fr_rules *r)
+{
+	config_t cfg;
+	char err[256];
+	int k = -EINVAL;
+
+	config_init(&cfg);
+	if (config_read_string(&cfg, fr_rules_default_text))
+		k = fr_rules_parse(r, config_lookup(&cfg, "rules"), "(built-in rules)", err, sizeof(err));
+	config_destroy(&cfg);
+	return k;
 }

@@ -41,6 +41,10 @@ struct fr_rule {
 	/* governance */
 	uint64_t cooldown_ns;
 	uint32_t max_per_hour;
+	/* how far triggers that join an incident this rule opened may move
+	 * its window's end past the first end: then it is written, and
+	 * later triggers open another (FR_RULE_EXTEND_AFTER: its 'after') */
+	uint64_t max_extend_ns;
 	/* action */
 	char **exec;           /* argv, NULL-terminated; the incident path is appended */
 	uint64_t exec_timeout_ns;
@@ -54,14 +58,26 @@ struct fr_rules {
 	uint32_t incidents_max;
 };
 
+#define FR_RULE_EXTEND_AFTER UINT64_MAX
+
+/* The rules in force when the configuration has no triggers.rules, as
+ * conf/flightrec.conf ships them: libconfig text, parsed by
+ * fr_rules_defaults(). */
+extern const char fr_rules_default_text[];
+
 const char *fr_rule_condition_name(enum fr_rule_condition c);
 
 void fr_rules_done(struct fr_rules *r);
+/* Frees what one rule owns (not the rule itself). */
+void fr_rule_done(struct fr_rule *r);
 
 struct config_setting_t;
 /* Parses the list triggers.rules into @r.  On error writes "file:line:
  * message" into @err and returns -EINVAL. */
 int fr_rules_parse(struct fr_rules *r, const struct config_setting_t *list, const char *file, char *err,
 		   size_t errlen);
+/* Replaces the rules of @r with the default ones (fr_rules_default_text);
+ * the budget stays. */
+int fr_rules_defaults(struct fr_rules *r);
 
 #endif

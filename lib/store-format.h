@@ -58,12 +58,16 @@
  * (kernel frames where the task slept, user frames where it entered the
  * kernel; both counts 0 when none was captured). */
 #define FR_CHUNK_INCOMPAT_OFFCPU_STACK (1u << 3)
+/* trigger records end in the record the rule fired on: its type (varint)
+ * and its time as the trigger's time minus it (svarint).  Set only on
+ * chunks that hold a trigger record, as FR_CHUNK_INCOMPAT_INLINE. */
+#define FR_CHUNK_INCOMPAT_TRIGGER_CAUSE (1u << 4)
 #define FR_CHUNK_INCOMPAT_KNOWN                                                                     \
 	(FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS | FR_CHUNK_INCOMPAT_INLINE | \
-	 FR_CHUNK_INCOMPAT_OFFCPU_STACK)
+	 FR_CHUNK_INCOMPAT_OFFCPU_STACK | FR_CHUNK_INCOMPAT_TRIGGER_CAUSE)
 /* What the writer sets on every chunk it makes; it adds
  * FR_CHUNK_INCOMPAT_INLINE to a chunk when it adds an FR_REC_INLINE
- * record to it (lib/chunk.c). */
+ * record to it, FR_CHUNK_INCOMPAT_TRIGGER_CAUSE a trigger (lib/chunk.c). */
 #define FR_CHUNK_INCOMPAT_WRITE \
 	(FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS | FR_CHUNK_INCOMPAT_OFFCPU_STACK)
 

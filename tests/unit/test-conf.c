@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Config validation: each bad file gives one "file:line: message". */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,10 +41,73 @@ static void bad(const char *text, const char *expect)
 	fr_conf_done(&c);
 }
 
-int main(void)
+static bool same_rule(const struct fr_rule *a, const struct fr_rule *b)
+{
+	return !strcmp(a->name, b->name) && a->condition == b->condition && a->threshold_ns == b->threshold_ns &&
+	       a->signals == b->signals && a->before_ns == b->before_ns && a->after_ns == b->after_ns &&
+	       a->cooldown_ns == b->cooldown_ns && a->max_per_hour == b->max_per_hour &&
+	       a->max_extend_ns == b->max_extend_ns && !a->comm == !b->comm && !a->cgroup == !b->cgroup &&
+	       a->pid == b->pid && !a->exec == !b->exec;
+}
+
+/* The default rules: active without a triggers group, the same as the
+ * shipped file's, none with "rules = ( )", and those of a source the file
+ * switched off left out (they would never fire). */
+static void default_rules(const char *shipped)
+{
+	struct fr_conf c, d;
+	char err[512] = "";
+
+	fr_conf_init_defaults(&d);
+	CHECK_EQ(d.rules.n, 3u);
+	CHECK_STR(d.rules.v[0].name, "oom");
+	CHECK_STR(d.rules.v[1].name, "crash");
+	CHECK_STR(d.rules.v[2].name, "manual");
+	CHECK(d.rules.v[1].signals & (1ULL << SIGSEGV));
+	CHECK(d.rules.v[0].cooldown_ns > 0 && d.rules.v[1].cooldown_ns > 0);
+	CHECK_EQ(d.rules.v[1].max_extend_ns, FR_RULE_EXTEND_AFTER);
+
+	if (shipped) {
+		fr_conf_init_defaults(&c);
+		CHECK_EQ(fr_conf_load(&c, shipped, true, err, sizeof(err)), 0);
+		CHECK_EQ(c.rules.n, d.rules.n);
+		for (size_t i = 0; i < c.rules.n && i < d.rules.n; i++)
+			CHECK(same_rule(&c.rules.v[i], &d.rules.v[i]));
+		CHECK_EQ(c.rules.incidents_size, d.rules.incidents_size);
+		CHECK_EQ(c.rules.incidents_max, d.rules.incidents_max);
+		fr_conf_done(&c);
+	}
+
+	CHECK_EQ(load("store = { size = \"64M\"; };\n", err, sizeof(err), &c), 0);
+	CHECK_EQ(c.rules.n, 3u);
+	fr_conf_done(&c);
+	CHECK_EQ(load("triggers = { rules = ( ); };\n", err, sizeof(err), &c), 0);
+	CHECK_EQ(c.rules.n, 0u);
+	fr_conf_done(&c);
+	CHECK_EQ(load("sources = { oom = { enabled = false; }; };\n", err, sizeof(err), &c), 0);
+	CHECK_EQ(c.rules.n, 2u);
+	CHECK_STR(c.rules.v[0].name, "crash");
+	fr_conf_done(&c);
+	/* written out, a rule on a source switched off is an error */
+	bad("sources = { oom = { enabled = false; }; };\n"
+	    "triggers = { rules = ( { name = \"oom\"; condition = \"oom\"; } ); };\n",
+	    "F:2: rule 'oom' (oom) needs sources.oom.enabled = true: it would never fire");
+	/* max_extend: a duration up to an hour */
+	CHECK_EQ(load("triggers = { rules = ( { name = \"a\"; condition = \"oom\"; max_extend = \"0s\"; } ); };\n",
+		      err, sizeof(err), &c), 0);
+	CHECK_EQ(c.rules.v[0].max_extend_ns, 0u);
+	fr_conf_done(&c);
+	bad("triggers = { rules = ( { name = \"a\"; condition = \"oom\";\n max_extend = \"2h\"; } ); };\n",
+	    "F:2: 'max_extend' = \"2h\" is out of range [0ns, 3600.000s]");
+	fr_conf_done(&d);
+}
+
+int main(int argc, char **argv)
 {
 	struct fr_conf c;
 	char err[512];
+
+	default_rules(argc > 1 ? argv[1] : NULL);
 
 	/* defaults */
 	fr_conf_init_defaults(&c);

@@ -133,6 +133,8 @@ static void fill(struct fr_record *r, unsigned i)
 		r->trigger.rule_len = 10;
 		r->trigger.incident = "20261121T120000Z-slow-fsync";
 		r->trigger.incident_len = 27;
+		r->trigger.cause_type = FR_REC_OFFCPU;
+		r->trigger.cause_ago_ns = 2500000000LL;
 		break;
 	case FR_REC_SWITCH:
 		r->sw.prev_state = 1;
@@ -268,6 +270,12 @@ static void check_same(const struct fr_record *a, const struct fr_record *b, uin
 		CHECK(a->trigger.rule_len == b->trigger.rule_len && !memcmp(a->trigger.rule, b->trigger.rule, a->trigger.rule_len));
 		CHECK(a->trigger.incident_len == b->trigger.incident_len &&
 		      !memcmp(a->trigger.incident, b->trigger.incident, a->trigger.incident_len));
+		/* the cause where the chunk has it, else nothing */
+		if (flags & FR_CHUNK_INCOMPAT_TRIGGER_CAUSE) {
+			CHECK_EQ(a->trigger.cause_type, b->trigger.cause_type);
+			CHECK_EQ(a->trigger.cause_ago_ns, b->trigger.cause_ago_ns);
+		} else
+			CHECK(b->trigger.cause_type == 0 && b->trigger.cause_ago_ns == 0);
 		break;
 	case FR_REC_SWITCH:
 		CHECK_EQ(a->sw.prev_state, b->sw.prev_state);
@@ -680,6 +688,62 @@ static void check_inline(void)
 	ZSTD_freeCCtx(cctx);
 }
 
+/* A trigger record says what it fired on only in a chunk flagged
+ * FR_CHUNK_INCOMPAT_TRIGGER_CAUSE, which the builder sets on the chunks
+ * that hold one, and only on those; a cause later than the trigger (a
+ * negative difference) round-trips too. */
+static void check_trigger_cause(void)
+{
+	struct fr_record r = { .type = FR_REC_TRIGGER, .ts = 5000000000ULL, .pid = 42, .tid = 43, .comm = "app",
+			       .comm_len = 3, .trigger = { .rule = "crash", .rule_len = 5, .incident = "X-crash",
+							   .incident_len = 7, .cause_type = FR_REC_SIGNAL,
+							   .cause_ago_ns = 100000000 } };
+	struct fr_record before = offcpu(4, 42, 0), got[2], out;
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	struct fr_chunk_builder *b;
+	uint8_t boot[16] = { 1 }, buf[256];
+	void *chunk;
+	size_t cl, p;
+	int k;
+
+	for (int later = 0; later < 2; later++) {
+		struct fr_codec_state e = { .incompat_flags = FR_CHUNK_INCOMPAT_TRIGGER_CAUSE },
+				      d = { .incompat_flags = FR_CHUNK_INCOMPAT_TRIGGER_CAUSE };
+		r.trigger.cause_ago_ns = later ? -7 : 100000000;
+		k = fr_record_encode(&e, &r, buf, sizeof(buf), 0);
+		CHECK(k > 0 && (size_t)k <= fr_record_max_encoded_size(&r));
+		p = 0;
+		CHECK_EQ(fr_record_decode(&d, buf, (size_t)k, &p, &out), 0);
+		check_same(&r, &out, FR_CHUNK_INCOMPAT_TRIGGER_CAUSE);
+	}
+	/* a cause type beyond 16 bits is malformed */
+	{
+		static const uint8_t bad[] = { FR_REC_TRIGGER, 0, 0, 7, 0, 0, 0, 1, 'a', 0, 0x80, 0x80, 0x04, 0 };
+		struct fr_codec_state d = { .incompat_flags = FR_CHUNK_INCOMPAT_TRIGGER_CAUSE };
+		p = 0;
+		CHECK_EQ(fr_record_decode(&d, bad, sizeof(bad), &p, &out), -EBADMSG);
+	}
+
+	r.trigger.cause_ago_ns = 100000000;
+	CHECK_EQ(fr_chunk_builder_new(0, 4096, &b), 0);
+	CHECK_EQ(fr_chunk_builder_add(b, &before), 0);
+	CHECK_EQ(fr_chunk_builder_add(b, &r), 0);
+	CHECK_EQ(fr_chunk_builder_close(b, cctx, 0, boot, &chunk, &cl), 0);
+	CHECK_EQ(chunk_read(chunk, got, 2), FR_CHUNK_INCOMPAT_WRITE | FR_CHUNK_INCOMPAT_TRIGGER_CAUSE);
+	check_same(&before, &got[0], FR_CHUNK_INCOMPAT_WRITE);
+	check_same(&r, &got[1], FR_CHUNK_INCOMPAT_TRIGGER_CAUSE);
+	free(chunk);
+	CHECK_EQ(fr_chunk_builder_add(b, &before), 0);
+	CHECK_EQ(fr_chunk_builder_close(b, cctx, 0, boot, &chunk, &cl), 0);
+	CHECK_EQ(chunk_read(chunk, got, 1), FR_CHUNK_INCOMPAT_WRITE);
+	free(chunk);
+	CHECK(!(FR_CHUNK_INCOMPAT_WRITE & FR_CHUNK_INCOMPAT_TRIGGER_CAUSE) &&
+	      (FR_CHUNK_INCOMPAT_KNOWN & FR_CHUNK_INCOMPAT_TRIGGER_CAUSE));
+	chunk_read_done();
+	fr_chunk_builder_free(b);
+	ZSTD_freeCCtx(cctx);
+}
+
 /* Every record of @in (@n) in columns and as rows, with @flags: the
  * columns must turn back into the same rows, with the decoded records
  * pointing into them, and damaged columns must be refused without
@@ -958,6 +1022,7 @@ int main(void)
 	check_streams(in, N, NEW | FR_CHUNK_INCOMPAT_STREAMS);
 	check_streams(in, N, FR_CHUNK_INCOMPAT_STREAMS);
 	check_inline();
+	check_trigger_cause();
 	check_store();
 	CHECK_STR(fr_record_type_name(FR_REC_SYSCALL), "syscall");
 	CHECK_STR(fr_record_type_name(FR_REC_INLINE), "inline");
