@@ -110,6 +110,10 @@ static void print_text(struct json_object *st)
 		       get_u64(st, "pid"),
 		       json_object_get_double(json_object_object_get(st, "uptime_s")),
 		       json_object_get_double(v));
+		const char *ns = json_object_get_string(json_object_object_get(st, "pid_namespace"));
+		if (ns && strcmp(ns, "private") == 0)
+			printf("  in a private PID namespace: processes not named from /proc, user stacks not unwound "
+			       "(run it with the host's: --pid=host, hostPID: true)\n");
 		struct json_object *cpus = json_object_object_get(st, "per_cpu");
 		for (size_t i = 0; i < json_object_array_length(cpus); i++) {
 			struct json_object *c = json_object_array_get_idx(cpus, i);

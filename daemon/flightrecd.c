@@ -87,6 +87,9 @@ struct daemon {
 	uint64_t shed_since;       /* windows_cut when the episode began */
 	uint64_t rate_last_mono, rate_last_records;
 	double records_per_s;
+
+	pid_t self;         /* this process as BPF records it: the host's pid */
+	bool private_pidns; /* /proc (getpid()) numbers processes otherwise */
 };
 
 
@@ -268,13 +271,25 @@ static int on_sync(sd_event_source *s, uint64_t usec, void *userdata)
 	return rearm(s, d->conf.sync_interval_ns);
 }
 
+/* Names every live process from /proc.  Not in a private PID namespace:
+ * there /proc/N is the namespace's N, another process than the records'
+ * (host) N, and a wrong name is worse than none. */
+static void keyframe(struct daemon *d)
+{
+	int k;
+
+	if (d->private_pidns)
+		return;
+	k = fr_recorder_keyframe(d->rec);
+	if (k < 0)
+		log_warning_errno(k, "Failed to scan /proc for a keyframe: %m");
+}
+
 static int on_keyframe(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
-	int k = fr_recorder_keyframe(d->rec);
 
-	if (k < 0)
-		log_warning_errno(k, "Failed to scan /proc for a keyframe: %m");
+	keyframe(d);
 	fr_store_writer_submit(d->writer);
 	return rearm(s, d->conf.keyframe_interval_ns);
 }
@@ -336,6 +351,7 @@ static struct json_object *status_json(struct daemon *d)
 	(void)drain(d);
 	json_object_object_add(o, "running", json_object_new_boolean(1));
 	json_object_object_add(o, "pid", json_object_new_int64(getpid()));
+	json_object_object_add(o, "pid_namespace", json_object_new_string(d->private_pidns ? "private" : "host"));
 	json_object_object_add(o, "uptime_s",
 			       json_object_new_double((double)(fr_now_ns(CLOCK_MONOTONIC) - d->start_mono) / 1e9));
 	json_object_object_add(o, "records_per_s", json_object_new_double(d->records_per_s));
@@ -608,7 +624,7 @@ static void record_user(const struct fr_record *rec, void *userdata)
 static void lifecycle_mark(struct daemon *d, const char *what)
 {
 	char text[128];
-	int n = snprintf(text, sizeof(text), "flightrecd %s recording (pid %d)", what, (int)getpid());
+	int n = snprintf(text, sizeof(text), "flightrecd %s recording (pid %d)", what, (int)d->self);
 
 	/* pid 0, like metrics: the store holds no record of the daemon's own
 	 * pid (its pid is in the text) */
@@ -666,6 +682,12 @@ static void start_symbolizer(struct daemon *d)
 		return;
 	}
 	fr_recorder_set_symbolizer(d->rec, s);
+	/* user frames are named and unwound from /proc/PID: the namespace's
+	 * PID, another process than the records' (see keyframe()) */
+	if (d->private_pidns) {
+		fr_symbolizer_set_user_frames(s, false);
+		return;
+	}
 	k = fr_unwinder_new(&u);
 	if (k < 0)
 		log_warning_errno(k, "Failed to set up stack unwinding, user stacks keep one frame: %m");
@@ -858,7 +880,19 @@ static int run(struct daemon *d)
 		fr_store_writer_set_chunk_cb(d->writer, on_chunk, d);
 	}
 
-	k = fr_sources_start(&d->conf, d->rings, getpid(), &d->sources);
+	/* who the daemon is to BPF, before the sources that leave it out */
+	k = fr_kernel_tgid(&d->self);
+	if (k < 0) {
+		log_warning_errno(k, "Failed to learn this process's pid in the host's PID namespace, taking getpid(): %m");
+		d->self = getpid();
+	}
+	d->private_pidns = d->self != getpid();
+	if (d->private_pidns)
+		log_warning("flightrecd runs in a private PID namespace (pid %d here, %d on the host): /proc is not the "
+			    "host's, so processes are not named from it and user stacks are neither unwound nor named. "
+			    "Run it in the host's PID namespace: docker/podman --pid=host, Kubernetes hostPID: true.",
+			    (int)getpid(), (int)d->self);
+	k = fr_sources_start(&d->conf, d->rings, d->self, &d->sources);
 	if (k < 0)
 		return log_error_errno(k, "Failed to start sources: %m");
 	/* after the probes are loaded: kallsyms then names them too */
@@ -891,9 +925,7 @@ static int run(struct daemon *d)
 		return log_error_errno(k, "Failed to open annotation socket %s: %m", d->annotate_path);
 
 	/* the first keyframe names everything that ran before us */
-	k = fr_recorder_keyframe(d->rec);
-	if (k < 0)
-		log_warning_errno(k, "Failed to scan /proc for a keyframe: %m");
+	keyframe(d);
 	/* the store says when recording began and ended, so the time the daemon
 	 * was down reads as such in a dump, not as a quiet machine */
 	lifecycle_mark(d, "started");

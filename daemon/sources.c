@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "signal.skel.h"
 #include "tcp.skel.h"
 #include "profile.skel.h"
+#include "whoami.skel.h"
 #include "sampler.h"
 #include "switch-batch.h"
 
@@ -240,6 +242,23 @@ static int start_sample(struct fr_sources *s, const struct fr_conf *c, const str
 		return k;
 	}
 	return 0;
+}
+
+int fr_kernel_tgid(pid_t *ret)
+{
+	struct whoami_bpf *o = whoami_bpf__open_and_load();
+	int k;
+
+	if (!o)
+		return -errno;
+	/* no BPF_F_TEST_RUN_ON_CPU: the program runs in this task */
+	k = bpf_prog_test_run_opts(bpf_program__fd(o->progs.fr_whoami), NULL);
+	if (k >= 0 && o->bss->tgid == 0)
+		k = -ENODATA;
+	if (k >= 0)
+		*ret = (pid_t)o->bss->tgid;
+	whoami_bpf__destroy(o);
+	return k < 0 ? k : 0;
 }
 
 /* Whether configuration @c asks for source @src. */

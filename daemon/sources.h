@@ -21,6 +21,14 @@ struct fr_source_state {
 	bool attached; /* really recording */
 };
 
+/* The daemon's tgid as the kernel's initial PID namespace numbers it: the
+ * pid BPF records (bpf_get_current_pid_tgid()), and @self below.  Not
+ * getpid() when the daemon runs in a child PID namespace (a container
+ * without the host's).  Returns 0 or -errno (BPF unavailable). */
+int fr_kernel_tgid(pid_t *ret);
+
+/* @self: the daemon's tgid from fr_kernel_tgid(); its events are not
+ * recorded. */
 int fr_sources_start(const struct fr_conf *c, const struct fr_rings *rings, pid_t self,
 		     struct fr_sources **ret);
 struct fr_sources *fr_sources_free(struct fr_sources *s);

@@ -131,6 +131,7 @@ struct fr_symbolizer {
 	struct elf_file *files;
 	uint64_t clock; /* use counter, for least recently used */
 	long page_size;
+	bool no_user; /* user frames stay unnamed: fr_symbolizer_set_user_frames() */
 	struct fr_symbolizer_stats st;
 };
 
@@ -276,6 +277,11 @@ struct fr_symbolizer *fr_symbolizer_free(struct fr_symbolizer *s)
 	free(s->debug_dir);
 	free(s);
 	return NULL;
+}
+
+void fr_symbolizer_set_user_frames(struct fr_symbolizer *s, bool on)
+{
+	s->no_user = !on;
 }
 
 const struct fr_ksyms *fr_symbolizer_ksyms(const struct fr_symbolizer *s)
@@ -565,6 +571,8 @@ static struct proc *proc_get(struct fr_symbolizer *s, uint32_t pid)
 
 	if (p)
 		return p;
+	if (s->no_user) /* every /proc/PID read starts here */
+		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p || fr_pid_map_put(&s->procs, pid, p, NULL) < 0) {
 		free(p);

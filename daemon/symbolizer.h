@@ -30,6 +30,11 @@ struct fr_ksyms;
 int fr_symbolizer_new(struct fr_ksyms *ksyms, const char *debug_dir, struct fr_symbolizer **ret);
 struct fr_symbolizer *fr_symbolizer_free(struct fr_symbolizer *s);
 const struct fr_ksyms *fr_symbolizer_ksyms(const struct fr_symbolizer *s);
+/* @on false: user frames are not named (counted unknown) and no
+ * /proc/PID is read, for when /proc is not the host's (a private PID
+ * namespace: its PID N is another process than the records' N).  Kernel
+ * frames still are.  On by default. */
+void fr_symbolizer_set_user_frames(struct fr_symbolizer *s, bool on);
 
 /* What one frame needs described: FR_REC_MAPPING, FR_REC_SYMBOL and
  * FR_REC_INLINE records, each present or not (type 0).  Strings point

@@ -2,7 +2,8 @@
 # The shipped configuration, unchanged, freezes what every site wants
 # (conf/flightrec.conf, triggers):
 #   a. a real SIGSEGV (python3 dereferencing NULL) gives a "crash"
-#      incident, written within its window's end (+10 s) plus 5 s; its
+#      incident, written within its window's end (+10 s) plus 5 s (the
+#      file's last change against the window's end); its
 #      trigger names the executable (frctl incidents --json) and the
 #      trigger record says the signal record fired it (report, JSON)
 #   b. a real OOM kill in a v1 memory cgroup gives an "oom" incident,
@@ -43,6 +44,21 @@ incident_by() {
 	return 1
 }
 
+# written_after_end ID: seconds from the incident's window end to its file's
+# last change (its sealing); fails beyond 5 s
+written_after_end() {
+	"$FRCTL" --store "$T/store" incidents --json >"$T/inc.json"
+	/usr/bin/python3 - "$T/inc.json" "$1" <<'PY' || fail "incident $1 was not written within its window's end + 5 s"
+import json, os, sys
+from datetime import datetime
+i = [x for x in json.load(open(sys.argv[1])) if x["id"] == sys.argv[2]][0]
+end = datetime.fromisoformat(i["end"][:26] + "+00:00").timestamp()
+late = os.stat(i["path"]).st_mtime - end
+print("%.2f" % late)
+sys.exit(0 if late <= 5 else 1)
+PY
+}
+
 start_daemon "$SHIPPED"
 "$FRCTL" --store "$T/store" status --json | jq -e '.triggers.rules | keys == ["crash", "manual", "oom"]' >/dev/null ||
 	fail "the shipped rules are not active: $("$FRCTL" --store "$T/store" status --json | jq -c .triggers.rules)"
@@ -54,9 +70,11 @@ sleep 0.5
 t0=$SECONDS
 sh -c 'echo $$ >"$1"; exec /usr/bin/python3 -c "import ctypes; ctypes.string_at(0)"' sh "$T/segv.pid" 2>/dev/null || true
 SEGV=$(cat "$T/segv.pid")
-ID=$(incident_by $((t0 + 10 + 5)) '(.rules | index("crash")) and any(.triggers[]; .pid == $p and .signal == "SIGSEGV")' \
-	--argjson p "$SEGV") || fail "no crash incident for python3 $SEGV within 15 s"
-ok "SIGSEGV of python3 $SEGV -> incident $ID in $((SECONDS - t0)) s"
+# (within after + max_extend + 5 s even if other triggers join it)
+ID=$(incident_by $((t0 + 10 + 10 + 5)) '(.rules | index("crash")) and any(.triggers[]; .pid == $p and .signal == "SIGSEGV")' \
+	--argjson p "$SEGV") || fail "no crash incident for python3 $SEGV within 25 s"
+late=$(written_after_end "$ID")
+ok "SIGSEGV of python3 $SEGV -> incident $ID in $((SECONDS - t0)) s, written $late s after its window's end"
 jq -e --argjson p "$SEGV" '[.[] | .triggers[] | select(.pid == $p)][0] | .exe == "/usr/bin/python3"' "$T/inc.json" >/dev/null ||
 	fail "the crash trigger does not name its executable: $(jq -c --argjson p "$SEGV" '[.[] | .triggers[] | select(.pid == $p)][0]' "$T/inc.json")"
 ok "the trigger names exe /usr/bin/python3"
@@ -74,10 +92,11 @@ mkdir "$MEMCG"
 echo $((32 << 20)) >"$MEMCG/memory.limit_in_bytes"
 sh -c "echo \$\$ >$MEMCG/cgroup.procs; echo \$\$ >$T/oom.pid; exec /usr/bin/python3 -c 'x = b\"\\x01\" * (256 << 20)'" 2>/dev/null || true
 OOM=$(cat "$T/oom.pid")
-ID=$(incident_by $((t0 + 10 + 5)) '(.rules | index("oom")) and any(.triggers[]; .pid == $p and .type == "oom")' \
-	--argjson p "$OOM") || { rmdir "$MEMCG"; fail "no oom incident for $OOM within 15 s"; }
+ID=$(incident_by $((t0 + 10 + 10 + 5)) '(.rules | index("oom")) and any(.triggers[]; .pid == $p and .type == "oom")' \
+	--argjson p "$OOM") || { rmdir "$MEMCG"; fail "no oom incident for $OOM within 25 s"; }
 rmdir "$MEMCG"
-ok "OOM kill of $OOM -> incident $ID in $((SECONDS - t0)) s"
+late=$(written_after_end "$ID")
+ok "OOM kill of $OOM -> incident $ID in $((SECONDS - t0)) s, written $late s after its window's end"
 stop_daemon
 
 # c. a crash loop on a fresh daemon (no cooldown running)
