@@ -95,6 +95,14 @@ static void print_incidents(struct json_object *tr)
 		printf(", used by %" PRIu64, get_u64(spare, "used"));
 	}
 	putchar('\n');
+	/* what each rule did: a crash loop shows here as joined/suppressed */
+	struct json_object *rules = json_object_object_get(tr, "rules");
+	if (!json_object_is_type(rules, json_type_object))
+		return;
+	json_object_object_foreach(rules, name, r)
+		printf("  rule %-12s %-16s fired %" PRIu64 ", joined %" PRIu64 ", suppressed %" PRIu64 "\n", name,
+		       json_object_get_string(json_object_object_get(r, "condition")), get_u64(r, "fired"),
+		       get_u64(r, "joined"), get_u64(r, "suppressed"));
 }
 
 static void print_text(struct json_object *st)
