@@ -36,14 +36,23 @@ struct dump_opts {
 	bool stats;
 	bool stacks; /* text: offcpu records' stacks under them */
 	bool offcpu; /* folded: offcpu stacks by blocked time, not samples */
+	bool follow; /* -f: then the records as they are stored (follow.c) */
 };
 
 static void help(void)
 {
 	printf("Usage: frctl dump [--last DUR | --since T [--until T]] [OPTIONS]\n"
+	       "       frctl dump -f [--last DUR | --since T] [OPTIONS]\n"
 	       "\n"
 	       "Prints the recorded records of a time window, oldest first, merged across\n"
 	       "CPUs. Reads the store directly: works with the daemon stopped.\n"
+	       "\n"
+	       "Following:\n"
+	       "  -f, --follow        print the window (default: the last 10s), then the\n"
+	       "                      records as they are stored, in time order, until\n"
+	       "                      interrupted (like journalctl -f); text or json, from\n"
+	       "                      the store; says on stderr when flightrecd stops or\n"
+	       "                      restarts, and when records were lost to it\n"
 	       "\n"
 	       "%s"
 	       "Output:\n"
@@ -75,6 +84,14 @@ static void help(void)
 static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *o)
 {
 	enum { O_FORMAT = O_WIN__END, O_STATS, O_STACKS, O_OFFCPU };
+	/* the formats of a whole window, which following has not */
+	static const char *const not_followed[] = {
+		[FMT_FOLDED] = "--format folded counts the stacks of a whole window; --follow prints lines: "
+			       "--format text or json",
+		[FMT_PERFETTO] = "--format perfetto is one JSON document, complete only at its end; --follow prints lines: "
+				 "--format text or json",
+		[FMT_BUNDLE] = "a bundle is a file written whole; --follow prints lines: --format text or json",
+	};
 	static const struct option opts[] = {
 		FRCTL_GLOBAL_OPTIONS,
 		FRCTL_WINDOW_OPTIONS,
@@ -83,6 +100,7 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		{ "stats", no_argument, NULL, O_STATS },
 		{ "stacks", no_argument, NULL, O_STACKS },
 		{ "offcpu", no_argument, NULL, O_OFFCPU },
+		{ "follow", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -90,7 +108,7 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 
 	*o = (struct dump_opts){ .format = -1 };
 	frctl_window_args_init(&o->win);
-	while ((c = getopt_long(argc, argv, "c:s:o:qh", opts, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "c:s:o:qfh", opts, NULL)) >= 0) {
 		if (frctl_global_option(f, c, optarg))
 			continue;
 		k = frctl_window_option(&o->win, c, optarg);
@@ -120,6 +138,9 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		case O_OFFCPU:
 			o->offcpu = true;
 			break;
+		case 'f':
+			o->follow = true;
+			break;
 		case 'h':
 			help();
 			return 1;
@@ -131,6 +152,26 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 	if (optind < argc) {
 		frctl_error("dump: unexpected argument '%s'", argv[optind]);
 		return -EINVAL;
+	}
+	if (o->follow) {
+		if (o->format >= 0 && o->format != FMT_TEXT && o->format != FMT_JSON) {
+			frctl_error("%s", not_followed[o->format]);
+			return -EINVAL;
+		}
+		if (o->output) {
+			frctl_error("--follow writes to standard output (redirect it); -o writes a file whole, at the end");
+			return -EINVAL;
+		}
+		if (o->win.until || o->win.boot || o->win.input || o->win.incident || o->stats) {
+			frctl_error("--follow reads the store as it grows: it takes no %s",
+				    o->win.until ? "--until" : o->win.boot ? "--boot" : o->win.input ? "--input" :
+				    o->win.incident ? "--incident" : "--stats");
+			return -EINVAL;
+		}
+		/* as journalctl -f shows the last lines first */
+		if (!o->win.last && !o->win.since)
+			o->win.last = "10s";
+		o->win.follow = true;
 	}
 	if (o->format < 0)
 		o->format = o->output ? FMT_BUNDLE : FMT_TEXT;
@@ -432,6 +473,8 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	k = parse_args(f, argc, argv, &o);
 	if (k != 0)
 		return k > 0 ? EXIT_OK : EXIT_USAGE;
+	if (o.follow)
+		return frctl_dump_follow(f, &o.win, o.format == FMT_JSON, o.stacks);
 	if (o.format != FMT_BUNDLE) {
 		/* the output first: text lines are written as the window loads */
 		if (o.output && open_output(o.output, &tmp, &out) < 0)

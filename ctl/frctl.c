@@ -68,6 +68,8 @@ static void help(void)
 	       "Examples:\n"
 	       "  frctl report --last 5m                  what happened in the last 5 minutes\n"
 	       "  frctl dump --last 60s                   the records, for people\n"
+	       "  frctl dump -f --type exec               new processes as they start, like\n"
+	       "                                          journalctl -f\n"
 	       "  frctl dump --last 10m -o ticket.frb     a bundle to attach to the ticket\n"
 	       "  frctl report --input ticket.frb         ... read on another machine\n"
 	       "  frctl dump --incident ID --format perfetto -o trace.json   for ui.perfetto.dev\n"

@@ -70,6 +70,10 @@ void frctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int frctl_bad_option(const char *verb, char **argv);
 
 int verb_dump(struct frctl *f, int argc, char **argv);
+/* dump -f (follow.c): the window of @a, then the records as they are
+ * stored, in text or JSON Lines, until SIGINT or SIGTERM (exit 0). */
+struct frctl_window_args;
+int frctl_dump_follow(struct frctl *f, const struct frctl_window_args *a, bool json, bool stacks);
 int verb_report(struct frctl *f, int argc, char **argv);
 int verb_status(struct frctl *f, int argc, char **argv);
 int verb_boots(struct frctl *f, int argc, char **argv);

@@ -334,7 +334,9 @@ int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct
 		s->q.progress = on_progress;
 		s->q.userdata = s;
 	}
-	if (a->stream)
+	if (a->follow)
+		k = 0;
+	else if (a->stream)
 		k = fr_window_stream_open(s->reader, &s->q, &s->w);
 	else {
 		k = fr_window_load(s->reader, &s->q, &s->w);
@@ -349,7 +351,8 @@ int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct
 		frctl_error("out of memory");
 		return EXIT_FAILURE_;
 	}
-	fr_window_set_late_names(s->w, s->late_names);
+	if (s->w)
+		fr_window_set_late_names(s->w, s->late_names);
 	return 0;
 }
 

@@ -72,6 +72,8 @@ struct frctl_window_args {
 		     unsigned slot, struct fr_out *o, void *userdata);
 	void *line_userdata;
 	bool lines_only; /* fr_window_query.lines_only */
+	bool follow;     /* dump -f: the source is opened, no window loaded
+			    (follow.c reads the store as it grows) */
 	/* set by finish */
 	uint64_t since_ns, until_ns;
 	bool window_given;
@@ -108,7 +110,8 @@ struct frctl_source {
 
 /* Opens the source, resolves --boot, loads the window (progress on a
  * terminal unless --quiet; with a->stream, only opens it: the slices load
- * as they are asked for).  Returns 0 or an exit code (line printed). */
+ * as they are asked for; with a->follow, neither: s->w stays NULL).
+ * Returns 0 or an exit code (line printed). */
 int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct frctl_source *s);
 /* Removes the progress line, if one was shown. */
 void frctl_source_progress_end(struct frctl_source *s);

@@ -3,6 +3,8 @@
  * The reader opens every segment, orders them by sequence number and walks
  * chunk headers.  A header that does not verify ends that segment's walk:
  * it is the torn tail of a crash or a segment being written right now.
+ * A follower reads the directory again from time to time (segments are
+ * reused in place, under a new seqnum) and walks on from its cursor.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "clock.h"
 #include "incident.h"
 #include "macro.h"
 #include "segment-walk.h"
@@ -26,6 +29,8 @@ struct segment {
 	uint64_t size;  /* file size when opened */
 	uint64_t start; /* first chunk: after the segment or incident header */
 	uint64_t regions_damaged; /* found by the last walk of this segment */
+	dev_t dev;      /* the file, to know it again when refreshing */
+	ino_t ino;
 	struct fr_segment_prev prev; /* its header's, of seqnum - 1 */
 	struct fr_segment_prev summary; /* of itself, from the next one's */
 };
@@ -36,6 +41,8 @@ struct fr_store_reader {
 	ZSTD_DCtx *dctx;
 	struct fr_store_reader_stats st;
 	int dir_fd; /* the store directory; -EBADF for an incident file */
+	void *buf;  /* following: a payload being checked */
+	size_t cap;
 };
 
 static int cmp_seg(const void *a, const void *b)
@@ -92,35 +99,25 @@ int fr_store_reader_open_incident(const char *path, struct fr_store_reader **ret
 	return 0;
 }
 
-int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
+/* Reads the segments directory: every segment file whose header verifies,
+ * ordered by sequence number.  A file already open (the same inode) keeps
+ * its descriptor, but its header and size are read again: the writer
+ * reuses a segment file in place, under a new sequence number. */
+static int scan_segments(struct fr_store_reader *r)
 {
-	_cleanup_close_ int dfd = -EBADF;
-	struct fr_store_reader *r;
+	struct segment *segs = NULL;
+	size_t nsegs = 0;
+	uint64_t unsupported = 0, bytes = 0;
 	struct dirent *de;
 	DIR *d;
-	int fd;
+	int fd, k = 0;
 
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return negative_errno();
-	fd = openat(dfd, FR_STORE_SEGMENT_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(r->dir_fd, FR_STORE_SEGMENT_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ENOMEDIUM : negative_errno();
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return -ENOMEM;
-	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		closedir(d);
-		return -ENOMEM;
-	}
-	r->dir_fd = -EBADF;
-	r->dctx = ZSTD_createDCtx();
-	if (!r->dctx) {
-		closedir(d);
-		fr_store_reader_free(r);
 		return -ENOMEM;
 	}
 	while ((de = readdir(d))) {
@@ -130,48 +127,109 @@ int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
 
 		if (l < 5 || strcmp(de->d_name + l - 4, ".frs") != 0)
 			continue;
-		s.fd = openat(fd, de->d_name, O_RDONLY | O_CLOEXEC);
-		if (s.fd < 0)
-			continue;
-		if (fstat(s.fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		/* refreshing: the file open already, if it is the same one */
+		if (r->nsegs && fstatat(dirfd(d), de->d_name, &st, 0) == 0)
+			for (size_t i = 0; i < r->nsegs; i++)
+				if (r->segs[i].fd >= 0 && r->segs[i].dev == st.st_dev && r->segs[i].ino == st.st_ino) {
+					s.fd = TAKE_FD(r->segs[i].fd);
+					break;
+				}
+		if (s.fd < 0) {
+			s.fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
+			if (s.fd < 0)
+				continue;
+			/* headers are read far apart: readahead would read the
+			 * payloads a time-window query means to skip */
+			(void)posix_fadvise(s.fd, 0, 0, POSIX_FADV_RANDOM);
+			if (fstat(s.fd, &st) < 0) {
+				close(s.fd);
+				continue;
+			}
+		}
+		if (!S_ISREG(st.st_mode)) {
 			close(s.fd);
 			continue;
 		}
-		int k = fr_store_segment_header_read(s.fd, &s.seqnum, &s.prev);
+		k = fr_store_segment_header_read(s.fd, &s.seqnum, &s.prev);
 		if (k < 0) {
 			if (k == -EPROTONOSUPPORT)
-				r->st.segments_unsupported++;
+				unsupported++;
 			close(s.fd);
+			k = 0;
 			continue;
 		}
 		r->st.bytes_read += sizeof(struct fr_segment_header);
 		s.size = (uint64_t)st.st_size;
 		s.start = sizeof(struct fr_segment_header);
-		/* headers are read far apart: readahead would read the payloads
-		 * a time-window query means to skip */
-		(void)posix_fadvise(s.fd, 0, 0, POSIX_FADV_RANDOM);
-		struct segment *n = realloc(r->segs, (r->nsegs + 1) * sizeof(*n));
+		s.dev = st.st_dev;
+		s.ino = st.st_ino;
+		struct segment *n = realloc(segs, (nsegs + 1) * sizeof(*n));
 		if (!n) {
 			close(s.fd);
-			closedir(d);
-			fr_store_reader_free(r);
-			return -ENOMEM;
+			k = -ENOMEM;
+			break;
 		}
-		r->segs = n;
-		r->segs[r->nsegs++] = s;
-		r->st.bytes_on_disk += s.size;
+		segs = n;
+		segs[nsegs++] = s;
+		bytes += s.size;
 	}
 	closedir(d);
+	/* the files gone (or replaced) since the last scan, or all of them
+	 * on failure */
+	for (size_t i = 0; i < r->nsegs; i++)
+		closep(&r->segs[i].fd);
+	free(r->segs);
+	r->segs = segs;
+	r->nsegs = nsegs;
+	if (k < 0) {
+		for (size_t i = 0; i < r->nsegs; i++)
+			closep(&r->segs[i].fd);
+		r->nsegs = 0;
+		return k;
+	}
 	if (r->nsegs > 1)
 		qsort(r->segs, r->nsegs, sizeof(*r->segs), cmp_seg);
 	for (size_t i = 0; i + 1 < r->nsegs; i++)
 		if (r->segs[i + 1].seqnum == r->segs[i].seqnum + 1)
 			r->segs[i].summary = r->segs[i + 1].prev;
 	r->st.segments = r->nsegs;
-	r->st.bytes_on_disk += fr_ksyms_disk_usage(dfd);
+	r->st.segments_unsupported = unsupported;
+	r->st.bytes_on_disk = bytes + fr_ksyms_disk_usage(r->dir_fd);
+	return 0;
+}
+
+int fr_store_reader_open(const char *dir, struct fr_store_reader **ret)
+{
+	_cleanup_close_ int dfd = -EBADF;
+	struct fr_store_reader *r;
+	int k;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return negative_errno();
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
 	r->dir_fd = TAKE_FD(dfd);
+	r->dctx = ZSTD_createDCtx();
+	if (!r->dctx) {
+		fr_store_reader_free(r);
+		return -ENOMEM;
+	}
+	k = scan_segments(r);
+	if (k < 0) {
+		fr_store_reader_free(r);
+		return k;
+	}
 	*ret = r;
 	return 0;
+}
+
+int fr_store_reader_refresh(struct fr_store_reader *r)
+{
+	if (r->dir_fd < 0)
+		return -EBADF; /* an incident file does not grow */
+	return scan_segments(r);
 }
 
 int fr_store_reader_dir_fd(const struct fr_store_reader *r)
@@ -188,6 +246,7 @@ struct fr_store_reader *fr_store_reader_free(struct fr_store_reader *r)
 	free(r->segs);
 	closep(&r->dir_fd);
 	ZSTD_freeDCtx(r->dctx);
+	free(r->buf);
 	free(r);
 	return NULL;
 }
@@ -242,6 +301,200 @@ int fr_store_reader_foreach_since(struct fr_store_reader *r, uint64_t since, fr_
 		r->st.chunks_unsupported += st.unsupported;
 		/* set, not added: a second walk finds the same regions */
 		r->segs[i].regions_damaged = st.resumed;
+		if (k != 0)
+			return k;
+	}
+	return 0;
+}
+
+void fr_store_reader_cursor_since(struct fr_store_reader *r, uint64_t since, struct fr_store_cursor *ret)
+{
+	uint64_t floor = since ? keyframe_floor(r, since) : 0;
+
+	*ret = (struct fr_store_cursor){};
+	/* the first segment fr_store_reader_foreach_since() walks */
+	for (size_t i = 0; i < r->nsegs; i++)
+		if (!r->segs[i].summary.known || r->segs[i].summary.last_wall >= floor) {
+			*ret = (struct fr_store_cursor){ .seqnum = r->segs[i].seqnum, .offset = r->segs[i].start };
+			return;
+		}
+}
+
+/* Reads and checks the payload of @ref, as fr_store_reader_read_chunk()
+ * but into the reader's own buffer: 0, or -EBADMSG when it does not
+ * verify (yet). */
+static int check_payload(struct fr_store_reader *r, const struct fr_chunk_ref *ref)
+{
+	ssize_t n;
+
+	if (r->cap < ref->info.payload_size) {
+		void *p = realloc(r->buf, ref->info.payload_size);
+		if (!p)
+			return -ENOMEM;
+		r->buf = p;
+		r->cap = ref->info.payload_size;
+	}
+	n = pread(r->segs[ref->segment].fd, r->buf, ref->info.payload_size,
+		  (off_t)(ref->offset + sizeof(struct fr_chunk_header)));
+	if (n < 0)
+		return negative_errno();
+	r->st.bytes_read += (uint64_t)n;
+	if ((size_t)n != ref->info.payload_size ||
+	    fr_crc_mismatch(ref->info.payload_crc, fr_crc32(r->buf, ref->info.payload_size)))
+		return -EBADMSG;
+	return 0;
+}
+
+struct new_walk {
+	struct fr_store_reader *r;
+	/* the segment, and whether it is the newest (the one written to) */
+	uint32_t segment;
+	bool newest;
+	struct fr_store_cursor *cur;
+	uint64_t check_from_wall;
+	fr_chunk_cb cb;
+	void *userdata;
+	struct fr_store_new_stats *st;
+	uint64_t now; /* CLOCK_MONOTONIC */
+	bool stopped; /* at what is not readable yet */
+};
+
+/* How long bytes of the newest segment that do not verify, with valid
+ * chunks after them, are taken for writes in flight (io_uring completes
+ * writes in any order; each completes within milliseconds, but the disk
+ * may stall); after that they are damage (a write that failed, such as
+ * on ENOSPC). */
+#define BLOCKED_MAX_NS (10 * 1000000000ULL)
+
+static int new_walk_cb(uint64_t offset, const struct fr_chunk_info *ci, void *userdata)
+{
+	struct new_walk *w = userdata;
+	struct fr_store_cursor *cur = w->cur;
+	const struct segment *seg = &w->r->segs[w->segment];
+	struct fr_chunk_ref ref = { .segment = w->segment, .offset = offset, .info = *ci };
+	uint64_t last = ci->last_ts + (uint64_t)ci->realtime_offset;
+	int k;
+
+	/* the segment part of the chunk's seqnum: the file was reused
+	 * (truncated and restarted) while being read */
+	if ((ci->seqnum >> 32) != (seg->seqnum & 0xffffffffu)) {
+		w->stopped = true;
+		return 1;
+	}
+	if (offset != cur->offset) {
+		/* bytes before this chunk that do not verify (a region, or a
+		 * chunk whose payload did not): damage in a segment the
+		 * writer has left (it waits for every write to a segment
+		 * before it starts the next); in the newest, maybe writes in
+		 * flight, for a while */
+		if (w->newest) {
+			if (cur->blocked_offset != cur->offset) {
+				cur->blocked_offset = cur->offset;
+				cur->blocked_since = w->now;
+			}
+			if (w->now - cur->blocked_since < BLOCKED_MAX_NS) {
+				w->stopped = true;
+				return 1;
+			}
+		}
+		w->st->regions_damaged++;
+		cur->offset = offset;
+	}
+	/* in the newest segment, the chunks of the last moments may be
+	 * written while read: their payloads are checked first (one that
+	 * does not verify is not taken, and the walk goes on only to see
+	 * whether valid chunks follow it) */
+	if (w->newest && last >= w->check_from_wall) {
+		k = check_payload(w->r, &ref);
+		if (k == -EBADMSG)
+			return 0;
+		if (k < 0)
+			return k;
+	}
+	k = w->cb(&ref, w->userdata);
+	if (k != 0)
+		return k; /* the caller's stop: it takes this chunk next time */
+	cur->offset = offset + fr_chunk_disk_size(ci);
+	cur->last_wall = MAX(cur->last_wall, last);
+	cur->blocked_offset = 0;
+	return 0;
+}
+
+/* Where the cursor is, after a refresh: its segment, or if that is gone
+ * (reused before it was read to its end), the next one there is, with
+ * what was lost counted.  -ENOENT: no segment yet. */
+static int cursor_segment(struct fr_store_reader *r, struct fr_store_cursor *cur, struct fr_store_new_stats *st)
+{
+	size_t i;
+
+	if (!r->nsegs)
+		return -ENOENT;
+	if (cur->seqnum == 0) {
+		*cur = (struct fr_store_cursor){ .seqnum = r->segs[0].seqnum, .offset = r->segs[0].start };
+		return 0;
+	}
+	for (i = 0; i < r->nsegs && r->segs[i].seqnum < cur->seqnum; i++)
+		;
+	if (i == r->nsegs) {
+		/* every segment older than the cursor: a new store */
+		st->store_reset = true;
+		*cur = (struct fr_store_cursor){ .seqnum = r->segs[0].seqnum, .offset = r->segs[0].start };
+		return 0;
+	}
+	if (r->segs[i].seqnum == cur->seqnum)
+		return (int)i;
+	/* the cursor's segment was reused: the segments between it and this
+	 * one are lost, and its own rest unless everything in it was read
+	 * (as far as its successor's header tells: none of it was later than
+	 * what was read) */
+	const struct fr_segment_prev *p = &r->segs[i].prev;
+	uint64_t lost = r->segs[i].seqnum - cur->seqnum - 1;
+
+	if (lost || !p->known || p->last_wall > cur->last_wall)
+		lost++;
+	if (lost) {
+		st->segments_lost += lost;
+		if (!st->lost_after_wall)
+			st->lost_after_wall = cur->last_wall;
+		st->lost_until_wall = p->known ? p->last_wall : 0;
+	}
+	cur->seqnum = r->segs[i].seqnum;
+	cur->offset = r->segs[i].start;
+	cur->blocked_offset = 0;
+	return (int)i;
+}
+
+int fr_store_reader_foreach_new(struct fr_store_reader *r, struct fr_store_cursor *cur, uint64_t check_from_wall,
+				fr_chunk_cb cb, void *userdata, struct fr_store_new_stats *st)
+{
+	uint64_t now = fr_now_ns(CLOCK_MONOTONIC);
+	int i = cursor_segment(r, cur, st);
+
+	if (i == -ENOENT)
+		return 0;
+	for (; i < (int)r->nsegs; i++) {
+		struct new_walk w = { .r = r, .segment = (uint32_t)i, .newest = i + 1 == (int)r->nsegs, .cur = cur,
+				      .check_from_wall = check_from_wall, .cb = cb, .userdata = userdata, .st = st,
+				      .now = now };
+		struct fr_segment_walk_stats ws = {};
+		int k;
+
+		if (r->segs[i].seqnum != cur->seqnum) {
+			/* moving on: a gap in the sequence is segments gone */
+			if (r->segs[i].seqnum > cur->seqnum + 1) {
+				st->segments_lost += r->segs[i].seqnum - cur->seqnum - 1;
+				if (!st->lost_after_wall)
+					st->lost_after_wall = cur->last_wall;
+				st->lost_until_wall = r->segs[i].prev.known ? r->segs[i].prev.last_wall : 0;
+			}
+			*cur = (struct fr_store_cursor){ .seqnum = r->segs[i].seqnum, .offset = r->segs[i].start,
+							 .last_wall = cur->last_wall };
+		}
+		k = fr_segment_walk(r->segs[i].fd, cur->offset, r->segs[i].size, new_walk_cb, &w, &ws);
+		r->st.bytes_read += ws.bytes_read;
+		r->st.chunks_unsupported += ws.unsupported;
+		if (w.stopped)
+			return 0; /* the rest is not readable yet */
 		if (k != 0)
 			return k;
 	}

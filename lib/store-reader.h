@@ -50,6 +50,58 @@ int fr_store_reader_foreach(struct fr_store_reader *r, fr_chunk_cb cb, void *use
  * Damage in skipped segments is not looked for. */
 int fr_store_reader_foreach_since(struct fr_store_reader *r, uint64_t since, fr_chunk_cb cb, void *userdata);
 
+/*
+ * Following a store while it is written (frctl dump -f).  A cursor is where
+ * a follower has read up to; chunk seqnums (segment seqnum << 32 | index)
+ * increase through the store and across daemon restarts (a new run goes
+ * on in the newest segment), so the chunks after a cursor are exactly the
+ * ones not read yet.
+ */
+struct fr_store_cursor {
+	uint64_t seqnum;    /* of the segment; 0: none yet (from the oldest one) */
+	uint64_t offset;    /* in it: where the next chunk starts */
+	uint64_t last_wall; /* the latest record time of the chunks read */
+	/* bytes at offset that do not verify, with valid chunks after them,
+	 * since when (CLOCK_MONOTONIC); 0: none */
+	uint64_t blocked_offset, blocked_since;
+};
+
+struct fr_store_new_stats {
+	/* segments reused before they were read to their end (the writer
+	 * went round the ring past the cursor): their records are lost to
+	 * the follower, those after lost_after_wall and, when known, up to
+	 * lost_until_wall (0: unknown) */
+	uint64_t segments_lost;
+	uint64_t lost_after_wall, lost_until_wall;
+	/* regions that did not verify, with valid chunks after them, skipped */
+	uint64_t regions_damaged;
+	bool store_reset; /* every segment is older than the cursor: the
+			     store was made anew; read from its start */
+};
+
+/* Reads the segments directory again: new segment files, segments reused
+ * since (a new seqnum), and how far each is written.  Chunk refs from
+ * before are void.  -EBADF for an incident file. */
+int fr_store_reader_refresh(struct fr_store_reader *r);
+/* The cursor a follower starts from for a window from @since: the first
+ * segment fr_store_reader_foreach_since() would walk. */
+void fr_store_reader_cursor_since(struct fr_store_reader *r, uint64_t since, struct fr_store_cursor *ret);
+/* Calls @cb for each chunk after @cur, in write order, and moves @cur past
+ * it when @cb returns 0; a non-zero return stops the walk before that
+ * chunk and is returned.  Only whole chunks are given.  In the newest
+ * segment, the one being written, a chunk whose records end at or after
+ * @check_from_wall has its payload checked first (0: every chunk), and
+ * the walk stops at the first place that does not verify (a chunk, or
+ * bytes between chunks): it is read again on the next call, and taken
+ * for damage and skipped only once valid chunks have followed it for 10
+ * s (writes complete in any order, and may stall).  Other chunks, and
+ * those of the segments the writer has left, have only their headers
+ * checked here (the loaders check payloads), and a region of them that
+ * does not verify is skipped.  Skipped regions, and segments lost, are
+ * counted in @st.  Returns 0 when everything readable now was walked. */
+int fr_store_reader_foreach_new(struct fr_store_reader *r, struct fr_store_cursor *cur, uint64_t check_from_wall,
+				fr_chunk_cb cb, void *userdata, struct fr_store_new_stats *st);
+
 /* Opens an incident file as a one-segment store; *ret_meta gets its JSON
  * metadata (caller frees).  A sealed file is read up to its length.
  * -EBADMSG: not an incident file or damaged; -ENODATA: sealed, but

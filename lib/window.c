@@ -440,6 +440,41 @@ const char *fr_window_line(const struct fr_window *w, size_t i, size_t *len)
 	return c->lines + c->line_off[it->pos];
 }
 
+static void collect_free(struct collect *c)
+{
+	free(c->refs);
+	free(c->kf);
+	free(c->pre);
+}
+
+/* The chunks collected: the window's, then the keyframe before it and the
+ * context between them.  Frees the rest of @c. */
+static int collect_finish(struct collect *c, struct fr_chunk_ref **ret, size_t *nret)
+{
+	int k = 0;
+
+	/* without a keyframe before the window there is nothing to anchor
+	 * the context chunks to: the window names what it can */
+	if (!c->nkf)
+		c->npre = 0;
+	prune_pre(c);
+	for (size_t i = 0; i < c->nkf + c->npre; i++) {
+		if (grow((void **)&c->refs, &c->cap, c->n + 1, sizeof(*c->refs)) < 0) {
+			k = -ENOMEM;
+			goto fail;
+		}
+		c->refs[c->n++] = i < c->nkf ? c->kf[i] : c->pre[i - c->nkf];
+	}
+	free(c->kf);
+	free(c->pre);
+	*ret = c->refs;
+	*nret = c->n;
+	return 0;
+fail:
+	collect_free(c);
+	return k;
+}
+
 int fr_window_select(struct fr_store_reader *r, const struct fr_window_query *q, struct fr_chunk_ref **ret,
 		     size_t *nret)
 {
@@ -449,30 +484,26 @@ int fr_window_select(struct fr_store_reader *r, const struct fr_window_query *q,
 	int k = q->one_boot ? fr_store_reader_foreach(r, collect_cb, &c) :
 			      fr_store_reader_foreach_since(r, q->since_ns, collect_cb, &c);
 
-	if (k < 0)
-		goto fail;
-	/* without a keyframe before the window there is nothing to anchor
-	 * the context chunks to: the window names what it can */
-	if (!c.nkf)
-		c.npre = 0;
-	prune_pre(&c);
-	for (size_t i = 0; i < c.nkf + c.npre; i++) {
-		if (grow((void **)&c.refs, &c.cap, c.n + 1, sizeof(*c.refs)) < 0) {
-			k = -ENOMEM;
-			goto fail;
-		}
-		c.refs[c.n++] = i < c.nkf ? c.kf[i] : c.pre[i - c.nkf];
+	if (k < 0) {
+		collect_free(&c);
+		return k;
 	}
-	free(c.kf);
-	free(c.pre);
-	*ret = c.refs;
-	*nret = c.n;
-	return 0;
-fail:
-	free(c.refs);
-	free(c.kf);
-	free(c.pre);
-	return k;
+	return collect_finish(&c, ret, nret);
+}
+
+int fr_window_select_from(const struct fr_window_query *q, const struct fr_chunk_ref *refs, size_t n,
+			  struct fr_chunk_ref **ret, size_t *nret)
+{
+	struct collect c = { .since = q->since_ns, .until = q->until_ns, .q = q };
+
+	for (size_t i = 0; i < n; i++) {
+		int k = collect_cb(&refs[i], &c);
+		if (k < 0) {
+			collect_free(&c);
+			return k;
+		}
+	}
+	return collect_finish(&c, ret, nret);
 }
 
 struct load {
@@ -639,7 +670,20 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		   struct fr_window **ret)
 {
 	struct fr_chunk_ref *refs = NULL;
-	struct load l = { .r = r, .q = q };
+	size_t n;
+	int k = fr_window_select(r, q, &refs, &n);
+
+	if (k < 0)
+		return k;
+	k = fr_window_load_refs(r, q, refs, n, ret);
+	free(refs);
+	return k;
+}
+
+int fr_window_load_refs(struct fr_store_reader *r, const struct fr_window_query *q, const struct fr_chunk_ref *refs,
+			size_t n, struct fr_window **ret)
+{
+	struct load l = { .r = r, .q = q, .refs = refs, .n = n };
 	size_t records = 0, raw = 0;
 	struct fr_window *w;
 	int k;
@@ -652,10 +696,6 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 	if (fr_store_reader_dir_fd(r) >= 0)
 		w->store_fd = fcntl(fr_store_reader_dir_fd(r), F_DUPFD_CLOEXEC, 3);
 	pthread_mutex_init(&w->ksyms_lock, NULL);
-	k = fr_window_select(r, q, &refs, &l.n);
-	if (k < 0)
-		goto fail;
-	l.refs = refs;
 	/* per chunk: its header, payload, names and slice of the items, all
 	 * sized once from the headers (an item per record at most) */
 	l.jobs = calloc(l.n ? l.n : 1, sizeof(*l.jobs));
@@ -698,12 +738,10 @@ int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		k = resolve_exe(w);
 	if (k < 0)
 		goto fail;
-	free(refs);
 	free(l.jobs);
 	*ret = w;
 	return 0;
 fail:
-	free(refs);
 	free(l.jobs);
 	fr_window_free(w);
 	return k;
@@ -1242,4 +1280,95 @@ unsigned fr_window_ncpu(const struct fr_window *w)
 		if (w->chunks[i].cpu != FR_CPU_META && w->chunks[i].cpu < 4096)
 			n = MAX(n, w->chunks[i].cpu + 1);
 	return n;
+}
+
+/*
+ * Executables by pid across windows read one after another: the same
+ * rules as a window's own (resolve_exe_items()), but each name copied, so
+ * that it outlives the window it came from, and forgotten when its
+ * process exits, so that following a store for hours holds the live
+ * processes only.
+ */
+struct fr_exe_track {
+	struct fr_pid_map pids; /* pid -> struct tracked_exe */
+	struct tracked_exe *exited; /* the last exit's, kept for its entry */
+};
+
+struct tracked_exe {
+	uint32_t len;
+	bool kernel_thread;
+	char name[];
+};
+
+static struct tracked_exe *tracked_exe_new(const char *p, uint32_t len, bool kernel_thread)
+{
+	struct tracked_exe *x = malloc(sizeof(*x) + len + 1);
+
+	if (!x)
+		return NULL;
+	x->len = len;
+	x->kernel_thread = kernel_thread;
+	memcpy(x->name, p, len);
+	x->name[len] = 0;
+	return x;
+}
+
+int fr_exe_track_new(struct fr_exe_track **ret)
+{
+	*ret = calloc(1, sizeof(**ret));
+	return *ret ? 0 : -ENOMEM;
+}
+
+struct fr_exe_track *fr_exe_track_free(struct fr_exe_track *t)
+{
+	size_t i = 0;
+	void *v;
+
+	if (!t)
+		return NULL;
+	while ((v = fr_pid_map_next(&t->pids, &i, NULL)))
+		free(v);
+	fr_pid_map_done(&t->pids);
+	free(t->exited);
+	free(t);
+	return NULL;
+}
+
+int fr_exe_track_entry(struct fr_exe_track *t, struct fr_window_entry *e)
+{
+	const struct fr_record *r = &e->r;
+	struct tracked_exe *x = NULL, *cur = NULL;
+	bool names = false;
+	int k = 0;
+
+	free(t->exited);
+	t->exited = NULL;
+	if (r->type == FR_REC_PROCESS) { /* an empty exe in a keyframe is a kernel thread */
+		names = true;
+		x = tracked_exe_new(r->process.exe, r->process.exe_len, r->process.exe_len == 0);
+	} else if (r->type == FR_REC_EXEC) {
+		names = true;
+		x = tracked_exe_new(r->exec.filename, r->exec.filename_len, false);
+	} else if (r->type == FR_REC_FORK && (cur = fr_pid_map_get(&t->pids, r->pid))) {
+		names = true;
+		x = tracked_exe_new(cur->name, cur->len, cur->kernel_thread);
+	}
+	if (names && !x)
+		k = -ENOMEM;
+	else if (x) {
+		void *old = NULL;
+
+		k = fr_pid_map_put(&t->pids, r->type == FR_REC_FORK ? r->fork.child_pid : r->pid, x, &old);
+		free(old);
+		if (k < 0)
+			free(x);
+	}
+	cur = r->pid ? fr_pid_map_get(&t->pids, r->pid) : NULL;
+	e->exe = cur && !cur->kernel_thread ? cur->name : NULL;
+	e->exe_len = cur && !cur->kernel_thread ? cur->len : 0;
+	e->kernel_thread = cur && cur->kernel_thread;
+	/* the exit's own entry still names it, until the next entry */
+	if (r->type == FR_REC_EXIT && cur)
+		t->exited = fr_pid_map_remove(&t->pids, r->pid);
+	return k;
 }

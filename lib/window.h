@@ -127,7 +127,28 @@ const char *fr_window_line(const struct fr_window *w, size_t i, size_t *len);
  * before it and the context between), in store order.  Caller frees. */
 int fr_window_select(struct fr_store_reader *r, const struct fr_window_query *q, struct fr_chunk_ref **ret,
 		     size_t *nret);
+/* The same selection among @refs, the chunks of a walk in store order
+ * (fr_store_reader_foreach_new()), instead of the whole store.  Caller
+ * frees. */
+int fr_window_select_from(const struct fr_window_query *q, const struct fr_chunk_ref *refs, size_t n,
+			  struct fr_chunk_ref **ret, size_t *nret);
+/* Loads @refs (of @r, store order: ties in time keep it) as
+ * fr_window_load() loads the chunks it selects. */
+int fr_window_load_refs(struct fr_store_reader *r, const struct fr_window_query *q, const struct fr_chunk_ref *refs,
+			size_t n, struct fr_window **ret);
 struct fr_window *fr_window_free(struct fr_window *w);
+
+/* What each pid runs, carried from one window to the next for a reader
+ * that takes windows one after another (frctl dump -f), whose entries'
+ * exe a window alone cannot know (loaded with skip_exe).  Given every
+ * entry in time order, context included, it sets the entry's exe as
+ * fr_window_load() would have; a process's exit forgets it (after its
+ * own entry), so it holds the live processes only.  The names live until
+ * the next call.  -ENOMEM: the entry may then lack its name. */
+struct fr_exe_track;
+int fr_exe_track_new(struct fr_exe_track **ret);
+int fr_exe_track_entry(struct fr_exe_track *t, struct fr_window_entry *e);
+struct fr_exe_track *fr_exe_track_free(struct fr_exe_track *t);
 
 /* How many threads loading and printing use: one per CPU, at most
  * FR_WINDOW_THREADS_MAX. */
