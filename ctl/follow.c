@@ -59,11 +59,6 @@
 /* Output written out once this much is formatted. */
 #define OUT_FLUSH (1u << 20)
 
-/* The daemon's lifecycle marks (flightrecd.c, lifecycle_mark()): pid 0,
- * which no sender has. */
-#define MARK_STARTED "flightrecd started recording "
-#define MARK_STOPPED "flightrecd stopped recording "
-
 /* A window of newly stored chunks, printed from as its records fall due. */
 struct pending {
 	struct fr_window *w;
@@ -171,13 +166,13 @@ static int lifecycle_mark(struct follow *fl, const struct pending *p, const stru
 	bool started, new_boot, restart = fl->runs_seen;
 	char id[33];
 
-	if (len > strlen(MARK_STARTED) && memcmp(text, MARK_STARTED, strlen(MARK_STARTED)) == 0)
+	if (len > strlen(FR_MARK_STARTED) && memcmp(text, FR_MARK_STARTED, strlen(FR_MARK_STARTED)) == 0)
 		started = true;
-	else if (len > strlen(MARK_STOPPED) && memcmp(text, MARK_STOPPED, strlen(MARK_STOPPED)) == 0)
+	else if (len > strlen(FR_MARK_STOPPED) && memcmp(text, FR_MARK_STOPPED, strlen(FR_MARK_STOPPED)) == 0)
 		started = false;
 	else
 		return 0;
-	n = strlen(started ? MARK_STARTED : MARK_STOPPED);
+	n = strlen(started ? FR_MARK_STARTED : FR_MARK_STOPPED);
 	fl->runs_seen = true;
 	new_boot = started && memcmp(boot, fl->run_boot, 16) != 0;
 	if (started)

@@ -620,11 +620,11 @@ static void record_user(const struct fr_record *rec, void *userdata)
 	fr_recorder_add_user(d->rec, rec);
 }
 
-/* @what: "started" or "stopped" */
+/* @what: FR_MARK_STARTED or FR_MARK_STOPPED */
 static void lifecycle_mark(struct daemon *d, const char *what)
 {
 	char text[128];
-	int n = snprintf(text, sizeof(text), "flightrecd %s recording (pid %d)", what, (int)d->self);
+	int n = snprintf(text, sizeof(text), "%s(pid %d)", what, (int)d->self);
 
 	/* pid 0, like metrics: the store holds no record of the daemon's own
 	 * pid (its pid is in the text) */
@@ -928,7 +928,7 @@ static int run(struct daemon *d)
 	keyframe(d);
 	/* the store says when recording began and ended, so the time the daemon
 	 * was down reads as such in a dump, not as a quiet machine */
-	lifecycle_mark(d, "started");
+	lifecycle_mark(d, FR_MARK_STARTED);
 
 	log_info("Recording to %s (bound %" PRIu64 " bytes, %u CPUs, %u sources); control socket %s.",
 		 d->conf.store_path, d->conf.store_size, fr_rings_ncpu(d->rings),
@@ -945,7 +945,7 @@ static int run(struct daemon *d)
 	 * make it durable */
 	d->sources = fr_sources_free(d->sources);
 	(void)fr_rings_consume(d->rings);
-	lifecycle_mark(d, "stopped");
+	lifecycle_mark(d, FR_MARK_STOPPED);
 	fr_recorder_finish(d->rec);
 	/* incidents still open are written with what there is */
 	fr_triggers_flush_pending(d->triggers);

@@ -12,6 +12,12 @@
 #include <stddef.h>
 #include <string.h>
 
+/* The text of the marks the daemon writes when it starts and stops
+ * recording, followed by "(pid N)": readers (frctl dump -f) tell restarts
+ * by them. */
+#define FR_MARK_STARTED "flightrecd started recording "
+#define FR_MARK_STOPPED "flightrecd stopped recording "
+
 /* On-disk record types.  1..63 mirror enum fr_event_type of the BPF ABI;
  * 64.. are made in user space.  Numbers are part of the store format. */
 enum fr_record_type {
@@ -30,7 +36,9 @@ enum fr_record_type {
 	FR_REC_GAP = 64,    /* records lost on this CPU since the previous gap */
 	FR_REC_CGROUP = 65, /* metadata: cgroup id -> path, once per chunk */
 	FR_REC_PROCESS = 66,/* metadata: a live process, in keyframes */
-	FR_REC_MARK = 67,   /* an annotation (frctl mark, the annotation socket) */
+	FR_REC_MARK = 67,   /* an annotation (frctl mark, the annotation socket);
+			       the daemon's own start and stop, pid 0:
+			       FR_MARK_STARTED / FR_MARK_STOPPED "(pid N)" */
 	FR_REC_METRICS = 68,/* system metrics, a JSON object */
 	FR_REC_TRIGGER = 69,/* a trigger rule fired: rule, incident */
 	FR_REC_MAPPING = 70,/* metadata: an executable mapping of pid, once per chunk */
