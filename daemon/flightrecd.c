@@ -412,6 +412,8 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(sy, "kernel_unnamed", json_object_new_uint64(ys.kernel_unknown));
 			json_object_object_add(sy, "user_named", json_object_new_uint64(ys.frames_named));
 			json_object_object_add(sy, "user_inlined", json_object_new_uint64(ys.frames_inlined));
+			json_object_object_add(sy, "debug_info_trimmed", json_object_new_uint64(ys.dwarf_trimmed));
+			json_object_object_add(sy, "debug_info_too_big", json_object_new_uint64(ys.dwarf_too_big));
 			json_object_object_add(sy, "user_jit", json_object_new_uint64(ys.frames_jit));
 			json_object_object_add(sy, "user_module_only", json_object_new_uint64(ys.frames_module));
 			json_object_object_add(sy, "user_unknown", json_object_new_uint64(ys.frames_unknown));

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <libelf.h>
+#include <malloc.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -44,6 +45,16 @@
  * used for inlined frames at all (its symbols still are). */
 #define DWARF_FILES_MAX 8
 #define DWARF_BYTES_MAX (16u << 20)
+/* What libdw allocates for the lookups (units' abbreviations, decompressed
+ * sections, ...) is not its files' size: glibc's debug file, 4 MiB, grew
+ * the daemon by 20 to 80 MiB under a syscall flood whose samples fell in
+ * many of its units.  The heap that opening (decompressed sections) and
+ * lookups grow is measured: a file whose opening alone takes more is not
+ * used for inlined frames; past this bound the file that grew it most is
+ * closed, to be opened again, empty, DWARF_REOPEN_NS later at the
+ * earliest (each opening costs tens of ms). */
+#define DWARF_HEAP_MAX (8u << 20)
+#define DWARF_REOPEN_NS (10 * 1000000000ULL)
 /* JIT symbols (perf maps): names held for at most this many processes
  * and bytes; a busy Node service's map is ~1-10 MiB. */
 #define JIT_BYTES_MAX (64u << 20)
@@ -75,6 +86,8 @@ struct elf_file {
 	Elf *dwarf_elf;
 	Dwarf *dwarf;
 	uint64_t dwarf_used;
+	size_t dwarf_heap; /* heap its opening and lookups grew */
+	uint64_t dwarf_reopen_at; /* CLOCK_MONOTONIC: closed for the bound until then */
 	struct inline_names *inl; /* INLINE_CACHE slots by ELF address */
 };
 
@@ -122,6 +135,7 @@ struct fr_symbolizer {
 	char *debug_dir;
 	unsigned ndwarf; /* files with debug information open */
 	size_t dwarf_bytes; /* their sizes */
+	size_t dwarf_heap;  /* the heap their lookups grew */
 	struct fr_perf_maps *jit;
 	/* JIT and inline names handed out since the last trim (their caches
 	 * may move or free them at the next lookup) */
@@ -174,6 +188,8 @@ static void file_close_dwarf(struct fr_symbolizer *s, struct elf_file *f)
 		s->dwarf_bytes -= f->dwarf_bytes;
 		f->dwarf_bytes = 0;
 	}
+	s->dwarf_heap -= f->dwarf_heap;
+	f->dwarf_heap = 0;
 	dwarf_end(f->dwarf);
 	elf_end(f->dwarf_elf);
 	if (f->dwarf_fd >= 0)
@@ -394,6 +410,12 @@ static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, 
 	return r;
 }
 
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+	return mi.uordblks + mi.hblkhd;
+}
+
 /* Opens @f's debug information: its separate debug file, else its own
  * (a binary built with -g and not stripped).  At most DWARF_FILES_MAX
  * files have theirs open: the least recently used one is closed. */
@@ -422,6 +444,8 @@ static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_
 				break;
 			file_close_dwarf(s, victim);
 		}
+		/* opening decompresses its sections: that counts too */
+		size_t before = heap_in_use();
 		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 		dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
 		if (!dw) {
@@ -447,6 +471,16 @@ static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_
 		f->dwarf_bytes = (size_t)st.st_size;
 		s->dwarf_bytes += f->dwarf_bytes;
 		s->ndwarf++;
+		size_t after = heap_in_use();
+		f->dwarf_heap = after > before ? after - before : 0;
+		s->dwarf_heap += f->dwarf_heap;
+		if (f->dwarf_heap > DWARF_HEAP_MAX) {
+			/* for good: dwarf_tried stays set */
+			file_close_dwarf(s, f);
+			(void)malloc_trim(0);
+			s->st.dwarf_too_big++;
+			return false;
+		}
 		return true;
 	}
 	return false;
@@ -455,7 +489,7 @@ static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_
 /* The functions inlined at ELF address @vaddr of @f, innermost first
  * (the function they were inlined into is the symbol's).  Remembered per
  * address: samples hit the same few return addresses again and again. */
-static const struct inline_names *file_inlines(struct elf_file *f, uint64_t vaddr)
+static const struct inline_names *file_inlines(struct fr_symbolizer *s, struct elf_file *f, uint64_t vaddr)
 {
 	struct inline_names *slot = &f->inl[(vaddr * 0x9e3779b97f4a7c15ULL) >> 52 & (INLINE_CACHE - 1)];
 	char *names;
@@ -466,9 +500,15 @@ static const struct inline_names *file_inlines(struct elf_file *f, uint64_t vadd
 		return slot;
 	free(slot->names); /* a collision replaces the older address */
 	*slot = (struct inline_names){ .vaddr = vaddr };
+	size_t before = heap_in_use();
 	if (fr_elf_inlined_names(f->dwarf, vaddr, &names, &len) == 0) {
 		slot->names = names;
 		slot->len = len;
+	}
+	size_t after = heap_in_use();
+	if (after > before) {
+		f->dwarf_heap += after - before;
+		s->dwarf_heap += after - before;
 	}
 	return slot;
 }
@@ -705,10 +745,10 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 		return;
 	}
 	s->st.frames_named++;
-	if (!f->dwarf_tried)
+	if (!f->dwarf_tried && (!f->dwarf_reopen_at || fr_now_ns(CLOCK_MONOTONIC) >= f->dwarf_reopen_at))
 		(void)file_open_dwarf(s, f, pid, m);
 	if (f->dwarf) {
-		const struct inline_names *in = file_inlines(f, vaddr);
+		const struct inline_names *in = file_inlines(s, f, vaddr);
 
 		f->dwarf_used = s->clock;
 		/* a copy: the next frame of this sample may close this file's
@@ -722,6 +762,24 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 			ret->inl.inl.names = names;
 			ret->inl.inl.names_len = in->len;
 		}
+		/* over the bound: what grew most goes (@in with it: copied),
+		 * and the heap it freed goes back to the system */
+		bool trimmed = false;
+		while (s->dwarf_heap > DWARF_HEAP_MAX) {
+			struct elf_file *big = NULL;
+			for (struct elf_file *g = s->files; g; g = g->next)
+				if (g->dwarf && (!big || g->dwarf_heap > big->dwarf_heap))
+					big = g;
+			if (!big)
+				break;
+			file_close_dwarf(s, big);
+			big->dwarf_tried = false;
+			big->dwarf_reopen_at = fr_now_ns(CLOCK_MONOTONIC) + DWARF_REOPEN_NS;
+			s->st.dwarf_trimmed++;
+			trimmed = true;
+		}
+		if (trimmed)
+			(void)malloc_trim(0);
 	}
 	ret->symbol = (struct fr_record){ .type = FR_REC_SYMBOL, .pid = pid };
 	ret->symbol.symbol.start = a - (vaddr - sym->value);
