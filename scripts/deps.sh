@@ -4,7 +4,11 @@ fr_install_deps() {
 	local pkgs=(meson ninja-build pkg-config gcc clang llvm libclang-rt-14-dev bpftool
 		libbpf-dev libsystemd-dev liburing-dev libzstd-dev libconfig-dev
 		libjson-c-dev libseccomp-dev zlib1g-dev libelf-dev libdw-dev libdebuginfod-dev debuginfod bash-completion jq zstd python3 valgrind nftables iproute2 util-linux linux-perf systemd-container nodejs
-		procps bc man-db binutils)
+		procps bc man-db binutils
+		# glibc's own symbols (__libc_read, not read) for the frames
+		# test-offcpu-stacks expects; valgrind's dependency brings it too,
+		# but the tests need it for themselves
+		libc6-dbg)
 	local missing=() p
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
