@@ -43,7 +43,8 @@ T1=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)
 W=(--since "$T0" --until "$T1")
 wait_for_record '.type == "mark" and .text == "frctl test mark"'
 
-script -qec "$FRCTL --store $T/store dump --last 1m --type syscall" /dev/null >"$T/tty.txt"
+# a terminal type that has colours, whatever the caller's (CI may have none)
+env -u NO_COLOR TERM=xterm script -qec "$FRCTL --store $T/store dump --last 1m --type syscall" /dev/null >"$T/tty.txt"
 "$FRCTL" --store "$T/store" dump --last 1m --type syscall >"$T/pipe.txt"
 "$FRCTL" --store "$T/store" report --last 1m >"$T/report.txt" || fail "report failed"
 "$FRCTL" --store "$T/store" dump --last 1m --cgroup "/fr-frctl-$$" --format json >"$T/cg.json"

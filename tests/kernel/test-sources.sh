@@ -144,8 +144,11 @@ OUT=$("$HELPERS/fr-offcpu" uring 300)
 UPID=$(jq .pid <<<"$OUT")
 UTID=$(jq .worker <<<"$OUT")
 # block
-dd if=/dev/zero of="$T/direct" bs=1M count=8 oflag=direct status=none
-DEV=$(stat -c '%Hd:%Ld' "$T/direct")
+# on a disk: /tmp may be a tmpfs, which has no block device
+DIRECT=$(mktemp /var/tmp/fr-direct-XXXXXX)
+dd if=/dev/zero of="$DIRECT" bs=1M count=8 oflag=direct status=none
+DEV=$(stat -c '%Hd:%Ld' "$DIRECT")
+rm -f "$DIRECT"
 # signal
 ulimit -c 0
 SEGV_PID=$("$HELPERS/fr-segv" || true)

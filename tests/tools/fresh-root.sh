@@ -256,6 +256,9 @@ exec 9>"$ROOT.lock"
 flock -n 9 || die "$ROOT is in use by another run (lock $ROOT.lock)"
 [ -d "$REPO/.git" ] || [ -f "$REPO/.git" ] || die "$REPO is not a git repository"
 COMMIT=$(git -C "$REPO" rev-parse --verify "$COMMIT^{commit}") || die "no commit $COMMIT in $REPO"
+for f in "${COPY[@]}"; do
+	[ -f "$REPO/$f" ] || die "--copy $f: no such file in $REPO"
+done
 # mounts on the host in the root, ROOT or ROOT/...
 under_root() {
 	findmnt -n -l -o TARGET | awk -v r="$ROOT" '$0 == r || index($0, r "/") == 1'
@@ -307,7 +310,6 @@ for e in "${ENVS[@]}"; do
 	inner+=(--env "$e")
 done
 for f in "${COPY[@]}"; do
-	[ -f "$REPO/$f" ] || die "--copy $f: no such file in $REPO"
 	inner+=(--copy "$f")
 done
 [ ${#TESTS[@]} -gt 0 ] && inner+=(-- "${TESTS[@]}")
