@@ -447,7 +447,9 @@ void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr
 		/* the record's own JSON carries its fields: its --format json
 		 * line, as it is */
 		struct json_object *j = NULL, *v;
-		bool global = r->type == FR_REC_MARK || r->type == FR_REC_TRIGGER;
+		/* and what the idle task did (a TCP event in a softirq on an
+		 * idle CPU): no process's, and pid 0 has no name (remember()) */
+		bool global = r->type == FR_REC_MARK || r->type == FR_REC_TRIGGER || (!r->pid && !r->tid);
 		const char *nm = fr_record_type_name(r->type), *s;
 		char sig[32], *line;
 
