@@ -827,36 +827,46 @@ void fr_symbolizer_fork(struct fr_symbolizer *s, uint32_t parent, uint32_t child
 	s->st.maps_inherited++;
 }
 
+/* @ppid's entry if it runs image @exe_ino, with its maps.  What it is
+ * known by may be from before an exec whose record waits in another CPU's
+ * ring: then it is read again, as fr_symbolizer_user() would. */
+static struct proc *parent_of_image(struct fr_symbolizer *s, uint32_t ppid, uint64_t exe_ino)
+{
+	struct proc *pp = proc_get(s, ppid);
+
+	if (pp && pp->exe_ino != exe_ino && (pp->inherited || fr_now_ns(CLOCK_MONOTONIC) - pp->read_at >= REREAD_NS))
+		(void)read_maps(s, pp);
+	return pp && pp->nmaps && pp->exe_ino == exe_ino ? pp : NULL;
+}
+
 void fr_symbolizer_parent(struct fr_symbolizer *s, uint32_t pid, uint32_t ppid, uint64_t exe_ino)
 {
-	const struct proc *p;
-	struct proc *pp;
+	struct proc *p;
 
 	if (!ppid || ppid == pid || !exe_ino)
 		return;
+	p = fr_pid_map_get(&s->procs, pid);
+	/* maps inherited at a fork whose record came before that of the
+	 * parent's exec (rings of two CPUs): another image's, start over */
+	if (p && p->inherited && p->exe_ino != exe_ino) {
+		proc_free(fr_pid_map_remove(&s->procs, pid));
+		p = NULL;
+	}
 	/* not seen yet, and its parent runs the same image: forked without
 	 * exec (the fork record may wait in another CPU's ring), its maps
 	 * are its parent's; one read of them serves all its children (a
 	 * read per child was most of the daemon's CPU under perf bench sched
 	 * messaging).  A frame outside them has its own read (REREAD_NS). */
-	if (!fr_pid_map_get(&s->procs, pid)) {
-		pp = proc_get(s, ppid);
-		if (pp && pp->nmaps && pp->exe_ino == exe_ino) {
+	if (!p) {
+		if (parent_of_image(s, ppid, exe_ino)) {
 			fr_symbolizer_fork(s, ppid, pid);
 			return;
 		}
+		p = proc_get(s, pid);
 	}
-	p = proc_get(s, pid);
-	if (!p || p->nmaps)
-		return;
 	/* gone before its maps were read: its parent's, if it runs the same
-	 * image (a fork without exec).  What the parent is known by may be
-	 * from before an exec whose record waits in another CPU's ring (its
-	 * own parent's maps, inherited): then read again. */
-	pp = proc_get(s, ppid);
-	if (pp && pp->exe_ino != exe_ino && pp->inherited)
-		(void)read_maps(s, pp);
-	if (pp && pp->nmaps && pp->exe_ino == exe_ino)
+	 * image (a fork without exec) */
+	if (p && !p->nmaps && parent_of_image(s, ppid, exe_ino))
 		fr_symbolizer_fork(s, ppid, pid);
 }
 
