@@ -342,7 +342,7 @@ static int read_maps(struct fr_unwinder *u, uint32_t pid)
 	return 0;
 }
 
-/* (Re)reads @p's mappings into its Dwfl; false if the process is gone. */
+/* Reads @p's mappings into a new Dwfl; false if the process is gone. */
 static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 {
 	char path[64];
@@ -360,21 +360,20 @@ static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 	/* gone: what it had (its own, or its parent's) still unwinds */
 	if (read_maps(u, p->pid) < 0)
 		return false;
-	if (p->box && p->box->refs > 1) { /* a parent's: this one's own now */
-		box_unref(p->box);
-		p->box = NULL;
-	}
+	/* a new Dwfl, never the old one reported again: a parent's is this
+	 * one's own now, and libdwfl's attached state keeps the machine
+	 * backend of the module it was attached with, which a report without
+	 * that module (an exec of the same image) frees under it (a use after
+	 * free: an assertion in libdwfl's state_alloc aborted the daemon) */
+	box_unref(p->box);
 	p->inherited = false;
-	if (!p->box) {
-		p->box = calloc(1, sizeof(*p->box));
-		if (!p->box)
-			return false;
-		p->box->refs = 1;
-		p->box->dwfl = dwfl_begin(&u->callbacks);
-		if (!p->box->dwfl)
-			goto out;
-	}
-	free(p->box->vmas);
+	p->box = calloc(1, sizeof(*p->box));
+	if (!p->box)
+		return false;
+	p->box->refs = 1;
+	p->box->dwfl = dwfl_begin(&u->callbacks);
+	if (!p->box->dwfl)
+		goto out;
 	p->box->vmas = u->nvmas ? malloc(u->nvmas * sizeof(*u->vmas)) : NULL;
 	p->box->nvmas = p->box->vmas ? u->nvmas : 0;
 	if (p->box->vmas)
@@ -389,8 +388,7 @@ static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 	 * libraries for each `perf bench` process doubled the daemon's RSS) */
 	current = u;
 	u->reporting = p; /* attaching opens a module to learn the machine */
-	ok = dwfl_pid(p->box->dwfl) >= 0 ||
-	     dwfl_attach_state(p->box->dwfl, NULL, (pid_t)p->pid, &thread_callbacks, u);
+	ok = dwfl_attach_state(p->box->dwfl, NULL, (pid_t)p->pid, &thread_callbacks, u);
 	u->reporting = NULL;
 	current = NULL;
 out:

@@ -4,7 +4,9 @@
 # daemon could take all the CPU it wanted; it must not:
 #   - its CPU (all threads, /proc/PID/stat) stays under 3 % of one CPU
 #   - it sheds: windows cut short, drops counted in BPF, gaps in the store
-#   - its peak RSS (VmHWM) stays under 64 MiB
+#   - its peak RSS (VmHWM) stays under 64 MiB, at start (loading the BPF
+#     programs: the kernel's BTF is parsed) and under the flood (measured
+#     apart: the peak is reset, /proc/PID/clear_refs, before the flood)
 #   - it answers `frctl status` within 1 s every time during the flood
 #   - afterwards it catches up (logs that the load is back under budget)
 BUILD=$1
@@ -23,13 +25,18 @@ cat >"$T/fr.conf" <<CONF
 store = { size = "64M"; segments = 8; };
 sources = { syscall = { enabled = true; threshold = "1us"; }; };
 CONF
-"$FLIGHTRECD" --config "$T/fr.conf" --store "$T/store" --max-drain-cpu 1 >>"$T/daemon.log" 2>&1 &
+# without meson's MALLOC_PERTURB_: it fills every block malloc hands out,
+# so what libbpf allocates and never touches (most of its BTF index) is
+# made resident, 43 -> 61 MiB at start: not what a production daemon has
+env -u MALLOC_PERTURB_ "$FLIGHTRECD" --config "$T/fr.conf" --store "$T/store" --max-drain-cpu 1 >>"$T/daemon.log" 2>&1 &
 DPID=$!
 for _ in $(seq 100); do
 	"$FRCTL" --store "$T/store" status >/dev/null 2>&1 && break
 	sleep 0.1
 done
 sleep 1
+hwm_start=$(awk '/VmHWM/ {print $2}' "/proc/$DPID/status")
+echo 5 >"/proc/$DPID/clear_refs" # the peak from now on: the flood's
 
 ticks() { awk '{print $14 + $15}' "/proc/$DPID/stat"; }
 HZ=$(getconf CLK_TCK)
@@ -49,10 +56,13 @@ wait "$FLOOD"
 t1=$(ticks)
 w1=$(date +%s%N)
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$DPID/status")
+# what the peak is made of, as it is now (heap, mapped files, ring buffers)
+grep -E '^(VmHWM|VmRSS|RssAnon|RssFile|RssShmem)' "/proc/$DPID/status" | tr -s ' \t' ' ' | paste -sd' '
 cpu_pct=$(python3 -c "print('%.2f' % (($t1 - $t0) / $HZ / (($w1 - $w0) / 1e9) * 100))")
-echo "flood: $(cat "$T/flood.out") calls in ${FLOOD_S}s; daemon CPU $cpu_pct % of one CPU; peak RSS $hwm kB; slowest status ${slowest} ms"
+echo "flood: $(cat "$T/flood.out") calls in ${FLOOD_S}s; daemon CPU $cpu_pct % of one CPU; peak RSS $hwm kB (at start $hwm_start kB); slowest status ${slowest} ms"
 "$FRCTL" --store "$T/store" status --json >"$T/status.json"
 jq -c '{overload, per_cpu}' "$T/status.json"
+jq -c '.sampler | {symbols: .symbols | del(.perf_maps), unwind}' "$T/status.json" || true
 
 python3 -c "import sys; sys.exit(0 if $cpu_pct <= $CPU_MAX_PCT else 1)" ||
 	fail "daemon used $cpu_pct % of a CPU during the flood (cap 1 %, allowed $CPU_MAX_PCT %)"
@@ -60,8 +70,9 @@ ok "daemon CPU bounded: $cpu_pct % of one CPU under the flood"
 jq -e '.overload.windows_cut > 0 and ([.per_cpu[].dropped] | add) > 0' "$T/status.json" >/dev/null ||
 	fail "the daemon did not shed load: $(jq -c '{overload, per_cpu}' "$T/status.json")"
 ok "load shed: $(jq '.overload.windows_cut' "$T/status.json") drain windows cut short, $(jq '[.per_cpu[].dropped] | add' "$T/status.json") records dropped in BPF"
-[ "$hwm" -le "$RSS_MAX_KB" ] || fail "peak RSS $hwm kB over the $RSS_MAX_KB kB budget"
-ok "peak RSS $hwm kB within $RSS_MAX_KB kB"
+[ "$hwm_start" -le "$RSS_MAX_KB" ] || fail "peak RSS at start $hwm_start kB over the $RSS_MAX_KB kB budget"
+[ "$hwm" -le "$RSS_MAX_KB" ] || fail "peak RSS under the flood $hwm kB over the $RSS_MAX_KB kB budget"
+ok "peak RSS within $RSS_MAX_KB kB: $hwm_start kB at start, $hwm kB under the flood"
 [ "$slowest" -le 1000 ] || fail "status took $slowest ms during the flood"
 ok "status answered in at most $slowest ms during the flood"
 for _ in $(seq 150); do
