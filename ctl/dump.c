@@ -198,31 +198,6 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 	return frctl_window_finish(&o->win);
 }
 
-/* -o FILE: write to a temporary file beside it, rename when complete. */
-static int open_output(const char *path, char **ret_tmp, FILE **ret)
-{
-	_cleanup_free_ char *tmp = NULL;
-	int fd;
-
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		int k = negative_errno();
-		frctl_error("cannot create %s: %s", path, strerror(-k));
-		return k;
-	}
-	(void)fchmod(fd, 0640);
-	*ret = fdopen(fd, "w");
-	if (!*ret) {
-		close(fd);
-		unlink(tmp);
-		return -ENOMEM;
-	}
-	*ret_tmp = TAKE_PTR(tmp);
-	return 0;
-}
-
 /* The record context of a window entry; @frames: room for
  * FR_FRAMES_EXPANDED_MAX (inlined frames included). */
 static void entry_context(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *frames,
@@ -477,7 +452,7 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		return frctl_dump_follow(f, &o.win, o.format == FMT_JSON, o.stacks);
 	if (o.format != FMT_BUNDLE) {
 		/* the output first: text lines are written as the window loads */
-		if (o.output && open_output(o.output, &tmp, &out) < 0)
+		if (o.output && frctl_output_open(o.output, &tmp, &out) < 0)
 			goto out;
 		if ((o.format == FMT_TEXT || o.format == FMT_JSON) && !(lines = lines_new(out, &o))) {
 			frctl_error("out of memory");
@@ -546,10 +521,8 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		goto out; /* -o: nothing half-written */
 	ret = EXIT_FAILURE_;
 	if (tmp) {
-		if (fsync(fileno(out)) < 0 || rename(tmp, o.output) < 0) {
-			frctl_error("cannot write %s: %s", o.output, strerror(errno));
+		if (frctl_output_commit(out, tmp, o.output) < 0)
 			goto out;
-		}
 		free(tmp);
 		tmp = NULL;
 	}

@@ -69,6 +69,13 @@ void frctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * bad option and where help is. Returns EXIT_USAGE. */
 int frctl_bad_option(const char *verb, char **argv);
 
+/* -o FILE (output-file.c): a temporary file beside @path (*ret_tmp, the
+ * caller frees), renamed over it by frctl_output_commit() once complete;
+ * on failure the caller unlinks it.  Both print one line and return
+ * -errno on failure. */
+int frctl_output_open(const char *path, char **ret_tmp, FILE **ret);
+int frctl_output_commit(FILE *f, const char *tmp, const char *path);
+
 int verb_dump(struct frctl *f, int argc, char **argv);
 /* dump -f (follow.c): the window of @a, then the records as they are
  * stored, in text or JSON Lines, until SIGINT or SIGTERM (exit 0). */
@@ -110,6 +117,10 @@ int fr_folded_add(struct fr_folded *f, struct fr_window *w, const struct fr_wind
 /* Prints the stacks in byte order, once, after the last add; returns the
  * number of samples. */
 uint64_t fr_folded_print(struct fr_folded *f, FILE *out);
+/* Or the stacks themselves, in byte order ("comm;root;...;leaf" and
+ * weight), once, after the last add (report's flame graphs). */
+struct fr_count;
+size_t fr_folded_stacks(struct fr_folded *f, const struct fr_count **ret);
 struct fr_folded *fr_folded_free(struct fr_folded *f);
 /* --format perfetto: Trace Event Format JSON, streamed to @out. */
 struct fr_perfetto;

@@ -85,3 +85,11 @@ uint64_t fr_folded_print(struct fr_folded *f, FILE *out)
 		fprintf(out, "%s %" PRIu64 "\n", f->stacks.v[i].key, f->stacks.v[i].n);
 	return f->samples;
 }
+
+size_t fr_folded_stacks(struct fr_folded *f, const struct fr_count **ret)
+{
+	size_t k = fr_counts_sort(&f->stacks, false);
+
+	*ret = f->stacks.v;
+	return k;
+}

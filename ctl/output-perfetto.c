@@ -272,12 +272,9 @@ static void close_running(struct fr_perfetto *p, unsigned cpu, uint64_t now)
 
 static void metrics(struct fr_perfetto *p, const struct fr_window_entry *e)
 {
-	/* the record's JSON is not NUL-terminated: it points into its chunk */
-	char *text = strndup(e->r.metrics.json, e->r.metrics.json_len);
-	struct json_object *m = text ? json_tokener_parse(text) : NULL, *v, *a;
+	struct json_object *m = fr_record_metrics(&e->r), *v, *a;
 	char name[64];
 
-	free(text);
 	if (!m)
 		return;
 	if (json_object_object_get_ex(m, "cpus", &v))

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../lib/macro.h"
 #include "../lib/parse.h"
@@ -20,18 +21,9 @@
 #include "../lib/syscall-names.h"
 #include "../lib/out-buf.h"
 #include "frctl.h"
+#include "report.h"
 #include "string-counts.h"
 #include "window-args.h"
-
-#define TOP 5
-
-/* The slowest entries of one kind, longest first. */
-struct top {
-	struct fr_window_entry e[TOP]; /* copies: the window decodes on demand */
-	uint64_t v[TOP];
-	unsigned n;
-	uint64_t count;
-};
 
 static void top_add(struct top *t, const struct fr_window_entry *e, uint64_t v)
 {
@@ -59,12 +51,6 @@ static void print_counts(struct fr_counts *c, uint64_t total, unsigned max, cons
 	fr_counts_done(c);
 }
 
-struct extreme {
-	bool seen;
-	double v;
-	uint64_t wall;
-};
-
 static void extreme_max(struct extreme *x, double v, uint64_t wall)
 {
 	if (!x->seen || v > x->v)
@@ -76,14 +62,6 @@ static void extreme_min(struct extreme *x, double v, uint64_t wall)
 	if (!x->seen || v < x->v)
 		*x = (struct extreme){ true, v, wall };
 }
-
-/* The first entries of a kind, and how many more there were. */
-#define LIST_MAX (TOP * 2)
-struct list {
-	struct fr_window_entry v[LIST_MAX];
-	unsigned n;
-	uint64_t more;
-};
 
 /* Returns the index @e took, or -1 when the list is full. */
 static int list_add(struct list *l, const struct fr_window_entry *e)
@@ -114,24 +92,6 @@ static int list_add(struct list *l, const struct fr_window_entry *e)
 #define FRAMES_MAX FR_FRAMES_EXPANDED_MAX
 /* the width a path's line is shortened to: one line in a terminal */
 #define PATH_COLUMNS 100
-
-struct path {
-	uint64_t hash;
-	uint64_t weight; /* since it was taken in */
-	uint64_t err;    /* weight it may have had before: paths.bound then */
-	size_t item;     /* a record with this path: index into the window */
-};
-
-struct paths {
-	struct path *v;  /* [PATHS_MAX], n of them held */
-	uint32_t *slot;  /* [PATHS_SLOTS]: by hash, 1 + index into v; 0 free */
-	uint64_t *tmp;   /* [PATHS_MAX], for pruning */
-	size_t n;
-	uint64_t bound;  /* weight a path not held has had at most */
-	uint64_t total;  /* of all the paths added */
-	bool time;       /* weights are nanoseconds blocked, not samples */
-	bool pruned, failed;
-};
 
 static uint64_t hash_bytes(uint64_t h, const char *p, size_t n)
 {
@@ -211,20 +171,6 @@ static void paths_done(struct paths *p)
 	free(p->tmp);
 }
 
-struct report {
-	struct top syscall, offcpu, runq, block;
-	uint64_t samples, execs, exits, exits_failed, forks, records, gaps_lost, gap_records;
-	uint64_t offcpu_ns, offcpu_bare, offcpu_bare_ns; /* all waits; those without a stack */
-	struct fr_counts self, procs, started;
-	struct paths cpu_paths, offcpu_paths;
-	struct list killed, triggers, ooms, marks;
-	struct fr_window_entry causes[LIST_MAX]; /* of the triggers */
-	bool has_cause[LIST_MAX];
-	struct extreme load, mem, busy, psi_cpu, psi_mem, psi_io;
-	uint64_t first, last;
-};
-
-
 /* One entry on one line: the text format without the date. */
 static void print_entry(struct fr_window *w, const struct fr_window_entry *e, const char *indent)
 {
@@ -243,7 +189,7 @@ static void print_entry(struct fr_window *w, const struct fr_window_entry *e, co
 
 static void metrics(struct report *rp, const struct fr_window_entry *e)
 {
-	struct json_object *m = json_tokener_parse(e->r.metrics.json), *v, *x;
+	struct json_object *m = fr_record_metrics(&e->r), *v, *x;
 
 	if (!m)
 		return;
@@ -414,9 +360,7 @@ static void add(struct report *rp, struct fr_window *w, size_t i, const struct f
 	}
 }
 
-/* A string member of an incident's or bundle's metadata, or NULL when it
- * is missing or not a string: the file's JSON is not trusted to be ours. */
-static const char *meta_string(struct json_object *meta, const char *key)
+const char *report_meta_string(struct json_object *meta, const char *key)
 {
 	struct json_object *v;
 
@@ -445,8 +389,8 @@ static void print_header(const struct frctl_source *s, const struct report *rp)
 
 	printf("Source: %s%s\n", s->is_file ? "" : "store ", s->name);
 	if (s->meta) {
-		const char *host = meta_string(s->meta, "host"), *kernel = meta_string(s->meta, "kernel");
-		const char *reason = meta_string(s->meta, "reason");
+		const char *host = report_meta_string(s->meta, "host"), *kernel = report_meta_string(s->meta, "kernel");
+		const char *reason = report_meta_string(s->meta, "reason");
 		if (host || kernel) {
 			fputs("Host: ", stdout);
 			print_safe(host ? host : "?");
@@ -760,6 +704,13 @@ static void help(void)
 	       "call path), processes started, exited and killed, the extremes of the\n"
 	       "metrics, and records lost.\n"
 	       "\n"
+	       "      --format FMT     text (default) or html: one self-contained page\n"
+	       "                       for a browser, offline (attach it to the ticket):\n"
+	       "                       a timeline of the processes involved, CPU and\n"
+	       "                       off-CPU flame graphs, the metrics, and the tables\n"
+	       "  -o, --output FILE    write to FILE (complete, or not at all) instead\n"
+	       "                       of standard output\n"
+	       "\n"
 	       "%s"
 	       "\n"
 	       "Exit status: 0 done, 1 the source could not be read or is damaged,\n"
@@ -769,19 +720,26 @@ static void help(void)
 
 int verb_report(struct frctl *f, int argc, char **argv)
 {
+	enum { O_FORMAT = O_WIN__END };
 	static const struct option opts[] = {
 		FRCTL_GLOBAL_OPTIONS,
 		FRCTL_WINDOW_OPTIONS,
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	struct frctl_window_args a;
 	struct frctl_source s = {};
 	struct report rp = { .offcpu_paths.time = true };
+	const char *output = NULL;
+	_cleanup_free_ char *tmp = NULL;
+	bool html = false;
+	FILE *out = stdout, *real_stdout = stdout;
 	int c, k;
 
 	frctl_window_args_init(&a);
-	while ((c = getopt_long(argc, argv, "c:s:qh", opts, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "c:s:o:qh", opts, NULL)) >= 0) {
 		if (frctl_global_option(f, c, optarg))
 			continue;
 		k = frctl_window_option(&a, c, optarg);
@@ -789,18 +747,37 @@ int verb_report(struct frctl *f, int argc, char **argv)
 			return EXIT_USAGE;
 		if (k > 0)
 			continue;
-		if (c == 'h') {
+		switch (c) {
+		case O_FORMAT:
+			if (strcmp(optarg, "html") != 0 && strcmp(optarg, "text") != 0) {
+				frctl_error("--format: unknown format \"%s\" (text, html)", optarg);
+				return EXIT_USAGE;
+			}
+			html = strcmp(optarg, "html") == 0;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
 			help();
 			return EXIT_OK;
+		default:
+			return frctl_bad_option("report", argv);
 		}
-		return frctl_bad_option("report", argv);
 	}
 	if (optind < argc) {
 		frctl_error("report: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (html && !output && isatty(STDOUT_FILENO)) {
+		frctl_error("--format html writes a page for a browser: give it a file with -o FILE");
+		return EXIT_USAGE;
+	}
 	if (frctl_window_finish(&a) < 0)
 		return EXIT_USAGE;
+	/* the page names each lane's executable, and keeps kernel threads'
+	 * idle sleeps out of its lanes */
+	a.need_exe = html;
 	k = frctl_source_open(f, &a, &s);
 	if (k != 0) {
 		frctl_source_done(&s);
@@ -811,6 +788,24 @@ int verb_report(struct frctl *f, int argc, char **argv)
 		if (!frctl_window_entry(&a, s.w, i, &e))
 			continue;
 		add(&rp, s.w, i, &e);
+	}
+	if (output && frctl_output_open(output, &tmp, &out) < 0) {
+		k = EXIT_FAILURE_;
+		goto out;
+	}
+	if (html) {
+		k = report_html(&rp, &s, &a, out);
+		if (k < 0) {
+			frctl_error("cannot write the page: %s", strerror(-k));
+			k = EXIT_FAILURE_;
+			goto out;
+		}
+		goto done;
+	}
+	/* the text is printed to stdout: -o points it at the file */
+	if (out != stdout) {
+		fflush(stdout);
+		stdout = out;
 	}
 
 	print_header(&s, &rp);
@@ -833,13 +828,28 @@ int verb_report(struct frctl *f, int argc, char **argv)
 		       rp.gaps_lost, rp.gap_records);
 	else
 		printf("Gaps: none, no record was lost\n");
+done:
+	if (fflush(out) != 0 || ferror(out)) {
+		frctl_error("write error: %s", strerror(errno));
+		k = EXIT_FAILURE_;
+		goto out;
+	}
+	k = frctl_source_check(&s);
+	/* -o: nothing half-written, nothing from a damaged source */
+	if (k == 0 && tmp && frctl_output_commit(out, tmp, output) < 0)
+		k = EXIT_FAILURE_;
+out:
+	if (out != real_stdout) {
+		fclose(out);
+		stdout = real_stdout;
+		if (k != 0 && tmp)
+			unlink(tmp);
+	}
 	fr_counts_done(&rp.procs);
 	fr_counts_done(&rp.self);
 	fr_counts_done(&rp.started);
 	paths_done(&rp.cpu_paths);
 	paths_done(&rp.offcpu_paths);
-	fflush(stdout);
-	k = frctl_source_check(&s);
 	frctl_source_done(&s);
 	return k;
 }

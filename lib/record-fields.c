@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Names and formats of record fields shared by every output. */
 #include <arpa/inet.h>
+#include <json-c/json.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,4 +100,21 @@ uint64_t fr_record_duration_ns(const struct fr_record *r)
 	case FR_REC_BLOCK: return r->block.duration_ns;
 	default: return 0;
 	}
+}
+
+struct json_object *fr_record_metrics(const struct fr_record *r)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *m;
+
+	if (!tok)
+		return NULL;
+	m = json_tokener_parse_ex(tok, r->metrics.json, (int)r->metrics.json_len);
+	/* read no further than the record: one object, complete */
+	if (m && (json_tokener_get_error(tok) != json_tokener_success || !json_object_is_type(m, json_type_object))) {
+		json_object_put(m);
+		m = NULL;
+	}
+	json_tokener_free(tok);
+	return m;
 }

@@ -23,5 +23,9 @@ char *fr_format_boot_id(const uint8_t id[16], char *buf, size_t len);
  * its time stamp, its start; 0 for records of a moment. */
 uint64_t fr_record_duration_ns(const struct fr_record *r);
 char *fr_format_hex(const uint8_t *p, size_t n, char *buf, size_t len);
+/* A metrics record's JSON parsed (it points into its chunk, without a
+ * NUL), or NULL when it is not a JSON object.  The caller puts it. */
+struct json_object;
+struct json_object *fr_record_metrics(const struct fr_record *r);
 
 #endif

@@ -8,7 +8,12 @@ fr_install_deps() {
 		# glibc's own symbols (__libc_read, not read) for the frames
 		# test-offcpu-stacks expects; valgrind's dependency brings it too,
 		# but the tests need it for themselves
-		libc6-dbg)
+		libc6-dbg
+		# frctl report --format html opened in a real browser
+		# (test-report-html), with a font to draw its text
+		chromium fonts-dejavu-core
+		# frctl's page escapes its text with GLib
+		libglib2.0-dev)
 	local missing=() p
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

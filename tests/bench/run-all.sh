@@ -43,6 +43,7 @@ benches=(
 	"memory:tests/bench/memory.sh $BUILD $q_mem"
 	"incident-latency:tests/bench/incident-latency.sh $BUILD"
 	"retention:tests/bench/retention.sh $BUILD $q_ret"
+	"report-html:tests/bench/report-html.sh $BUILD"
 )
 failed=()
 for b in "${benches[@]}"; do

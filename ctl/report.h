@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * frctl report: what one pass over the window gathers (report.c), printed
+ * as text (report.c) or as a page (report-html.c).
+ */
+#ifndef FR_CTL_REPORT_H
+#define FR_CTL_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../lib/window.h"
+#include "string-counts.h"
+#include "window-args.h"
+
+#define TOP 5
+
+/* The slowest entries of one kind, longest first. */
+struct top {
+	struct fr_window_entry e[TOP]; /* copies: the window decodes on demand */
+	uint64_t v[TOP];
+	unsigned n;
+	uint64_t count;
+};
+
+struct extreme {
+	bool seen;
+	double v;
+	uint64_t wall;
+};
+
+/* The first entries of a kind, and how many more there were. */
+#define LIST_MAX (TOP * 2)
+struct list {
+	struct fr_window_entry v[LIST_MAX];
+	unsigned n;
+	uint64_t more;
+};
+
+/* Call paths by weight, counted by hash (report.c). */
+struct path {
+	uint64_t hash;
+	uint64_t weight; /* since it was taken in */
+	uint64_t err;    /* weight it may have had before: paths.bound then */
+	size_t item;     /* a record with this path: index into the window */
+};
+
+struct paths {
+	struct path *v;  /* [PATHS_MAX], n of them held */
+	uint32_t *slot;  /* [PATHS_SLOTS]: by hash, 1 + index into v; 0 free */
+	uint64_t *tmp;   /* [PATHS_MAX], for pruning */
+	size_t n;
+	uint64_t bound;  /* weight a path not held has had at most */
+	uint64_t total;  /* of all the paths added */
+	bool time;       /* weights are nanoseconds blocked, not samples */
+	bool pruned, failed;
+};
+
+struct report {
+	struct top syscall, offcpu, runq, block;
+	uint64_t samples, execs, exits, exits_failed, forks, records, gaps_lost, gap_records;
+	uint64_t offcpu_ns, offcpu_bare, offcpu_bare_ns; /* all waits; those without a stack */
+	struct fr_counts self, procs, started;
+	struct paths cpu_paths, offcpu_paths;
+	struct list killed, triggers, ooms, marks;
+	struct fr_window_entry causes[LIST_MAX]; /* of the triggers */
+	bool has_cause[LIST_MAX];
+	struct extreme load, mem, busy, psi_cpu, psi_mem, psi_io;
+	uint64_t first, last;
+};
+
+/* A string member of an incident's or bundle's metadata, or NULL when it
+ * is missing or not a string: the file's JSON is not trusted to be ours. */
+const char *report_meta_string(struct json_object *meta, const char *key);
+
+/* The page: @rp gathered from the window of @s, shown under @a's filters;
+ * written to @out.  0 or -errno (-ENOMEM; a write error is @out's). */
+int report_html(struct report *rp, const struct frctl_source *s, const struct frctl_window_args *a, FILE *out);
+
+#endif
