@@ -287,6 +287,16 @@ static int cmp_slowest(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+/* A lane for a process of that name already: forty short-lived jq's are
+ * one lane's worth of news among the busiest or the slowest. */
+static bool name_has_lane(const struct page *pg, const struct proc *p)
+{
+	for (unsigned i = 0; i < pg->nlanes; i++)
+		if (strcmp(pg->lanes[i].p->comm, p->comm) == 0)
+			return true;
+	return false;
+}
+
 static void give_lane(struct page *pg, struct proc *p, int why)
 {
 	if (p->lane >= 0 || pg->nlanes == LANES_MAX)
@@ -297,7 +307,7 @@ static void give_lane(struct page *pg, struct proc *p, int why)
 
 /* The trigger's processes first (in the order they fired), then those
  * killed or crashed, then the busiest (samples, else records) and the
- * slowest (longest wait), a quarter of the lanes each at least. */
+ * slowest (longest wait), one process of a name each. */
 static int choose_lanes(struct page *pg)
 {
 	size_t n = pg->procs.n, i = 0, k = 0;
@@ -320,13 +330,13 @@ static int choose_lanes(struct page *pg)
 	qsort(v, k, sizeof(*v), cmp_busiest);
 	sampled = k && v[0]->samples;
 	for (i = 0; i < k && pg->nlanes < LANES_MAX * 3 / 4; i++)
-		if (sampled ? v[i]->samples > 0 : !v[i]->kthread)
+		if ((sampled ? v[i]->samples > 0 : !v[i]->kthread) && !name_has_lane(pg, v[i]))
 			give_lane(pg, v[i], WHY_BUSIEST);
 	/* the slowest: processes, not kernel threads (their long sleeps
 	 * are their idle) */
 	qsort(v, k, sizeof(*v), cmp_slowest);
 	for (i = 0; i < k && pg->nlanes < LANES_MAX; i++)
-		if (v[i]->slowest && !v[i]->kthread)
+		if (v[i]->slowest && !v[i]->kthread && !name_has_lane(pg, v[i]))
 			give_lane(pg, v[i], WHY_SLOWEST);
 	for (i = 0; i < k; i++)
 		if (v[i]->lane < 0)

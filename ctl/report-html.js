@@ -451,7 +451,7 @@
       const flag = svg('text', { class: `flag ${k}`, y: 12 }, plot);
       flag.textContent = MARKER_KINDS[k] || k;
       for (const e of [line, hit, flag]) tlInfo.set(e, info);
-      markEls.push([t, line, hit, flag, textWidth(flag.textContent, `600 11px ${UI_FONT}`)]);
+      markEls.push([t, line, hit, flag, textWidth(flag.textContent, nameFont)]);   // (a bit wider: fine)
     }
     const cursor = svg('line', { class: 'cursor', y1: flagH, y2: H, display: 'none' }, s);
     cursors.push(cursor);
@@ -575,10 +575,12 @@
     const reset = elt('button', null, 'Reset zoom', left);
     reset.type = 'button';
     const status = elt('span', 'status', null, bar);
+    // deep stacks scroll inside their box instead of stretching the page
+    const box = elt('div', 'flame-box', null, host);
     const s = svg('svg', {
       class: 'flame', 'data-kind': kind, 'data-total': st.root.v, 'data-width': W, width: W,
       'font-family': MONO_FONT, 'font-size': 11, role: 'img', 'aria-label': `${kind === 'cpu' ? 'CPU' : 'Off-CPU'} flame graph`,
-    }, host);
+    }, box);
     if (num(flame.aggregated) > 0) {
       note(host, `${fmtInt(flame.aggregated)} small frames were folded into "[other]" by frctl to bound the report's size.`);
     }
@@ -588,9 +590,10 @@
       const { base, focus } = st;
       const q = st.query.trim().toLowerCase();
       const isMatch = (n) => q !== '' && n.n.toLowerCase().includes(q);
-      s.setAttribute('height', (base.h + 1) * FRAME_H);
       const frag = document.createDocumentFragment();
+      let deepest = 0;   // the height is that of the frames drawn, not the tree's
       const frame = (n, d, x, w, anc) => {
+        deepest = Math.max(deepest, d);
         const g = svg('g', {
           class: `frame${anc ? ' anc' : ''}${isMatch(n) ? ' match' : ''}`, 'data-name': n.n, 'data-v': n.v, 'data-depth': d,
         }, frag);
@@ -617,6 +620,7 @@
         }
       };
       walk(focus, path.length - 1, 0, W);
+      s.setAttribute('height', (deepest + 1) * FRAME_H);
       s.replaceChildren(frag);
 
       // Matched share: weight of the outermost matching frames, over the base.

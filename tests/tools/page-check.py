@@ -17,7 +17,11 @@ interface up), and says what it found, as one JSON object on stdout:
                v, rect width)
   charts       per metrics chart: its group and series names
 
-  page-check.py PAGE.html OUTDIR [--screenshot FILE.png] [--size WxH]
+  loads        with --timings N: N loads, each in a new browser driven over
+               the DevTools protocol: DOMContentLoaded, first paint, first
+               contentful paint, end of drawing (ms from navigation start)
+
+  page-check.py PAGE.html OUTDIR [--screenshot FILE.png] [--size W,H] [--timings N]
 
 OUTDIR gets dom.html (the DOM after the scripts ran), console.log and
 netlog.json.  Exit 0 when Chromium ran, whatever the page holds: the
@@ -28,8 +32,10 @@ import html.parser
 import json
 import os
 import re
+import select
 import subprocess
 import sys
+import time
 
 
 def chromium_cmd(outdir, extra):
@@ -41,8 +47,7 @@ def chromium_cmd(outdir, extra):
             '--disable-features=NetworkTimeServiceQuerying,Translate,OptimizationHints,MediaRouter',
             '--user-data-dir=' + os.path.join(outdir, 'profile'),
             '--enable-logging=stderr', '--v=0',
-            '--log-net-log=' + os.path.join(outdir, 'netlog.json'), '--net-log-capture-mode=Default',
-            '--virtual-time-budget=5000'] + extra
+            '--log-net-log=' + os.path.join(outdir, 'netlog.json'), '--net-log-capture-mode=Default'] + extra
 
 
 def run(outdir, page, extra, log_name):
@@ -103,6 +108,95 @@ def requests(netlog_path):
         if u not in dst:
             dst.append(u)
     return page, browser
+
+
+class Cdp:
+    """Chromium driven over --remote-debugging-pipe (the DevTools protocol:
+    JSON messages ending in NUL on fds 3 and 4): what --dump-dom cannot
+    give, the page's first paint, which Chromium only makes for a page it
+    shows."""
+
+    def __init__(self, outdir, size):
+        r3, self.w = os.pipe()  # commands: Chromium reads its fd 3
+        self.r, w4 = os.pipe()  # replies and events: it writes its fd 4
+
+        def fds():
+            os.dup2(r3, 3)
+            os.dup2(w4, 4)
+        self.p = subprocess.Popen(['unshare', '-n'] + chromium_cmd(outdir, [
+            '--remote-debugging-pipe', '--window-size=' + size]) + ['about:blank'],
+            pass_fds=(3, 4), preexec_fn=fds, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(r3)
+        os.close(w4)
+        self.buf = b''
+        self.id = 0
+
+    def send(self, method, params=None, session=None):
+        self.id += 1
+        m = {'id': self.id, 'method': method, 'params': params or {}}
+        if session:
+            m['sessionId'] = session
+        os.write(self.w, json.dumps(m).encode() + b'\0')
+        return self.id
+
+    def recv(self, timeout=60):
+        end = time.monotonic() + timeout
+        while b'\0' not in self.buf:
+            r, _, _ = select.select([self.r], [], [], max(0.0, end - time.monotonic()))
+            if not r:
+                raise TimeoutError('no answer from Chromium')
+            chunk = os.read(self.r, 1 << 16)
+            if not chunk:
+                raise EOFError('Chromium exited')
+            self.buf += chunk
+        m, self.buf = self.buf.split(b'\0', 1)
+        return json.loads(m)
+
+    def call(self, method, params=None, session=None):
+        i = self.send(method, params, session)
+        while True:
+            m = self.recv()
+            if m.get('id') == i:
+                if 'error' in m:
+                    raise RuntimeError('%s: %s' % (method, m['error']))
+                return m.get('result', {})
+
+    def close(self):
+        try:
+            self.call('Browser.close')
+        except (OSError, EOFError, TimeoutError, RuntimeError):
+            self.p.kill()
+        self.p.wait()
+        os.close(self.w)
+        os.close(self.r)
+
+
+def timings(page, outdir, size):
+    """One load of @page in a new browser: its DOMContentLoaded, first
+    paint and first contentful paint, and the end of its script's
+    drawing, in ms from navigation start (the page's clock)."""
+    c = Cdp(outdir, size)
+    try:
+        target = c.call('Target.createTarget', {'url': 'about:blank'})['targetId']
+        s = c.call('Target.attachToTarget', {'targetId': target, 'flatten': True})['sessionId']
+        c.call('Page.enable', session=s)
+        c.send('Page.navigate', {'url': 'file://' + os.path.abspath(page)}, s)
+        while c.recv().get('method') != 'Page.loadEventFired':
+            pass
+        # paint entries come after the first frame is shown
+        for _ in range(50):
+            v = json.loads(c.call('Runtime.evaluate', {'returnByValue': True, 'expression': """JSON.stringify({
+                dcl: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,
+                paint: Object.fromEntries(performance.getEntriesByType('paint').map(e => [e.name, e.startTime])),
+                render: document.documentElement.dataset.renderMs})"""}, s)['result']['value'])
+            if 'first-paint' in v['paint']:
+                break
+            time.sleep(0.1)
+        return {'dcl_ms': round(v['dcl'], 1), 'fp_ms': v['paint'].get('first-paint'),
+                'fcp_ms': v['paint'].get('first-contentful-paint'),
+                'render_ms': float(v['render']) if v.get('render') else None}
+    finally:
+        c.close()
 
 
 class Dom(html.parser.HTMLParser):
@@ -188,10 +282,12 @@ def main():
     ap.add_argument('outdir')
     ap.add_argument('--screenshot')
     ap.add_argument('--size', default='1400,2600')
+    ap.add_argument('--timings', type=int, default=0, metavar='N',
+                    help='also N loads, each in a new browser, timed (DevTools protocol)')
     args = ap.parse_args()
     os.makedirs(args.outdir, exist_ok=True)
 
-    dom, stderr, rc = run(args.outdir, args.page, ['--dump-dom'], 'console.log')
+    dom, stderr, rc = run(args.outdir, args.page, ['--dump-dom', '--virtual-time-budget=5000'], 'console.log')
     with open(os.path.join(args.outdir, 'dom.html'), 'w') as f:
         f.write(dom)
     d = Dom()
@@ -216,6 +312,9 @@ def main():
                                '--window-size=' + args.size, '--hide-scrollbars'], 'console-screenshot.log')
         out['screenshot_exit'] = rc2
         out['screenshot'] = os.path.exists(args.screenshot) and os.path.getsize(args.screenshot) > 0
+    if args.timings:
+        out['loads'] = [timings(args.page, os.path.join(args.outdir, 'load%d' % i), args.size)
+                        for i in range(args.timings)]
     json.dump(out, sys.stdout)
     sys.stdout.write('\n')
 
