@@ -32,14 +32,8 @@ FRCTL=("$BUILD/ctl/frctl" --config "$CONF" --store "$T/store" --socket "$T/contr
 start_flightrecd "$CONF"
 FRPID=$TOOL
 start_perf -a -g -F 49 -o "$T/perf.data"
-stress-ng --cpu 1 --get 1 -t "$WINDOW" >/dev/null 2>&1 & BENCH_PIDS+=($!)
-( while [ ! -e "$T/stop" ]; do perf bench sched messaging -g 4 -l 200 >/dev/null 2>&1; done ) & LOOP=$!
-t0=$(date +%s)
-sleep "$WINDOW"
-t1=$(date +%s)
-touch "$T/stop"
-wait "$LOOP" "${BENCH_PIDS[@]}" 2>/dev/null || true
-BENCH_PIDS=()
+busy_for "$WINDOW"
+t0=$BUSY_T0 t1=$BUSY_T1
 stop_tool # perf
 TOOL=$FRPID
 stop_tool # flightrecd: its store is final

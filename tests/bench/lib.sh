@@ -100,6 +100,22 @@ bpf_prog_times() {
 		bpftool -j prog show id "$id" 2>/dev/null | jq -r '"\(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"' || true
 	done
 }
+# busy_for SECONDS: the busy machine whose recording dump-window.sh and
+# report-html.sh read back (perf bench sched messaging in a loop and
+# stress-ng --cpu 1 --get 1) for SECONDS; BUSY_T0 and BUSY_T1 are its
+# start and end (epoch seconds)
+busy_for() {
+	local loop
+	stress-ng --cpu 1 --get 1 -t "$1" >/dev/null 2>&1 & BENCH_PIDS+=($!)
+	( while [ ! -e "$T/busy-stop" ]; do perf bench sched messaging -g 4 -l 200 >/dev/null 2>&1; done ) & loop=$!
+	BUSY_T0=$(date +%s)
+	sleep "$1"
+	BUSY_T1=$(date +%s)
+	touch "$T/busy-stop"
+	wait "$loop" "${BENCH_PIDS[@]}" 2>/dev/null || true
+	BENCH_PIDS=()
+	rm -f "$T/busy-stop"
+}
 stop_tool() {
 	[ -n "$TOOL" ] || return 0
 	kill -INT "$TOOL" 2>/dev/null || true
