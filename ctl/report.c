@@ -802,7 +802,8 @@ int verb_report(struct frctl *f, int argc, char **argv)
 		}
 		goto done;
 	}
-	/* the text is printed to stdout: -o points it at the file */
+	/* the text is printed to stdout: -o points it at the file (glibc's
+	 * stdout is a variable, to be assigned; restored below) */
 	if (out != stdout) {
 		fflush(stdout);
 		stdout = out;
