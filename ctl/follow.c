@@ -394,7 +394,8 @@ static int walk_new(struct follow *fl)
 		k = fr_window_select_from(&fl->q, fl->queue, fl->nqueue, &sel, &n);
 		if (k < 0)
 			return k;
-		qsort(sel, n, sizeof(*sel), cmp_store_order);
+		if (n) /* none yet: a store just made, a window to come */
+			qsort(sel, n, sizeof(*sel), cmp_store_order);
 		free(fl->queue);
 		fl->queue = sel;
 		fl->nqueue = fl->qcap = n;

@@ -13,6 +13,7 @@
 #     said to be damaged, until it is whole;
 #   - `frctl dump -f | head -1` ends, status 0, nothing on stderr;
 #   - --format perfetto with -f is refused with one line;
+#   - on a store with no chunk yet, it waits for the first;
 #   - on a 1 MiB store whose ring wraps many times under an exec storm, it
 #     prints every marker exec'd meanwhile, once and in order, unless it
 #     says records were lost; stopped (SIGSTOP) while the ring wraps past
@@ -270,4 +271,20 @@ hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$WP/status")
 echo "the follower's peak RSS: $hwm kB"
 [ "$hwm" -lt $((512 << 10)) ] || fail "the follower's peak RSS is $hwm kB"
 end_follower "$WP"
+stop_daemon
+
+# 6. a store with no chunk yet (chunks written every 30 s): the follower
+# waits for the first (it took an empty list of chunks for an error of
+# its own before: UBSan stopped it, as it did CI's run when a follower
+# started before the daemon's first chunk)
+rm -rf "$T/store"
+printf 'recorder = { chunk_age = "30s"; };\n' >"$T/fr-empty.conf"
+start_daemon "$T/fr-empty.conf"
+"$FRCTL" --config "$T/fr-empty.conf" --store "$T/store" dump -f >"$T/e.out" 2>"$T/e.err" &
+EP=$!
+FOLLOWERS+=("$EP")
+sleep 1.5
+kill -0 "$EP" 2>/dev/null || fail "a follower of a store without chunks exited: $(cat "$T/e.err")"
+end_follower "$EP"
+ok "a store without chunks yet: the follower waits for them"
 stop_daemon
