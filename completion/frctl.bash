@@ -48,7 +48,11 @@ _frctl()
 		return
 		;;
 	--format)
-		COMPREPLY=($(compgen -W 'text json perfetto folded bundle' -- "$cur"))
+		if [[ $verb == report ]]; then
+			COMPREPLY=($(compgen -W 'text html' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W 'text json perfetto folded bundle pprof' -- "$cur"))
+		fi
 		return
 		;;
 	--type)
@@ -70,7 +74,7 @@ _frctl()
 	fi
 	case $verb in
 	dump) COMPREPLY=($(compgen -W "$window --format -o --output --stats --stacks --offcpu -f --follow $global" -- "$cur")) ;;
-	report) COMPREPLY=($(compgen -W "$window $global" -- "$cur")) ;;
+	report) COMPREPLY=($(compgen -W "$window --format -o --output $global" -- "$cur")) ;;
 	boots) COMPREPLY=($(compgen -W "--input --json $global" -- "$cur")) ;;
 	status | incidents) COMPREPLY=($(compgen -W "--json $global" -- "$cur")) ;;
 	freeze) COMPREPLY=($(compgen -W "--reason $global" -- "$cur")) ;;

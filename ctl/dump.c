@@ -23,10 +23,10 @@
 #include "frctl.h"
 #include "window-args.h"
 
-enum format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_PERFETTO, FMT_BUNDLE };
+enum format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_PERFETTO, FMT_BUNDLE, FMT_PPROF };
 static const char *const format_names[] = {
 	[FMT_TEXT] = "text", [FMT_JSON] = "json", [FMT_FOLDED] = "folded", [FMT_PERFETTO] = "perfetto",
-	[FMT_BUNDLE] = "bundle",
+	[FMT_BUNDLE] = "bundle", [FMT_PPROF] = "pprof",
 };
 
 struct dump_opts {
@@ -35,7 +35,7 @@ struct dump_opts {
 	const char *output;
 	bool stats;
 	bool stacks; /* text: offcpu records' stacks under them */
-	bool offcpu; /* folded: offcpu stacks by blocked time, not samples */
+	bool offcpu; /* folded, pprof: offcpu stacks by blocked time, not samples */
 	bool follow; /* -f: then the records as they are stored (follow.c) */
 };
 
@@ -65,12 +65,16 @@ static void help(void)
 	       "                      bundle    the window as one self-contained file (its\n"
 	       "                                chunks, processes, symbols, host), which\n"
 	       "                                every verb reads with --input on any machine\n"
+	       "                      pprof     the CPU samples as a gzipped pprof profile\n"
+	       "                                (go tool pprof, Pyroscope, Parca, Grafana):\n"
+	       "                                stacks with build ids, pid/tid/comm/cgroup\n"
+	       "                                labels; binary: give -o FILE\n"
 	       "  --stacks            text: print each off-CPU record's stack under it, leaf\n"
 	       "                      first: where it slept, then where it entered the\n"
 	       "                      kernel (JSON always has them)\n"
-	       "  --offcpu            folded: the off-CPU records' stacks instead of the\n"
-	       "                      samples, each counted by its blocked time in\n"
-	       "                      microseconds (an off-CPU flame graph)\n"
+	       "  --offcpu            folded, pprof: the off-CPU records' stacks instead of\n"
+	       "                      the samples, each counted by its blocked time\n"
+	       "                      (folded: microseconds; pprof: nanoseconds)\n"
 	       "  -o, --output FILE   write to FILE (created whole or not at all); without\n"
 	       "                      --format, a bundle\n"
 	       "  --stats             after the dump, print on stderr how much of the store\n"
@@ -91,6 +95,7 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		[FMT_PERFETTO] = "--format perfetto is one JSON document, complete only at its end; --follow prints lines: "
 				 "--format text or json",
 		[FMT_BUNDLE] = "a bundle is a file written whole; --follow prints lines: --format text or json",
+		[FMT_PPROF] = "a pprof profile is a file written whole; --follow prints lines: --format text or json",
 	};
 	static const struct option opts[] = {
 		FRCTL_GLOBAL_OPTIONS,
@@ -122,7 +127,7 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 				if (strcmp(optarg, format_names[i]) == 0)
 					o->format = (int)i;
 			if (o->format < 0) {
-				frctl_error("--format: unknown format \"%s\" (text, json, perfetto, folded, bundle)", optarg);
+				frctl_error("--format: unknown format \"%s\" (text, json, perfetto, folded, bundle, pprof)", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -179,8 +184,12 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		frctl_error("--stacks is for --format text (json always has the stacks)");
 		return -EINVAL;
 	}
-	if (o->offcpu && o->format != FMT_FOLDED) {
-		frctl_error("--offcpu is for --format folded");
+	if (o->offcpu && o->format != FMT_FOLDED && o->format != FMT_PPROF) {
+		frctl_error("--offcpu is for --format folded or pprof");
+		return -EINVAL;
+	}
+	if (o->format == FMT_PPROF && !o->output && isatty(STDOUT_FILENO)) {
+		frctl_error("--format pprof writes a binary file: give it with -o FILE");
 		return -EINVAL;
 	}
 	o->win.need_exe = o->format == FMT_JSON || o->format == FMT_PERFETTO;
@@ -439,6 +448,7 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	struct frctl_source src = {};
 	struct fr_folded *folded = NULL;
 	struct fr_perfetto *perfetto = NULL;
+	struct fr_pprof *pprof = NULL;
 	struct lines *lines = NULL;
 	struct dump_opts o;
 	_cleanup_free_ char *tmp = NULL;
@@ -481,18 +491,24 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		goto out;
 	if (o.format == FMT_PERFETTO && !(perfetto = fr_perfetto_begin(out, fr_window_ncpu(src.w))))
 		goto out;
+	if (o.format == FMT_PPROF)
+		pprof = fr_pprof_new(o.offcpu, f->conf.sample_hz);
 	while ((k = fr_window_stream_next(src.w)) > 0) {
 		if (lines && (k = o.format == FMT_TEXT ? text_print(lines, src.w) : lines_print(lines, src.w)) < 0) {
 			frctl_error("%s: %s", k == -ENOMEM ? "out of memory" : "write error", strerror(-k));
 			goto out;
 		}
-		for (size_t i = 0; (folded || perfetto) && i < src.w->n; i++) {
+		for (size_t i = 0; (folded || perfetto || pprof) && i < src.w->n; i++) {
 			struct fr_window_entry e;
 
 			if (!frctl_window_entry(&o.win, src.w, i, &e))
 				continue;
 			if (perfetto)
 				fr_perfetto_add(perfetto, src.w, &e);
+			else if (pprof) {
+				if (fr_pprof_wants(pprof, &e.r))
+					(void)fr_pprof_add(pprof, src.w, &e);
+			}
 			else if (folded_wants(&o, &e.r) &&
 				 fr_folded_add(folded, src.w, &e, o.offcpu ? MAX(e.r.sched.duration_ns / 1000, 1ULL) : 1) ==
 					 -ENOMEM) {
@@ -508,6 +524,10 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	}
 	if (folded)
 		(void)fr_folded_print(folded, out);
+	if (pprof && (k = fr_pprof_write(pprof, out)) < 0) {
+		frctl_error("cannot write the profile: %s", strerror(-k));
+		goto out;
+	}
 	if (perfetto) {
 		fr_perfetto_end(perfetto, src.w->nchunks ? src.w->chunks[src.w->nchunks - 1].boot_id : NULL);
 		perfetto = NULL;
@@ -537,6 +557,7 @@ out:
 	if (tmp)
 		unlink(tmp);
 	fr_folded_free(folded);
+	fr_pprof_free(pprof);
 	lines_free(lines);
 	frctl_source_done(&src);
 	return ret;

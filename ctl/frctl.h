@@ -122,6 +122,17 @@ uint64_t fr_folded_print(struct fr_folded *f, FILE *out);
 struct fr_count;
 size_t fr_folded_stacks(struct fr_folded *f, const struct fr_count **ret);
 struct fr_folded *fr_folded_free(struct fr_folded *f);
+/* --format pprof (output-pprof.c): a gzipped pprof profile of the samples
+ * (@offcpu: of the off-CPU stacks, by blocked time); @hz: the sampling
+ * rate, for the CPU time a sample stands for. */
+struct fr_pprof;
+struct fr_pprof *fr_pprof_new(bool offcpu, uint32_t hz);
+/* Whether the profile takes @r (samples; with offcpu, waits with a stack). */
+bool fr_pprof_wants(const struct fr_pprof *p, const struct fr_record *r);
+int fr_pprof_add(struct fr_pprof *p, struct fr_window *w, const struct fr_window_entry *e);
+uint64_t fr_pprof_count(const struct fr_pprof *p);
+int fr_pprof_write(struct fr_pprof *p, FILE *out);
+struct fr_pprof *fr_pprof_free(struct fr_pprof *p);
 /* --format perfetto: Trace Event Format JSON, streamed to @out. */
 struct fr_perfetto;
 struct fr_perfetto *fr_perfetto_begin(FILE *out, unsigned ncpu);

@@ -13,7 +13,10 @@ fr_install_deps() {
 		# (test-report-html), with a font to draw its text
 		chromium fonts-dejavu-core
 		# frctl's page escapes its text with GLib
-		libglib2.0-dev)
+		libglib2.0-dev
+		# dump --format pprof: the profile message (protobuf-c), read
+		# back by the real pprof in test-pprof (go tool pprof)
+		libprotobuf-c-dev protobuf-c-compiler golang-go)
 	local missing=() p
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

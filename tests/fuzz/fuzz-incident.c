@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: the input is an incident or bundle file, read the way
  * `frctl --input FILE` reads it: frctl itself (its main, renamed) runs
- * `dump --input FILE` in one of its formats or `report --input FILE`, so
+ * `dump --input FILE` in one of its formats or `report --input FILE` (text
+ * or HTML), so
  * the header and metadata checks, the JSON metadata a verb looks into (a
  * bundle's window, an incident's rules and triggers), the chunk reader,
  * the decoders and every output writer all see the mutated bytes.  Built
@@ -82,13 +83,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(fd);
 
 	/* one reader per input, chosen by its length: reproducible, and a
-	 * fifth of the time of running all six on every input */
-	switch (size % 6) {
+	 * seventh of the time of running all seven on every input */
+	switch (size % 7) {
 	case 0: run("dump", "text"); break;
 	case 1: run("dump", "json"); break;
 	case 2: run("dump", "perfetto"); break;
 	case 3: run("dump", "folded"); break;
 	case 4: run("report", "html"); break;
+	case 5: run("dump", "pprof"); break;
 	default: run("report", NULL); break;
 	}
 	return 0;
