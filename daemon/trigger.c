@@ -571,6 +571,21 @@ bool fr_triggers_may_match(const struct fr_triggers *t, uint16_t type)
 	return false;
 }
 
+void fr_triggers_on_exe(struct fr_triggers *t, uint32_t pid, const char *exe)
+{
+	if (!exe)
+		return;
+	for (unsigned i = 0; i < t->npending; i++) {
+		struct json_object *trig = t->pending[i]->triggers;
+		for (size_t k = 0; k < json_object_array_length(trig); k++) {
+			struct json_object *o = json_object_array_get_idx(trig, k), *v, *e;
+			if (json_object_object_get_ex(o, "pid", &v) && json_object_get_int64(v) == (int64_t)pid &&
+			    json_object_object_get_ex(o, "exe", &e) && !e)
+				json_object_object_add(o, "exe", json_object_new_string(exe));
+		}
+	}
+}
+
 void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup,
 			   const char *exe)
 {
