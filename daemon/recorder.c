@@ -642,7 +642,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	if (rec.type == FR_REC_EXEC || rec.type == FR_REC_FORK || rec.type == FR_REC_EXIT)
 		fr_exe_names_on_record(r->exes, &rec);
 	if (rec.type == FR_REC_EXEC && r->triggers)
-		fr_triggers_on_exe(r->triggers, rec.pid, fr_exe_names_get(r->exes, rec.pid));
+		fr_triggers_on_exe(r->triggers, &rec, fr_exe_names_get(r->exes, rec.pid));
 	/* after it is stored: a trigger record follows its cause */
 	if (r->triggers && fr_triggers_may_match(r->triggers, rec.type))
 		fr_triggers_on_record(r->triggers, &rec, rec.cgroup_id ? fr_cgroup_names_lookup(r->cg, rec.cgroup_id) : NULL,

@@ -571,16 +571,21 @@ bool fr_triggers_may_match(const struct fr_triggers *t, uint16_t type)
 	return false;
 }
 
-void fr_triggers_on_exe(struct fr_triggers *t, uint32_t pid, const char *exe)
+void fr_triggers_on_exe(struct fr_triggers *t, const struct fr_record *exec, const char *exe)
 {
+	uint64_t at = rec_wall(exec), when;
+
 	if (!exe)
 		return;
 	for (unsigned i = 0; i < t->npending; i++) {
 		struct json_object *trig = t->pending[i]->triggers;
 		for (size_t k = 0; k < json_object_array_length(trig); k++) {
-			struct json_object *o = json_object_array_get_idx(trig, k), *v, *e;
-			if (json_object_object_get_ex(o, "pid", &v) && json_object_get_int64(v) == (int64_t)pid &&
-			    json_object_object_get_ex(o, "exe", &e) && !e)
+			struct json_object *o = json_object_array_get_idx(trig, k), *v, *tm;
+			/* fired on a record of this pid from after the exec:
+			 * its exe was the image before (or none) */
+			if (json_object_object_get_ex(o, "pid", &v) && json_object_get_int64(v) == (int64_t)exec->pid &&
+			    json_object_object_get_ex(o, "time", &tm) &&
+			    fr_parse_time(json_object_get_string(tm), at, &when) == 0 && when >= at)
 				json_object_object_add(o, "exe", json_object_new_string(exe));
 		}
 	}

@@ -65,10 +65,11 @@ int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules);
 bool fr_triggers_may_match(const struct fr_triggers *t, uint16_t type);
 void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup,
 			   const char *exe);
-/* @pid runs @exe (its exec record): the open incidents' triggers of @pid
- * that fired before it was known (the exec record came later, from
- * another CPU's ring than the record that fired) name it. */
-void fr_triggers_on_exe(struct fr_triggers *t, uint32_t pid, const char *exe);
+/* @exec's process runs @exe from @exec's time on: the open incidents'
+ * triggers of that pid on records from then on, which fired before the
+ * exec record was handled (it came later, from another CPU's ring), name
+ * it instead of the image before (or none). */
+void fr_triggers_on_exe(struct fr_triggers *t, const struct fr_record *exec, const char *exe);
 /* A chunk the store has queued for writing (its bytes as they will be
  * stored): the incident written ahead takes its window's last chunks
  * from here. */
