@@ -27,7 +27,8 @@ static const char *const default_exclude[] = {
 	"mq_timedreceive", "restart_syscall",
 };
 
-enum kind { K_BOOL, K_INT, K_SIZE, K_DURATION, K_STRING, K_SYSCALLS, K_SIGNALS, K_RULES };
+/* K_STRING_OPT: a string where "" means off (NULL) */
+enum kind { K_BOOL, K_INT, K_SIZE, K_DURATION, K_STRING, K_STRING_OPT, K_SYSCALLS, K_SIGNALS, K_RULES };
 
 struct setting {
 	const char *group; /* dotted path of the parent group */
@@ -76,6 +77,15 @@ static const struct setting settings[] = {
 	{ "metrics", "top", K_INT, 0, 100, OFF(metrics_top) },
 	{ "control", "socket", K_STRING, 0, 0, OFF(socket_path) },
 	{ "control", "group", K_STRING, 0, 0, OFF(control_group) },
+	{ "prometheus", "textfile", K_STRING_OPT, 0, 0, OFF(textfile) },
+	{ "prometheus", "interval", K_DURATION, NSEC_PER_SEC, 3600 * NSEC_PER_SEC, OFF(textfile_interval_ns) },
+	{ "upload", "url", K_STRING_OPT, 0, 0, OFF(upload_url) },
+	{ "upload", "queue", K_INT, 1, 10000, OFF(upload_queue) },
+	{ "upload", "timeout", K_DURATION, NSEC_PER_SEC, 3600 * NSEC_PER_SEC, OFF(upload_timeout_ns) },
+	{ "redact", "args", K_BOOL, 0, 1, OFF(redact_args) },
+	{ "redact", "home", K_BOOL, 0, 1, OFF(redact_home) },
+	{ "redact", "tcp", K_BOOL, 0, 1, OFF(redact_tcp) },
+	{ "redact", "marks", K_BOOL, 0, 1, OFF(redact_marks) },
 	{ "triggers", "rules", K_RULES, 0, 0, OFF(rules) },
 	{ "triggers.incidents", "size", K_SIZE, 1ULL << 20, 1ULL << 42, OFF(rules.incidents_size) },
 	{ "triggers.incidents", "max", K_INT, 1, 100000, OFF(rules.incidents_max) },
@@ -84,7 +94,7 @@ static const struct setting settings[] = {
 /* Groups that may appear; anything else is unknown. */
 static const char *const groups[] = { "store", "recorder", "sources", "sources.proc",
 				      "sources.syscall", "sources.sched", "sources.block", "sources.oom",
-				      "sources.signal", "sources.tcp", "sources.sample", "metrics", "control", "triggers",
+				      "sources.signal", "sources.tcp", "sources.sample", "metrics", "control", "prometheus", "upload", "redact", "triggers",
 				      "triggers.incidents" };
 
 void fr_conf_init_defaults(struct fr_conf *c)
@@ -127,6 +137,14 @@ void fr_conf_init_defaults(struct fr_conf *c)
 		.socket_path = strdup(FR_SOCKET_DEFAULT_PATH),
 		.control_group = strdup(FR_CONTROL_GROUP_DEFAULT),
 		.debug_dir = strdup("/usr/lib/debug"),
+		.textfile = strdup(FR_TEXTFILE_DEFAULT_PATH),
+		.textfile_interval_ns = 10 * NSEC_PER_SEC,
+		.upload_queue = 50,
+		.upload_timeout_ns = 60 * NSEC_PER_SEC,
+		.redact_args = true,
+		.redact_home = true,
+		.redact_tcp = true,
+		.redact_marks = true,
 		.rules = { .incidents_size = 1ULL << 30, .incidents_max = 100 },
 	};
 	/* the default rules are active unless triggers.rules says otherwise
@@ -146,8 +164,11 @@ void fr_conf_done(struct fr_conf *c)
 	free(c->socket_path);
 	free(c->control_group);
 	free(c->debug_dir);
+	free(c->textfile);
+	free(c->upload_url);
 	fr_rules_done(&c->rules);
 	c->store_path = c->socket_path = c->control_group = c->debug_dir = NULL;
+	c->textfile = c->upload_url = NULL;
 }
 
 
@@ -236,16 +257,18 @@ static int apply(const struct fr_conf_ctx *x, struct fr_conf *c, const struct se
 		*(uint64_t *)target = v;
 		return 0;
 	}
-	case K_STRING: {
+	case K_STRING:
+	case K_STRING_OPT: {
 		const char *str;
-		char *dup;
+		char *dup = NULL;
 		if (type != CONFIG_TYPE_STRING)
 			return fr_conf_fail(x, s, "'%s' must be a string", name);
 		str = config_setting_get_string(s);
-		if (!*str)
+		if (!*str && d->kind == K_STRING)
 			return fr_conf_fail(x, s, "'%s' must not be empty", name);
-		dup = strdup(str);
-		if (!dup)
+		if (*str)
+			dup = strdup(str);
+		if (*str && !dup)
 			return -ENOMEM;
 		free(*(char **)target);
 		*(char **)target = dup;

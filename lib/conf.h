@@ -16,6 +16,9 @@
 #define FR_STORE_DEFAULT_PATH "/var/lib/flightrec"
 #define FR_SOCKET_DEFAULT_PATH "/run/flightrec/control.sock"
 #define FR_CONTROL_GROUP_DEFAULT "flightrec"
+/* Debian's prometheus-node-exporter reads *.prom files from this directory
+ * (its --collector.textfile.directory) */
+#define FR_TEXTFILE_DEFAULT_PATH "/var/lib/prometheus/node-exporter/flightrec.prom"
 /* recorder.drain_cpu: percent of one CPU the daemon may spend draining the
  * rings per drain window (see flightrecd.c) */
 #define FR_CONF_DRAIN_CPU_DEFAULT 20
@@ -65,6 +68,18 @@ struct fr_conf {
 
 	char *socket_path;
 	char *control_group;   /* may freeze and mark, with root (control.group) */
+
+	char *textfile;              /* prometheus.textfile, NULL: off */
+	uint64_t textfile_interval_ns;
+
+	char *upload_url;            /* upload.url, NULL: off */
+	uint32_t upload_queue;       /* newest incidents not yet uploaded that are tried */
+	uint64_t upload_timeout_ns;  /* one transfer */
+
+	bool redact_args;            /* --redact cuts: exec arguments past argv[0], */
+	bool redact_home;            /* paths under /home and /root, */
+	bool redact_tcp;             /* TCP peer addresses, */
+	bool redact_marks;           /* mark and annotation texts */
 
 	struct fr_rules rules;
 };
