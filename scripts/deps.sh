@@ -16,7 +16,12 @@ fr_install_deps() {
 		libglib2.0-dev
 		# dump --format pprof: the profile message (protobuf-c), read
 		# back by the real pprof in test-pprof (go tool pprof)
-		libprotobuf-c-dev protobuf-c-compiler golang-go)
+		libprotobuf-c-dev protobuf-c-compiler golang-go
+		# the daemon's textfile served by the real node_exporter and
+		# checked by promtool (test-textfile)
+		prometheus prometheus-node-exporter
+		# frctl upload: HTTP(S) PUT of incident files
+		libcurl4-openssl-dev)
 	local missing=() p
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
