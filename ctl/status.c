@@ -105,6 +105,22 @@ static void print_incidents(struct json_object *tr)
 		       get_u64(r, "joined"), get_u64(r, "suppressed"));
 }
 
+/* One line: where the Prometheus textfile goes, and whether it gets there. */
+static void print_textfile(struct json_object *tf)
+{
+	const char *path = json_object_get_string(json_object_object_get(tf, "path"));
+	const char *err = json_object_get_string(json_object_object_get(tf, "error"));
+
+	if (!tf)
+		return;
+	if (!path) {
+		printf("  prometheus textfile: off\n");
+		return;
+	}
+	printf("  prometheus textfile %s: %" PRIu64 " written, %" PRIu64 " failed%s%s\n", path, get_u64(tf, "written"),
+	       get_u64(tf, "failed"), err ? ", now: " : "", err ? err : "");
+}
+
 static void print_text(struct json_object *st)
 {
 	struct json_object *running, *v, *store;
@@ -151,6 +167,7 @@ static void print_text(struct json_object *st)
 			putchar('\n');
 		}
 		print_incidents(json_object_object_get(st, "triggers"));
+		print_textfile(json_object_object_get(st, "textfile"));
 	} else
 		printf("flightrecd: not running\n");
 
@@ -180,8 +197,8 @@ int verb_status(struct frctl *f, int argc, char **argv)
 	k = frctl_parse_simple(f, argc, argv, "status",
 			       "Usage: frctl status [--json]\n\n"
 			       "Daemon state (running, pid, uptime, records/s, per-CPU emitted/delivered/\n"
-			       "dropped, per-source counts, incidents and the spare incident file) and\n"
-			       "the store's use and time span.\n"
+			       "dropped, per-source counts, incidents and the spare incident file, the\n"
+			       "Prometheus textfile) and the store's use and time span.\n"
 			       "Exit status 3 when the daemon is not running.\n",
 			       &json, NULL, 0);
 	if (k >= 0)

@@ -39,6 +39,7 @@
 #include "perf-map.h"
 #include "symbolizer.h"
 #include "unwinder.h"
+#include "textfile.h"
 #include "trigger.h"
 #include <systemd/sd-id128.h>
 
@@ -71,10 +72,11 @@ struct daemon {
 	struct fr_annotate *annotate;
 	char *annotate_path;
 	sd_event_source *ring_src, *writer_src, *drain_timer, *sync_timer, *status_timer, *keyframe_timer,
-		*metrics_timer;
+		*metrics_timer, *textfile_timer;
 	struct fr_metrics *metrics;
 	struct fr_pmu_counters *pmu; /* NULL: no hardware counters */
 	struct fr_triggers *triggers;
+	struct fr_textfile *textfile;
 	struct fr_disk_latency *disk_latency;
 	uint64_t last_top_mono;
 
@@ -146,6 +148,12 @@ static int load_config(struct daemon *d, struct fr_conf *c)
 		c->store_path = strdup(d->store_override);
 		if (!c->store_path)
 			return -ENOMEM;
+		/* a private instance (tests, a second recorder) does not
+		 * write over the system's textfile unless its file says so */
+		if (c->textfile && strcmp(c->textfile, FR_TEXTFILE_DEFAULT_PATH) == 0) {
+			free(c->textfile);
+			c->textfile = NULL;
+		}
 	}
 	return 0;
 }
@@ -380,16 +388,20 @@ static struct json_object *status_json(struct daemon *d)
 	}
 	for (unsigned s = 0; s < FR_SRC__MAX; s++) {
 		struct fr_source_state ss;
-		struct json_object *j = json_object_new_object();
-		uint64_t emitted, dropped, untracked;
+		struct json_object *j = json_object_new_object(), *per_cpu = json_object_new_array();
+		uint64_t emitted, dropped, untracked, cpu_dropped[fr_rings_ncpu(d->rings)];
 
 		fr_sources_state(d->sources, s, &ss);
-		fr_recorder_source_stats(d->rec, s, &emitted, &dropped, &untracked);
+		fr_recorder_source_stats(d->rec, s, &emitted, &dropped, &untracked, cpu_dropped);
+		/* where a flood hit: the textfile's drops by CPU and source */
+		for (unsigned i = 0; i < fr_rings_ncpu(d->rings); i++)
+			json_object_array_add(per_cpu, json_object_new_uint64(cpu_dropped[i]));
 		json_object_object_add(j, "enabled", json_object_new_boolean(ss.enabled));
 		json_object_object_add(j, "attached", json_object_new_boolean(ss.attached));
 		json_object_object_add(j, "records", json_object_new_uint64(emitted - dropped));
 		json_object_object_add(j, "dropped", json_object_new_uint64(dropped));
 		json_object_object_add(j, "untracked", json_object_new_uint64(untracked));
+		json_object_object_add(j, "dropped_per_cpu", per_cpu);
 		json_object_object_add(srcs, ss.name, j);
 	}
 	json_object_object_add(o, "sources", srcs);
@@ -490,6 +502,8 @@ static struct json_object *status_json(struct daemon *d)
 	json_object_object_add(store, "syncs", json_object_new_uint64(ws.syncs));
 	json_object_object_add(o, "store", store);
 	json_object_object_add(o, "triggers", fr_triggers_status(d->triggers));
+	if (d->textfile)
+		json_object_object_add(o, "textfile", fr_textfile_status(d->textfile, d->conf.textfile));
 	return o;
 }
 
@@ -631,6 +645,27 @@ static void lifecycle_mark(struct daemon *d, const char *what)
 	/* pid 0, like metrics: the store holds no record of the daemon's own
 	 * pid (its pid is in the text) */
 	fr_recorder_mark(d->rec, 0, text, (size_t)MIN(n, (int)sizeof(text) - 1));
+}
+
+/* What status says, for Prometheus (prometheus.textfile); @up false for
+ * the last file, written at a clean stop. */
+static void write_textfile(struct daemon *d, bool up)
+{
+	struct json_object *o;
+
+	if (!d->textfile)
+		return;
+	o = verb_status(d, NULL, NULL);
+	(void)fr_textfile_write(d->textfile, d->conf.textfile, o, up); /* logs */
+	json_object_put(o);
+}
+
+static int on_textfile(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	write_textfile(d, true);
+	return rearm(s, d->conf.textfile_interval_ns);
 }
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -935,12 +970,24 @@ static int run(struct daemon *d)
 	log_info("Recording to %s (bound %" PRIu64 " bytes, %u CPUs, %u sources); control socket %s.",
 		 d->conf.store_path, d->conf.store_size, fr_rings_ncpu(d->rings),
 		 fr_sources_attached(d->sources), d->socket_path);
+	/* the textfile from the start: a scrape soon after boot finds the
+	 * recorder up; a reload may turn it on, so the timer always runs */
+	d->textfile = fr_textfile_new();
+	if (!d->textfile)
+		return log_oom();
+	if ((k = add_timer(d, &d->textfile_timer, d->conf.textfile_interval_ns, on_textfile)) < 0)
+		return log_error_errno(k, "Failed to set up the textfile timer: %m");
+	write_textfile(d, true);
+
 	(void)sd_notify(false, "READY=1\nSTATUS=Recording");
 	d->running = true;
 
 	k = sd_event_loop(d->event);
 	if (k < 0)
 		log_error_errno(k, "Event loop failed: %m");
+	/* while the sources still answer: flightrec_up 0 says "stopped", not
+	 * "gone silent" (a crash leaves the file to age instead) */
+	write_textfile(d, false);
 
 	/* detach first, so nothing is emitted after the last drain; then
 	 * drain what the kernel still holds (all of it: no budget now) and
@@ -983,6 +1030,8 @@ static void daemon_done(struct daemon *d)
 	sd_event_source_disable_unref(d->status_timer);
 	sd_event_source_disable_unref(d->keyframe_timer);
 	sd_event_source_disable_unref(d->metrics_timer);
+	sd_event_source_disable_unref(d->textfile_timer);
+	fr_textfile_free(d->textfile);
 	fr_metrics_free(d->metrics);
 	fr_pmu_counters_free(d->pmu);
 	fr_disk_latency_free(d->disk_latency);

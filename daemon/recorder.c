@@ -811,14 +811,18 @@ void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_record
 }
 
 void fr_recorder_source_stats(struct fr_recorder *r, unsigned src, uint64_t *emitted,
-			      uint64_t *dropped, uint64_t *untracked)
+			      uint64_t *dropped, uint64_t *untracked, uint64_t *dropped_per_cpu)
 {
 	*emitted = *dropped = *untracked = 0;
+	if (dropped_per_cpu)
+		memset(dropped_per_cpu, 0, r->ncpu * sizeof(*dropped_per_cpu));
 	if (!r->rings || fr_rings_read_counters(r->rings, src, r->scratch) < 0)
 		return;
 	for (unsigned i = 0; i < r->ncpu; i++) {
 		*emitted += r->scratch[i].emitted;
 		*dropped += r->scratch[i].dropped;
 		*untracked += r->scratch[i].untracked;
+		if (dropped_per_cpu)
+			dropped_per_cpu[i] = r->scratch[i].dropped;
 	}
 }

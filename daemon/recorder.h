@@ -79,8 +79,9 @@ uint64_t fr_recorder_records(const struct fr_recorder *r);
 void fr_recorder_offcpu_stats(const struct fr_recorder *r, uint64_t ret[FR_OFFCPU_USER__MAX]);
 void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_recorder_cpu_stats *ret);
 /* Per source, summed over CPUs: records emitted and dropped in BPF, and
- * calls that could not be timed. */
+ * calls that could not be timed.  @dropped_per_cpu (an array of the
+ * rings' CPU count, or NULL) gets the drops of each CPU. */
 void fr_recorder_source_stats(struct fr_recorder *r, unsigned src, uint64_t *emitted,
-			      uint64_t *dropped, uint64_t *untracked);
+			      uint64_t *dropped, uint64_t *untracked, uint64_t *dropped_per_cpu);
 
 #endif
