@@ -56,6 +56,7 @@ static void help(void)
 	       "  mark TEXT write an annotation into the recording\n"
 	       "  freeze    keep the window around now as an incident (--reason TEXT)\n"
 	       "  incidents list the incidents (frozen windows) of the store\n"
+	       "  upload    PUT the incidents not uploaded yet to upload.url (HTTP/WebDAV)\n"
 	       "\n"
 	       "Global options (also accepted after the verb):\n"
 	       "  -c, --config FILE   configuration (default %s)\n"
@@ -270,6 +271,8 @@ int main(int argc, char **argv)
 		k = verb_freeze(&f, argc, argv);
 	else if (strcmp(verb, "incidents") == 0)
 		k = verb_incidents(&f, argc, argv);
+	else if (strcmp(verb, "upload") == 0)
+		k = verb_upload(&f, argc, argv);
 	else {
 		frctl_error("unknown verb '%s'. Try 'frctl --help'.", verb);
 		k = EXIT_USAGE;

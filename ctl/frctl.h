@@ -87,6 +87,8 @@ int verb_boots(struct frctl *f, int argc, char **argv);
 int verb_mark(struct frctl *f, int argc, char **argv);
 int verb_freeze(struct frctl *f, int argc, char **argv);
 int verb_incidents(struct frctl *f, int argc, char **argv);
+/* upload.c: PUTs the incidents not uploaded yet to upload.url */
+int verb_upload(struct frctl *f, int argc, char **argv);
 
 /* Output formats of dump. */
 struct fr_json_writer;

@@ -1,0 +1,686 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * frctl upload: each incident file not yet uploaded is PUT to upload.url
+ * with its file name appended, from outside the recorder's sandbox (the
+ * recorder has no network): flightrec-upload.path starts it when
+ * incidents/ changes, flightrec-upload.service runs it again while it
+ * fails, flightrec-upload.timer sweeps up what no event started it for.
+ *
+ * Only whole incidents are sent: the daemon writes a new one as
+ * ID.fri.tmp or into .spare and gives it its ID.fri name by rename() once
+ * it is durable, so a name ending in .fri is complete and never changes
+ * again.  Incidents are only read, never changed or removed.
+ *
+ * What went (file name, size, sha256, when) is kept in a state file of
+ * the uploader's own, replaced whole by rename() after each upload: an
+ * incident goes once however often the unit runs, and a run cut short
+ * loses nothing that already went.  Each run tries at most upload.queue
+ * incidents, newest first; the older ones wait for the next run.  The
+ * server not answering ends the run (every other try would wait as long);
+ * an HTTP error moves on to the next incident.
+ *
+ * The URL's user name, password and query string (an object store's
+ * signature) are secrets: they never reach a log line or the journal.
+ */
+#include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <systemd/sd-journal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/clock.h"
+#include "../lib/incident.h"
+/* GLib's MIN and MAX give way to lib/macro.h's (the same definitions) */
+#undef MIN
+#undef MAX
+#include "../lib/macro.h"
+#include "../lib/parse.h"
+#include "frctl.h"
+
+/* MESSAGE_IDs of the journal entries (flightrecd(8), JOURNAL FIELDS) */
+#define FR_UPLOAD_MESSAGE_ID "cb03bb4fd9604aff80444726cb8a0397"
+#define FR_UPLOAD_FAILED_MESSAGE_ID "4865af81d24149248a3dd0be067bf352"
+
+/* The state file when neither --state nor systemd's StateDirectory= name
+ * one (the unit's StateDirectory=flightrec-upload is this directory). */
+#define FR_UPLOAD_STATE_DIR "/var/lib/flightrec-upload"
+#define FR_UPLOAD_STATE_NAME "uploaded.json"
+
+static const char usage[] =
+	"Usage: frctl upload [--state FILE]\n\n"
+	"PUTs each incident file of the store not uploaded yet to upload.url from\n"
+	"the configuration, with the file name appended (a URL whose path ends in\n"
+	"'/', such as a WebDAV collection), over HTTP or HTTPS with the server's\n"
+	"certificate checked.  At most upload.queue incidents are tried per run,\n"
+	"newest first; older ones wait for the next run.  What was uploaded (name,\n"
+	"size, sha256) is remembered in the state file, so each incident goes\n"
+	"once.  Incidents are never changed or removed.  Each upload and each\n"
+	"failure is logged to the journal.  flightrec-upload.path runs this for\n"
+	"every new incident; see frctl(1), UPLOAD.\n\n"
+	"  --state FILE   what was uploaded (default: $STATE_DIRECTORY/" FR_UPLOAD_STATE_NAME ",\n"
+	"                 else " FR_UPLOAD_STATE_DIR "/" FR_UPLOAD_STATE_NAME ")\n\n"
+	"Exit status: 0 nothing left to upload (or upload.url is empty: uploads\n"
+	"are off), 1 an upload failed (run it again later), 2 bad usage or\n"
+	"configuration (such as an upload.url that is no http(s) URL).\n";
+
+/* An incident file not uploaded yet. */
+struct pending {
+	char *name; /* ID.fri */
+	uint64_t size;
+};
+
+struct uploader {
+	struct frctl *f;
+	const char *dir;        /* STORE/incidents */
+	CURL *curl;
+	CURLU *base;            /* upload.url, parsed */
+	uint64_t timeout_ms;
+	bool to_journal;        /* stderr is the journal: no lines of our own */
+	struct json_object *done; /* the state: name -> {bytes, sha256, time} */
+	const char *state_path;
+	char err[CURL_ERROR_SIZE];
+};
+
+/* Where the incident's bytes come from for libcurl: the open file, at an
+ * offset (libcurl rewinds it when it must send the body again). */
+struct source {
+	int fd;
+	uint64_t off;
+};
+
+static void pending_free_all(struct pending *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/* @url without its user name and password, query string and fragment:
+ * what logs may show.  Done on the text, so that it works for a URL
+ * libcurl refuses as well.  Caller frees. */
+static char *url_shown(const char *url)
+{
+	const char *auth = strstr(url, "://"), *end, *at;
+	char *s;
+
+	auth = auth ? auth + 3 : url;
+	end = auth + strcspn(auth, "/?#");
+	at = memrchr(auth, '@', (size_t)(end - auth));
+	if (asprintf(&s, "%.*s%.*s", (int)(auth - url), url, (int)strcspn(at ? at + 1 : auth, "?#"),
+		     at ? at + 1 : auth) < 0)
+		return NULL;
+	return s;
+}
+
+static bool journal_is_stderr(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	/* systemd.exec(5): "device:inode" of the stream stdout and stderr
+	 * were connected to, when they were */
+	return e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) == 0 &&
+	       st.st_dev == dev && st.st_ino == ino;
+}
+
+/* Parses upload.url: an http or https URL whose path ends in '/'.  On
+ * error prints one line and returns -EINVAL. */
+static int parse_base(struct uploader *u, const char *url)
+{
+	_cleanup_free_ char *shown = url_shown(url);
+	char *scheme = NULL, *path = NULL;
+	CURLUcode uc;
+	int k = 0;
+
+	u->base = curl_url();
+	if (!u->base)
+		return -ENOMEM;
+	uc = curl_url_set(u->base, CURLUPART_URL, url, 0);
+	if (uc != CURLUE_OK) {
+		frctl_error("upload: upload.url \"%s\" in %s is not a URL: %s (e.g. https://dav.example.com/incidents/)",
+			    shown ? shown : "", u->f->config_path, curl_url_strerror(uc));
+		return -EINVAL;
+	}
+	if (curl_url_get(u->base, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u->base, CURLUPART_PATH, &path, 0) != CURLUE_OK)
+		k = -ENOMEM;
+	else if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0) {
+		frctl_error("upload: upload.url \"%s\" in %s: only http:// and https:// URLs are uploaded to (e.g. https://dav.example.com/incidents/)",
+			    shown ? shown : "", u->f->config_path);
+		k = -EINVAL;
+	} else if (!*path || path[strlen(path) - 1] != '/') {
+		frctl_error("upload: upload.url \"%s\" in %s must end in '/': each incident goes to the URL with its file name appended (e.g. https://dav.example.com/incidents/)",
+			    shown ? shown : "", u->f->config_path);
+		k = -EINVAL;
+	}
+	curl_free(scheme);
+	curl_free(path);
+	return k;
+}
+
+/* The URL an incident file goes to: the path of upload.url with the file
+ * name appended, its query string kept.  Caller frees with curl_url_cleanup. */
+static CURLU *object_url(struct uploader *u, const char *name)
+{
+	CURLU *h = curl_url_dup(u->base);
+	char *path = NULL, *esc = curl_easy_escape(NULL, name, 0), *full = NULL;
+
+	if (h && esc && curl_url_get(h, CURLUPART_PATH, &path, 0) == CURLUE_OK &&
+	    asprintf(&full, "%s%s", path, esc) >= 0 && curl_url_set(h, CURLUPART_PATH, full, 0) == CURLUE_OK) {
+		free(full);
+		curl_free(path);
+		curl_free(esc);
+		return h;
+	}
+	free(full);
+	curl_free(path);
+	curl_free(esc);
+	curl_url_cleanup(h);
+	return NULL;
+}
+
+static size_t read_body(char *buf, size_t size, size_t nitems, void *userdata)
+{
+	struct source *s = userdata;
+	ssize_t n;
+
+	do
+		n = pread(s->fd, buf, size * nitems, (off_t)s->off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return CURL_READFUNC_ABORT;
+	s->off += (uint64_t)n;
+	return (size_t)n;
+}
+
+static int seek_body(void *userdata, curl_off_t offset, int origin)
+{
+	struct source *s = userdata;
+
+	if (origin != SEEK_SET || offset < 0)
+		return CURL_SEEKFUNC_CANTSEEK;
+	s->off = (uint64_t)offset;
+	return CURL_SEEKFUNC_OK;
+}
+
+/* The sha256 (hex) and size of what @fd holds from its start. */
+static int hash_file(int fd, char hex[static 65], uint64_t *ret_size)
+{
+	GChecksum *c = g_checksum_new(G_CHECKSUM_SHA256);
+	uint8_t buf[64 * 1024];
+	uint64_t size = 0;
+	int k = 0;
+
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			k = negative_errno();
+			break;
+		}
+		if (n == 0)
+			break;
+		g_checksum_update(c, buf, (gssize)n);
+		size += (uint64_t)n;
+	}
+	if (k == 0) {
+		snprintf(hex, 65, "%s", g_checksum_get_string(c));
+		*ret_size = size;
+	}
+	g_checksum_free(c);
+	return k;
+}
+
+/* The state file: { "uploaded": { NAME: { bytes, sha256, time, url } } }.
+ * None yet is an empty state; one that does not parse is set aside with a
+ * warning (what it listed is uploaded again: a PUT of the same name
+ * replaces the same bytes). */
+static int state_load(struct uploader *u)
+{
+	struct json_object *root, *up;
+	struct stat st;
+
+	if (stat(u->state_path, &st) < 0) {
+		if (errno != ENOENT) {
+			frctl_error("upload: cannot read the state file %s: %s", u->state_path, strerror(errno));
+			return negative_errno();
+		}
+		u->done = json_object_new_object();
+		return 0;
+	}
+	root = json_object_from_file(u->state_path);
+	if (root && json_object_object_get_ex(root, "uploaded", &up) && json_object_is_type(up, json_type_object))
+		u->done = json_object_get(up);
+	else {
+		fprintf(stderr, "frctl: upload: warning: the state file %s is damaged; every incident is uploaded again.\n",
+			u->state_path);
+		u->done = json_object_new_object();
+	}
+	json_object_put(root);
+	return 0;
+}
+
+/* Whether @name of @size went already (a name that comes back with other
+ * bytes is another incident: the daemon reuses the name of a removed one). */
+static bool state_has(struct uploader *u, const char *name, uint64_t size)
+{
+	struct json_object *e, *b;
+
+	return json_object_object_get_ex(u->done, name, &e) && json_object_object_get_ex(e, "bytes", &b) &&
+	       json_object_get_uint64(b) == size;
+}
+
+/* Writes the state: a temporary file, fsync, rename over the old one,
+ * fsync of the directory.  Entries of incidents no longer in the store
+ * are left out (@present), so it is as bounded as the incidents are. */
+static int state_save(struct uploader *u, char **present, size_t npresent)
+{
+	struct json_object *root = json_object_new_object(), *keep = json_object_new_object();
+	_cleanup_free_ char *tmp = NULL, *dir = strdup(u->state_path);
+	_cleanup_close_ int dfd = -EBADF;
+	FILE *f = NULL;
+	int k;
+
+	for (size_t i = 0; i < npresent; i++) {
+		struct json_object *e;
+		if (json_object_object_get_ex(u->done, present[i], &e))
+			json_object_object_add(keep, present[i], json_object_get(e));
+	}
+	json_object_object_add(root, "uploaded", keep);
+	k = dir ? frctl_output_open(u->state_path, &tmp, &f) : -ENOMEM;
+	if (k == 0) {
+		fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		k = frctl_output_commit(f, tmp, u->state_path);
+		fclose(f);
+		if (k < 0)
+			unlink(tmp);
+	}
+	json_object_put(root);
+	if (k < 0)
+		return k;
+	/* the rename is durable once the directory is */
+	*(strrchr(dir, '/') ?: dir) = 0;
+	dfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		(void)fsync(dfd);
+	return 0;
+}
+
+/* The incident files of the store (complete: named *.fri, regular, not
+ * hidden), newest first: ids begin with their UTC time.  0 with none or
+ * no incidents directory; -errno after printing one line. */
+static int cmp_newest_first(const void *a, const void *b)
+{
+	return strcmp(((const struct pending *)b)->name, ((const struct pending *)a)->name);
+}
+
+static int list_incidents(const char *dir, struct pending **ret, size_t *ret_n)
+{
+	struct pending *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		frctl_error("upload: cannot read %s: %s", dir, strerror(errno));
+		return negative_errno();
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		struct stat st;
+
+		if (de->d_name[0] == '.' || l <= strlen(FR_INCIDENT_SUFFIX) ||
+		    strcmp(de->d_name + l - strlen(FR_INCIDENT_SUFFIX), FR_INCIDENT_SUFFIX) != 0)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			struct pending *nv = realloc(v, (cap = cap ? 2 * cap : 32) * sizeof(*nv));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n].name = strdup(de->d_name);
+		v[n].size = (uint64_t)st.st_size;
+		if (v[n].name)
+			n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_newest_first);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+
+/* A journal entry's fields, "NAME=value" each: those without a value are
+ * left out rather than sent empty. */
+struct fields {
+	struct iovec iov[16];
+	size_t n;
+};
+
+static void field(struct fields *j, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void field(struct fields *j, const char *name, const char *fmt, ...)
+{
+	_cleanup_free_ char *v = NULL;
+	va_list ap;
+	char *s;
+	int k;
+
+	va_start(ap, fmt);
+	k = vasprintf(&v, fmt, ap);
+	va_end(ap);
+	if (k <= 0 || j->n == ELEMENTSOF(j->iov) || asprintf(&s, "%s=%s", name, v) < 0)
+		return;
+	j->iov[j->n++] = (struct iovec){ .iov_base = s, .iov_len = strlen(s) };
+}
+
+static void fields_send(struct fields *j)
+{
+	/* no journal (frctl run by hand where none runs): the line printed
+	 * is the record */
+	(void)sd_journal_sendv(j->iov, (int)j->n);
+	for (size_t i = 0; i < j->n; i++)
+		free(j->iov[i].iov_base);
+	j->n = 0;
+}
+
+enum result {
+	UPLOADED,
+	REFUSED,     /* an HTTP error, or the file unreadable: the next may go */
+	GONE,        /* removed by the daemon's budget since the listing */
+	UNREACHABLE, /* no answer from the server: the run ends */
+};
+
+/* One incident: hashed, PUT, logged, and on success entered in the state. */
+static enum result upload_one(struct uploader *u, const char *name)
+{
+	_cleanup_free_ char *path = NULL, *shown = NULL;
+	_cleanup_free_ char *id = strndup(name, strlen(name) - strlen(FR_INCIDENT_SUFFIX));
+	_cleanup_close_ int fd = -EBADF;
+	struct source src = { .fd = -EBADF };
+	struct fields j = {};
+	enum result res = UPLOADED;
+	char sha[65] = "", tbuf[64], *full = NULL;
+	const char *error = NULL;
+	uint64_t size = 0, t0, usec = 0;
+	long status = 0;
+	CURLU *h = NULL;
+	CURLcode cc;
+	int k = 0;
+
+	if (!id || asprintf(&path, "%s/%s", u->dir, name) < 0)
+		return REFUSED;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	k = fd < 0 ? negative_errno() : hash_file(fd, sha, &size);
+	if (k == -ENOENT)
+		return GONE;
+	h = k < 0 ? NULL : object_url(u, name);
+	if (h && curl_url_get(h, CURLUPART_URL, &full, 0) == CURLUE_OK)
+		shown = url_shown(full);
+	if (k < 0 || !shown) {
+		res = REFUSED;
+		error = strerror(k < 0 ? -k : ENOMEM);
+	} else {
+		src.fd = fd;
+		u->err[0] = 0;
+		curl_easy_setopt(u->curl, CURLOPT_CURLU, h);
+		curl_easy_setopt(u->curl, CURLOPT_READDATA, &src);
+		curl_easy_setopt(u->curl, CURLOPT_SEEKDATA, &src);
+		curl_easy_setopt(u->curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)size);
+		t0 = fr_now_ns(CLOCK_MONOTONIC);
+		cc = curl_easy_perform(u->curl);
+		usec = (fr_now_ns(CLOCK_MONOTONIC) - t0) / 1000;
+		(void)curl_easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &status);
+		if (cc != CURLE_OK) {
+			/* no answer, or a transfer cut short */
+			res = UNREACHABLE;
+			error = u->err[0] ? u->err : curl_easy_strerror(cc);
+		} else if (status < 200 || status > 299) {
+			res = REFUSED;
+			error = "the server refused it";
+		}
+	}
+
+	field(&j, "INCIDENT", "%s", id);
+	field(&j, "INCIDENT_PATH", "%s", path);
+	if (*sha) {
+		field(&j, "BYTES", "%" PRIu64, size);
+		field(&j, "SHA256", "%s", sha);
+	}
+	if (shown)
+		field(&j, "UPLOAD_URL", "%s", shown);
+	if (status)
+		field(&j, "HTTP_STATUS", "%ld", status);
+	if (res == UPLOADED) {
+		struct json_object *e = json_object_new_object();
+
+		field(&j, "MESSAGE", "flightrec incident %s uploaded to %s (%" PRIu64 " bytes, HTTP %ld)", id, shown,
+		      size, status);
+		field(&j, "MESSAGE_ID", FR_UPLOAD_MESSAGE_ID);
+		field(&j, "PRIORITY", "6");
+		field(&j, "DURATION_USEC", "%" PRIu64, usec);
+		fields_send(&j);
+		if (!u->to_journal)
+			printf("uploaded %s (%" PRIu64 " bytes, sha256 %s) to %s: HTTP %ld\n", id, size, sha, shown, status);
+		json_object_object_add(e, "bytes", json_object_new_uint64(size));
+		json_object_object_add(e, "sha256", json_object_new_string(sha));
+		json_object_object_add(e, "time", json_object_new_string(fr_format_rfc3339(fr_now_ns(CLOCK_REALTIME), tbuf, sizeof(tbuf))));
+		json_object_object_add(e, "url", json_object_new_string(shown));
+		json_object_object_add(u->done, name, e);
+	} else {
+		char st[32] = "";
+
+		if (status)
+			snprintf(st, sizeof(st), " (HTTP %ld)", status);
+		field(&j, "MESSAGE", "flightrec incident %s not uploaded to %s: %s%s; tried again at the next run", id,
+		      shown ? shown : "upload.url", error, st);
+		field(&j, "MESSAGE_ID", FR_UPLOAD_FAILED_MESSAGE_ID);
+		field(&j, "PRIORITY", "3");
+		field(&j, "ERROR", "%s", error);
+		fields_send(&j);
+		if (!u->to_journal)
+			fprintf(stderr, "frctl: upload: %s not uploaded to %s: %s%s\n", id, shown ? shown : "upload.url",
+				error, st);
+	}
+	curl_free(full);
+	curl_url_cleanup(h);
+	return res;
+}
+
+/* $STATE_DIRECTORY (the unit's StateDirectory=; the first of a list),
+ * else the default.  Caller frees. */
+static char *default_state_path(void)
+{
+	const char *e = getenv("STATE_DIRECTORY");
+	char *s;
+
+	if (e && *e && *e == '/') {
+		if (asprintf(&s, "%.*s/%s", (int)strcspn(e, ":"), e, FR_UPLOAD_STATE_NAME) < 0)
+			return NULL;
+		return s;
+	}
+	(void)mkdir(FR_UPLOAD_STATE_DIR, 0750);
+	return strdup(FR_UPLOAD_STATE_DIR "/" FR_UPLOAD_STATE_NAME);
+}
+
+/* Holds the state file's lock until the run ends: two runs at once (the
+ * unit's and one by hand) would send the same incidents twice. */
+static int lock_state(const char *path)
+{
+	_cleanup_free_ char *lock = NULL;
+	int fd;
+
+	if (asprintf(&lock, "%s.lock", path) < 0)
+		return -ENOMEM;
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		int k = negative_errno();
+		frctl_error("upload: cannot lock %s: %s", lock, strerror(-k));
+		if (fd >= 0)
+			close(fd);
+		return k;
+	}
+	return fd;
+}
+
+static int setup_curl(struct uploader *u)
+{
+	static struct curl_slist *headers;
+
+	u->curl = curl_easy_init();
+	if (!u->curl)
+		return -ENOMEM;
+	if (!headers)
+		headers = curl_slist_append(NULL, "Content-Type: application/octet-stream");
+	/* the certificate is checked (libcurl's default, said here so that
+	 * no one changes it by accident); no redirects: a PUT's body is not
+	 * sent on to where a redirect points */
+	if (curl_easy_setopt(u->curl, CURLOPT_UPLOAD, 1L) != CURLE_OK ||
+	    curl_easy_setopt(u->curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
+	    curl_easy_setopt(u->curl, CURLOPT_SSL_VERIFYPEER, 1L) != CURLE_OK ||
+	    curl_easy_setopt(u->curl, CURLOPT_SSL_VERIFYHOST, 2L) != CURLE_OK ||
+	    curl_easy_setopt(u->curl, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK ||
+	    curl_easy_setopt(u->curl, CURLOPT_TIMEOUT_MS, (long)u->timeout_ms) != CURLE_OK ||
+	    curl_easy_setopt(u->curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
+	    curl_easy_setopt(u->curl, CURLOPT_USERAGENT, "flightrec/" FR_VERSION) != CURLE_OK ||
+	    curl_easy_setopt(u->curl, CURLOPT_HTTPHEADER, headers) != CURLE_OK ||
+	    curl_easy_setopt(u->curl, CURLOPT_ERRORBUFFER, u->err) != CURLE_OK ||
+	    curl_easy_setopt(u->curl, CURLOPT_READFUNCTION, read_body) != CURLE_OK ||
+	    curl_easy_setopt(u->curl, CURLOPT_SEEKFUNCTION, seek_body) != CURLE_OK)
+		return -EINVAL;
+	return 0;
+}
+
+int verb_upload(struct frctl *f, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FRCTL_GLOBAL_OPTIONS,
+		{ "state", required_argument, NULL, 0x200 },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct uploader u = { .f = f };
+	_cleanup_free_ char *dir = NULL, *state = NULL;
+	_cleanup_close_ int lock = -EBADF;
+	struct pending *v = NULL;
+	char **present = NULL;
+	size_t n = 0, tried = 0, sent = 0, failed = 0, already = 0, waiting = 0;
+	bool unreachable = false;
+	int c, ret = EXIT_FAILURE_;
+
+	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) >= 0) {
+		if (frctl_global_option(f, c, optarg))
+			continue;
+		if (c == 0x200) {
+			u.state_path = optarg;
+			continue;
+		}
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		}
+		return frctl_bad_option("upload", argv);
+	}
+	if (optind < argc) {
+		frctl_error("upload: unexpected argument '%s'. Try 'frctl upload --help'.", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (frctl_load_conf(f) < 0)
+		return EXIT_USAGE;
+	if (!f->conf.upload_url) {
+		printf("Uploads are off: upload.url is not set in %s.\n", f->config_path);
+		return EXIT_OK;
+	}
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		frctl_error("upload: cannot initialize libcurl");
+		return EXIT_FAILURE_;
+	}
+	u.timeout_ms = f->conf.upload_timeout_ns / 1000000;
+	u.to_journal = journal_is_stderr();
+	if (parse_base(&u, f->conf.upload_url) < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (!u.state_path)
+		u.state_path = state = default_state_path();
+	if (!u.state_path || asprintf(&dir, "%s/%s", frctl_store_path(f), FR_INCIDENT_DIR) < 0 ||
+	    setup_curl(&u) < 0) {
+		frctl_error("upload: out of memory");
+		goto out;
+	}
+	u.dir = dir;
+	lock = lock_state(u.state_path);
+	if (lock < 0 || state_load(&u) < 0 || list_incidents(dir, &v, &n) < 0)
+		goto out;
+	present = calloc(n + 1, sizeof(*present));
+	if (!present)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		present[i] = v[i].name;
+	for (size_t i = 0; i < n; i++) {
+		if (state_has(&u, v[i].name, v[i].size)) {
+			already++;
+			continue;
+		}
+		if (unreachable || tried == f->conf.upload_queue) {
+			waiting++;
+			continue;
+		}
+		tried++;
+		switch (upload_one(&u, v[i].name)) {
+		case UPLOADED:
+			sent++;
+			/* kept after each one: a run cut short loses none */
+			if (state_save(&u, present, n) < 0)
+				goto out;
+			break;
+		case GONE:
+			break;
+		case UNREACHABLE:
+			unreachable = true;
+			failed++;
+			break;
+		case REFUSED:
+			failed++;
+			break;
+		}
+	}
+	if (waiting)
+		fprintf(stderr, "frctl: upload: %zu older incident%s not uploaded yet wait%s for the next run (%s).\n",
+			waiting, waiting == 1 ? "" : "s", waiting == 1 ? "s" : "",
+			unreachable ? "the server did not answer" : "upload.queue: at most this many are tried per run");
+	printf("%zu uploaded, %zu failed, %zu waiting, %zu uploaded before.\n", sent, failed, waiting, already);
+	/* entries of incidents removed since go (saved already after an upload) */
+	if (!sent && (size_t)json_object_object_length(u.done) != already && state_save(&u, present, n) < 0)
+		goto out;
+	ret = failed ? EXIT_FAILURE_ : EXIT_OK;
+out:
+	free(present);
+	pending_free_all(v, n);
+	json_object_put(u.done);
+	curl_easy_cleanup(u.curl);
+	curl_url_cleanup(u.base);
+	curl_global_cleanup();
+	return ret;
+}
