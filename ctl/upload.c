@@ -49,7 +49,7 @@
 #include "../lib/parse.h"
 #include "frctl.h"
 
-/* MESSAGE_IDs of the journal entries (flightrecd(8), JOURNAL FIELDS) */
+/* MESSAGE_IDs of the journal entries (flightrecd(8), "The upload's journal entries") */
 #define FR_UPLOAD_MESSAGE_ID "cb03bb4fd9604aff80444726cb8a0397"
 #define FR_UPLOAD_FAILED_MESSAGE_ID "4865af81d24149248a3dd0be067bf352"
 
@@ -666,10 +666,12 @@ int verb_upload(struct frctl *f, int argc, char **argv)
 			break;
 		}
 	}
-	if (waiting)
-		fprintf(stderr, "frctl: upload: %zu older incident%s not uploaded yet wait%s for the next run (%s).\n",
-			waiting, waiting == 1 ? "" : "s", waiting == 1 ? "s" : "",
-			unreachable ? "the server did not answer" : "upload.queue: at most this many are tried per run");
+	if (waiting && unreachable)
+		fprintf(stderr, "frctl: upload: %zu older incident%s not uploaded yet wait%s for the next run (the server did not answer).\n",
+			waiting, waiting == 1 ? "" : "s", waiting == 1 ? "s" : "");
+	else if (waiting)
+		fprintf(stderr, "frctl: upload: %zu older incident%s not uploaded yet wait%s for the next run (upload.queue = %" PRIu32 " per run).\n",
+			waiting, waiting == 1 ? "" : "s", waiting == 1 ? "s" : "", f->conf.upload_queue);
 	printf("%zu uploaded, %zu failed, %zu waiting, %zu uploaded before.\n", sent, failed, waiting, already);
 	/* entries of incidents removed since go (saved already after an upload) */
 	if (!sent && (size_t)json_object_object_length(u.done) != already && state_save(&u, present, n) < 0)

@@ -1062,12 +1062,21 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 		log_notice("Incident %s captured: %s, %zu triggers, %" PRId64 " bytes, durable %.2f ms after its window.",
 			   p->id, path, json_object_array_length(p->triggers) + (size_t)p->unlisted, bytes,
 			   (double)(t1 - t0) / 1e6);
-		/* the entry operators alert on */
+		char ws[64], we[64], tt[64];
+		/* the entry operators alert on, and journal collectors
+		 * (systemd-journal-upload) carry off the host as it is: every
+		 * field is documented in flightrecd(8), "The journal entry".  The
+		 * boot and the host are journald's own _BOOT_ID and _HOSTNAME. */
 		sd_journal_send("MESSAGE=flightrec incident %s captured (rules %s): %s", p->id, rules, path,
 				"MESSAGE_ID=" FR_INCIDENT_MESSAGE_ID, "PRIORITY=4", "INCIDENT=%s", p->id,
 				"RULE=%s", json_object_get_string(json_object_array_get_idx(p->rules, 0)),
 				"RULES=%s", rules, "INCIDENT_PATH=%s", path, "TRIGGERS=%zu",
-				json_object_array_length(p->triggers) + (size_t)p->unlisted, NULL);
+				json_object_array_length(p->triggers) + (size_t)p->unlisted,
+				"WINDOW_START=%s", fr_format_rfc3339(p->start_wall, ws, sizeof(ws)),
+				"WINDOW_END=%s", fr_format_rfc3339(p->end_wall, we, sizeof(we)),
+				"WINDOW_START_NS=%" PRIu64, p->start_wall, "WINDOW_END_NS=%" PRIu64, p->end_wall,
+				"TRIGGER_TIME=%s", fr_format_rfc3339(p->trigger_wall, tt, sizeof(tt)),
+				"BYTES=%" PRId64, bytes, "REASON=%s", p->reason ? p->reason : "", NULL);
 		enforce_budget(t);
 		if (p->exec && access(path, F_OK) == 0)
 			run_action(t, p, path);
