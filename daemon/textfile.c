@@ -33,6 +33,7 @@ struct fr_textfile {
 	char *path;        /* the file last written, removed if the path changes */
 	int last_error;    /* of the last failed write, 0 after a success */
 	uint64_t written, failed;
+	uint64_t cpu_ns;   /* thread CPU time spent on it, all writes */
 };
 
 struct fr_textfile *fr_textfile_new(void)
@@ -386,6 +387,7 @@ int fr_textfile_write(struct fr_textfile *t, const char *path, struct json_objec
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0;
+	uint64_t t0;
 	FILE *f;
 	int k;
 
@@ -397,6 +399,7 @@ int fr_textfile_write(struct fr_textfile *t, const char *path, struct json_objec
 	}
 	if (!path)
 		return 0;
+	t0 = fr_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return log_oom();
@@ -404,6 +407,7 @@ int fr_textfile_write(struct fr_textfile *t, const char *path, struct json_objec
 	if (fclose(f) != 0)
 		return log_oom();
 	k = write_file(path, buf, len);
+	t->cpu_ns += fr_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	if (k < 0) {
 		t->failed++;
 		/* once per kind of failure: a missing directory stays missing */
@@ -429,6 +433,7 @@ struct json_object *fr_textfile_status(const struct fr_textfile *t, const char *
 	json_object_object_add(o, "path", path ? json_object_new_string(path) : NULL);
 	json_object_object_add(o, "written", json_object_new_uint64(t->written));
 	json_object_object_add(o, "failed", json_object_new_uint64(t->failed));
+	json_object_object_add(o, "cpu_ns", json_object_new_uint64(t->cpu_ns));
 	json_object_object_add(o, "error", t->last_error ? json_object_new_string(strerror(-t->last_error)) : NULL);
 	return o;
 }
