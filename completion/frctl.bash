@@ -15,13 +15,13 @@ _frctl_incident_ids()
 
 _frctl()
 {
-	local cur prev words cword verb="" i
-	_init_completion || return
+	local cur prev words cword split verb="" i
+	_init_completion -s || return
 
 	local global='-c --config -s --store --socket -h --help --version'
 	local verbs='dump report status boots mark freeze incidents'
 	local window='--last --since --until --boot --input --incident --pid --comm --cgroup --type -q --quiet
-		--debug-dir --no-debuginfod'
+		--debug-dir --no-debuginfod --redact'
 
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
@@ -66,7 +66,18 @@ _frctl()
 	--last | --since | --until | --boot | --pid | --comm | --cgroup | --reason)
 		return
 		;;
+	--redact)
+		# --redact=LIST: the classes, comma-separated (a bare --redact
+		# takes no next word)
+		if $split; then
+			local head=""
+			[[ $cur == *,* ]] && head=${cur%,*},
+			COMPREPLY=($(compgen -P "$head" -W 'args home tcp marks' -- "${cur##*,}"))
+			return
+		fi
+		;;
 	esac
+	$split && return
 
 	if [[ -z $verb ]]; then
 		COMPREPLY=($(compgen -W "$verbs $global" -- "$cur"))

@@ -7,6 +7,9 @@
  * symbols, the cgroup names and the processes travel with it; the JSON
  * metadata says "kind": "bundle", where it came from, the host and kernel,
  * and the window, which is the default window of every verb reading it.
+ * Redacted (--redact), the source read is already a copy without what
+ * was cut (redact-source.c): its chunks are copied the same way, and the
+ * metadata's strings are cut too and say what was ("redacted").
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -19,6 +22,7 @@
 #include "../lib/clock.h"
 #include "../lib/incident.h"
 #include "../lib/parse.h"
+#include "../lib/redact.h"
 #include "bundle.h"
 
 int fr_bundle_write(const struct frctl_source *s, const char *path)
@@ -65,6 +69,12 @@ int fr_bundle_write(const struct frctl_source *s, const char *path)
 	json_object_object_add(meta, "chunks", json_object_new_uint64(n));
 	if (s->meta)
 		json_object_object_add(meta, "from", json_object_get(s->meta));
+	if (s->redactor) {
+		/* the source's name and "from" may hold paths too ("from"
+		 * was cut when the source was opened: cut again, it stays) */
+		fr_redact_json(s->redactor, meta);
+		json_object_object_add(meta, "redacted", fr_redact_summary(s->redactor));
+	}
 	bytes = fr_incident_write(path, json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN), s->reader, refs, n);
 	json_object_put(meta);
 	free(refs);

@@ -167,10 +167,10 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 			frctl_error("--follow writes to standard output (redirect it); -o writes a file whole, at the end");
 			return -EINVAL;
 		}
-		if (o->win.until || o->win.boot || o->win.input || o->win.incident || o->stats) {
+		if (o->win.until || o->win.boot || o->win.input || o->win.incident || o->stats || o->win.redact) {
 			frctl_error("--follow reads the store as it grows: it takes no %s",
 				    o->win.until ? "--until" : o->win.boot ? "--boot" : o->win.input ? "--input" :
-				    o->win.incident ? "--incident" : "--stats");
+				    o->win.incident ? "--incident" : o->stats ? "--stats" : "--redact");
 			return -EINVAL;
 		}
 		/* as journalctl -f shows the last lines first */

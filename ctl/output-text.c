@@ -283,8 +283,8 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 	case FR_REC_TCP: {
 		char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 		fr_out_printf(o, "%s %s:%u -> %s:%u %s", fr_tcp_event_name(r->tcp.event),
-			      fr_format_addr(r->tcp.family, r->tcp.saddr, a, sizeof(a)), r->tcp.sport,
-			      fr_format_addr(r->tcp.family, r->tcp.daddr, b, sizeof(b)), r->tcp.dport,
+			      fr_format_tcp_addr(r, r->tcp.saddr, a, sizeof(a)), r->tcp.sport,
+			      fr_format_tcp_addr(r, r->tcp.daddr, b, sizeof(b)), r->tcp.dport,
 			      fr_tcp_state_name(r->tcp.state));
 		break;
 	}

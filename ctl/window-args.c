@@ -12,6 +12,8 @@
 #include "../lib/late-names.h"
 #include "../lib/macro.h"
 #include "../lib/parse.h"
+#include "../lib/redact.h"
+#include "redact-source.h"
 #include "window-args.h"
 
 const char frctl_window_help[] =
@@ -41,7 +43,14 @@ const char frctl_window_help[] =
 	"                      /usr/lib/debug); then the debuginfod servers of\n"
 	"                      DEBUGINFOD_URLS, given DEBUGINFOD_TIMEOUT seconds\n"
 	"                      (default 10) to answer, once\n"
-	"  --no-debuginfod     ask no debuginfod server\n";
+	"  --no-debuginfod     ask no debuginfod server\n"
+	"Redaction (for a file that leaves the host; the source is not changed):\n"
+	"  --redact[=LIST]     cut what the redact group of the configuration\n"
+	"                      says, or the classes of LIST (args, home, tcp,\n"
+	"                      marks, comma-separated): arguments past argv[0],\n"
+	"                      the user and directories of paths under /home and\n"
+	"                      /root, TCP addresses, mark texts and freeze\n"
+	"                      reasons, each read as \"[redacted]\"\n";
 
 void frctl_window_args_init(struct frctl_window_args *a)
 {
@@ -61,6 +70,7 @@ int frctl_window_option(struct frctl_window_args *a, int opt, const char *arg)
 	case 'q':
 	case O_WIN_QUIET: a->quiet = true; return 1;
 	case O_WIN_NO_DEBUGINFOD: a->no_debuginfod = true; return 1;
+	case O_WIN_REDACT: a->redact = arg ? arg : ""; return 1;
 	case O_WIN_DEBUG_DIR:
 		if (!*arg) {
 			frctl_error("--debug-dir: empty directory name (e.g. /usr/lib/debug)");
@@ -327,6 +337,8 @@ int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct
 	}
 	if (a->boot && (k = select_boot(s->reader, a->boot, &s->q)) != 0)
 		return k;
+	if (a->redact && (k = frctl_source_redact(f, a, s)) != 0)
+		return k;
 	/* streamed, the window loads while it prints: the progress line
 	 * would cut into the output on the same terminal */
 	if (!a->quiet && isatty(STDERR_FILENO) && !(a->stream && isatty(STDOUT_FILENO))) {
@@ -393,5 +405,6 @@ void frctl_source_done(struct frctl_source *s)
 	fr_late_names_free(s->late_names);
 	fr_store_reader_free(s->reader);
 	json_object_put(s->meta);
+	fr_redactor_free(s->redactor);
 	*s = (struct frctl_source){};
 }

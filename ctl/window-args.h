@@ -14,6 +14,7 @@
 #include "frctl.h"
 
 struct json_object;
+struct fr_redactor;
 
 enum {
 	O_WIN_LAST = 0x200,
@@ -29,6 +30,7 @@ enum {
 	O_WIN_QUIET,
 	O_WIN_DEBUG_DIR,
 	O_WIN_NO_DEBUGINFOD,
+	O_WIN_REDACT,
 	O_WIN__END, /* verbs number their own options from here */
 };
 
@@ -45,7 +47,8 @@ enum {
 	{ "cgroup", required_argument, NULL, O_WIN_CGROUP },        \
 	{ "quiet", no_argument, NULL, O_WIN_QUIET },                \
 	{ "debug-dir", required_argument, NULL, O_WIN_DEBUG_DIR },  \
-	{ "no-debuginfod", no_argument, NULL, O_WIN_NO_DEBUGINFOD }
+	{ "no-debuginfod", no_argument, NULL, O_WIN_NO_DEBUGINFOD }, \
+	{ "redact", optional_argument, NULL, O_WIN_REDACT }
 /* and 'q' in the verb's short options */
 
 /* The help text of these options, for a verb's --help. */
@@ -63,6 +66,8 @@ struct frctl_window_args {
 	bool quiet;           /* no progress on stderr */
 	const char *debug_dir; /* for frames not named at capture; NULL: the default */
 	bool no_debuginfod;   /* nor from the servers of DEBUGINFOD_URLS */
+	const char *redact;   /* --redact[=LIST]: "" the configured classes;
+				 NULL: not given */
 	bool need_exe;        /* the verb prints executables (entries' exe) */
 	bool stream;          /* the verb reads the window once, in order:
 				 fr_window_stream_next() gives it in slices */
@@ -99,13 +104,17 @@ struct frctl_source {
 	struct fr_store_reader *reader;
 	struct fr_window *w;
 	struct fr_window_query q;
-	struct json_object *meta; /* of an incident or bundle file, else NULL */
+	struct json_object *meta; /* of an incident or bundle file, else NULL
+				     (redacted with --redact) */
 	const char *name;         /* for messages: store path or file */
 	bool is_file;             /* an incident or bundle file */
 	uint64_t progress_start;  /* progress line: when loading began */
 	bool progress_shown;
 	struct fr_late_names *late_names; /* the window's */
 	unsigned debuginfod_timeout_s;
+	/* --redact: what was cut, and the window is read from a copy of
+	 * the source without it (redact-source.c); NULL: not redacted */
+	struct fr_redactor *redactor;
 };
 
 /* Opens the source, resolves --boot, loads the window (progress on a

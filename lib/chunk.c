@@ -209,12 +209,11 @@ void fr_chunk_builder_set_opened(struct fr_chunk_builder *b, uint64_t mono_ns)
 	b->opened = mono_ns;
 }
 
-int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, uint64_t seqnum,
-			   const uint8_t boot_id[16], void **ret_buf, size_t *ret_len)
+static int close_chunk(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, uint64_t seqnum,
+		       const uint8_t boot_id[16], const struct fr_clock_offsets *off, void **ret_buf, size_t *ret_len)
 {
 	_cleanup_free_ uint8_t *buf = NULL;
 	struct fr_chunk_header h = {};
-	struct fr_clock_offsets off;
 	size_t bound, z, total, content;
 
 	if (b->count == 0)
@@ -234,10 +233,6 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	if (ZSTD_isError(z))
 		return -EIO;
 
-	/* the offsets turn BPF's boottime stamps into wall and monotonic
-	 * time for this chunk */
-	fr_clock_offsets_read(&off, NULL);
-
 	memcpy(h.magic, FR_CHUNK_MAGIC, FR_MAGIC_LEN);
 	h.header_size = htole32(sizeof(h));
 	h.version = htole16(FR_STORE_VERSION);
@@ -247,8 +242,8 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	memcpy(h.boot_id, boot_id, 16);
 	h.first_ts = htole64(b->first_ts);
 	h.last_ts = htole64(b->last_ts);
-	h.realtime_offset = (int64_t)htole64((uint64_t)off.realtime);
-	h.monotonic_offset = (int64_t)htole64((uint64_t)off.monotonic);
+	h.realtime_offset = (int64_t)htole64((uint64_t)off->realtime);
+	h.monotonic_offset = (int64_t)htole64((uint64_t)off->monotonic);
 	h.seqnum = htole64(seqnum);
 	h.raw_size = htole32((uint32_t)b->raw_len);
 	h.payload_size = htole32((uint32_t)z);
@@ -276,6 +271,27 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	*ret_buf = TAKE_PTR(buf);
 	*ret_len = total;
 	return 0;
+}
+
+int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, uint64_t seqnum,
+			   const uint8_t boot_id[16], void **ret_buf, size_t *ret_len)
+{
+	struct fr_clock_offsets off;
+
+	if (b->count == 0)
+		return -ENODATA;
+	/* the offsets turn BPF's boottime stamps into wall and monotonic
+	 * time for this chunk */
+	fr_clock_offsets_read(&off, NULL);
+	return close_chunk(b, cctx, seqnum, boot_id, &off, ret_buf, ret_len);
+}
+
+int fr_chunk_builder_close_as(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, const struct fr_chunk_info *like,
+			      void **ret_buf, size_t *ret_len)
+{
+	struct fr_clock_offsets off = { like->realtime_offset, like->monotonic_offset };
+
+	return close_chunk(b, cctx, like->seqnum, like->boot_id, &off, ret_buf, ret_len);
 }
 
 int fr_chunk_header_parse(const struct fr_chunk_header *h, struct fr_chunk_info *ci)

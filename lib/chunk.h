@@ -64,6 +64,12 @@ bool fr_chunk_builder_cgroup_described(struct fr_chunk_builder *b, uint64_t cgro
 int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, uint64_t seqnum,
 			   const uint8_t boot_id[16], void **ret_buf, size_t *ret_len);
 
+/* The same for a chunk made again from the records of another (frctl
+ * --redact): the header takes @like's seqnum, boot id and clock offsets,
+ * so its records keep their times and its place in the store's order. */
+int fr_chunk_builder_close_as(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, const struct fr_chunk_info *like,
+			      void **ret_buf, size_t *ret_len);
+
 /* Validates a header read from disk (magic, crc, version, flags, sane
  * sizes) and converts it.  -EBADMSG: damaged; -EPROTONOSUPPORT: a version
  * or incompatible flag this reader does not know. */

@@ -192,11 +192,12 @@ struct file_out {
 	int fd;
 	uint32_t crc;
 	int64_t total;
+	fr_incident_chunk_filter filter;
+	void *filter_userdata;
 };
 
-static int file_put(void *userdata, const uint8_t *buf, size_t len)
+static int file_write(struct file_out *o, const uint8_t *buf, size_t len)
 {
-	struct file_out *o = userdata;
 	int k = write_all(o->fd, buf, len);
 
 	if (k == 0) {
@@ -206,27 +207,34 @@ static int file_put(void *userdata, const uint8_t *buf, size_t len)
 	return k;
 }
 
-int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_reader *r,
-			  const struct fr_chunk_ref *refs, size_t nrefs)
+static int file_put(void *userdata, const uint8_t *buf, size_t len)
+{
+	struct file_out *o = userdata;
+	_cleanup_free_ uint8_t *made = NULL;
+	size_t made_len = 0;
+	int k;
+
+	if (!o->filter)
+		return file_write(o, buf, len);
+	k = o->filter(o->filter_userdata, buf, len, &made, &made_len);
+	if (k < 0)
+		return k;
+	if (made && made_len == 0)
+		return 0;
+	return made ? file_write(o, made, made_len) : file_write(o, buf, len);
+}
+
+int64_t fr_incident_write_fd(int fd, const char *meta, struct fr_store_reader *r, const struct fr_chunk_ref *refs,
+			     size_t nrefs, fr_incident_chunk_filter filter, void *userdata)
 {
 	struct fr_incident_header h = {};
-	_cleanup_free_ char *tmp = NULL, *dir = NULL;
-	_cleanup_close_ int fd = -EBADF, dfd = -EBADF;
 	static const uint8_t zero[8];
 	size_t meta_len = strlen(meta);
-	struct file_out out = { .fd = -EBADF };
+	struct file_out out = { .fd = fd, .filter = filter, .filter_userdata = userdata };
 	int k;
 
 	if (meta_len > FR_INCIDENT_META_MAX)
 		return -E2BIG;
-	if (asprintf(&tmp, "%s.tmp", path) < 0 || !(dir = strdup(path)))
-		return -ENOMEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	if (fd < 0)
-		return negative_errno();
-	(void)fchmod(fd, 0640);
-	out.fd = fd;
-
 	/* the header last: it holds the length and crc of what follows */
 	k = write_all(fd, &h, sizeof(h));
 	if (k == 0)
@@ -242,6 +250,29 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 		if (n != (ssize_t)sizeof(h))
 			k = n < 0 ? negative_errno() : -EIO;
 	}
+	return k < 0 ? k : out.total;
+}
+
+int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_reader *r,
+			  const struct fr_chunk_ref *refs, size_t nrefs)
+{
+	_cleanup_free_ char *tmp = NULL, *dir = NULL;
+	_cleanup_close_ int fd = -EBADF, dfd = -EBADF;
+	int64_t total;
+	int k = 0;
+
+	if (strlen(meta) > FR_INCIDENT_META_MAX)
+		return -E2BIG;
+	if (asprintf(&tmp, "%s.tmp", path) < 0 || !(dir = strdup(path)))
+		return -ENOMEM;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return negative_errno();
+	(void)fchmod(fd, 0640);
+
+	total = fr_incident_write_fd(fd, meta, r, refs, nrefs, NULL, NULL);
+	if (total < 0)
+		k = (int)total;
 	if (k == 0 && fsync(fd) < 0)
 		k = negative_errno();
 	if (k == 0 && rename(tmp, path) < 0)
@@ -254,7 +285,7 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0)
 		(void)fsync(dfd);
-	return out.total;
+	return total;
 }
 
 int fr_incident_pwrite(int fd, const void *buf, size_t len, uint64_t off)

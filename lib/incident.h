@@ -76,6 +76,19 @@ size_t fr_incident_builder_chunks_offset(const struct fr_incident_builder *b);
 int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_reader *r,
 			  const struct fr_chunk_ref *refs, size_t nrefs);
 
+/* Called with each chunk as stored before it is written: 0 with *ret
+ * NULL writes it as it is, 0 with *ret (malloc'd, *ret_len bytes: one
+ * chunk or more, each as stored, or none with *ret_len 0) writes those
+ * bytes instead, <0 fails the write.  frctl --redact writes chunks made again without what it cuts. */
+typedef int (*fr_incident_chunk_filter)(void *userdata, const uint8_t *chunk, size_t len, uint8_t **ret,
+					size_t *ret_len);
+
+/* Writes the incident of fr_incident_write() to @fd, from its current
+ * offset, which must be 0 (no sync, no rename): each chunk through
+ * @filter, if not NULL.  Returns the bytes written or -errno. */
+int64_t fr_incident_write_fd(int fd, const char *meta, struct fr_store_reader *r, const struct fr_chunk_ref *refs,
+			     size_t nrefs, fr_incident_chunk_filter filter, void *userdata);
+
 /* Writes @len bytes at offset @off of @fd (no sync). */
 int fr_incident_pwrite(int fd, const void *buf, size_t len, uint64_t off);
 

@@ -62,6 +62,13 @@ char *fr_format_addr(uint16_t family, const uint8_t *addr, char *buf, size_t len
 	return buf;
 }
 
+const char *fr_format_tcp_addr(const struct fr_record *r, const uint8_t *addr, char *buf, size_t len)
+{
+	if (r->flags & FR_REC_F_ADDR_REDACTED)
+		return "[redacted]";
+	return fr_format_addr(r->tcp.family, addr, buf, len);
+}
+
 /* the kernel's dev_t: major << 20 | minor */
 char *fr_format_dev(uint32_t dev, char *buf, size_t len)
 {

@@ -15,6 +15,9 @@ const char *fr_block_op_name(uint32_t op);
 const char *fr_tcp_event_name(uint8_t event);
 const char *fr_tcp_state_name(uint8_t state);
 char *fr_format_addr(uint16_t family, const uint8_t *addr, char *buf, size_t len);
+/* A TCP record's address @addr (its saddr or daddr): "[redacted]" when
+ * frctl --redact cut it (FR_REC_F_ADDR_REDACTED). */
+const char *fr_format_tcp_addr(const struct fr_record *r, const uint8_t *addr, char *buf, size_t len);
 char *fr_format_dev(uint32_t dev, char *buf, size_t len);
 /* 32 lower-case hex digits, as journalctl prints boot ids */
 char *fr_format_boot_id(const uint8_t id[16], char *buf, size_t len);

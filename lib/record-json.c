@@ -579,11 +579,11 @@ int fr_record_json_write(struct fr_json_writer *w, struct fr_out *o, const struc
 		KEY(o, ",\"event\":");
 		put_cstr(w, o, fr_tcp_event_name(r->tcp.event));
 		KEY(o, ",\"saddr\":");
-		put_cstr(w, o, fr_format_addr(r->tcp.family, r->tcp.saddr, buf, sizeof(buf)));
+		put_cstr(w, o, fr_format_tcp_addr(r, r->tcp.saddr, buf, sizeof(buf)));
 		KEY(o, ",\"sport\":");
 		fr_out_u64(o, r->tcp.sport);
 		KEY(o, ",\"daddr\":");
-		put_cstr(w, o, fr_format_addr(r->tcp.family, r->tcp.daddr, buf, sizeof(buf)));
+		put_cstr(w, o, fr_format_tcp_addr(r, r->tcp.daddr, buf, sizeof(buf)));
 		KEY(o, ",\"dport\":");
 		fr_out_u64(o, r->tcp.dport);
 		KEY(o, ",\"state\":");

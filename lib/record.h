@@ -81,6 +81,9 @@ static inline uint8_t fr_comm_len(const char *comm)
 /* flags */
 #define FR_REC_F_FILENAME_CUT (1u << 0)
 #define FR_REC_F_ARGS_CUT (1u << 1)
+/* A TCP record whose addresses frctl --redact cut (lib/redact.c): they
+ * are zeros, and readers print them as "[redacted]" */
+#define FR_REC_F_ADDR_REDACTED (1u << 2)
 
 struct fr_record {
 	uint16_t type;

@@ -30,6 +30,11 @@ done
 [ "$(complete_words frctl --store /tmp status --j)" = "--json " ] || fail "status --j after --store"
 [ "$(complete_words frctl boots --i)" = "--input " ] || fail "boots --i: $(complete_words frctl boots --i)"
 [ "$(complete_words frctl report --debug)" = "--debug-dir " ] || fail "report --debug: $(complete_words frctl report --debug)"
+[ "$(complete_words frctl report --red)" = "--redact " ] || fail "report --red: $(complete_words frctl report --red)"
+# --redact=LIST as bash gives it: "=" a word of its own, the line unsplit
+got=$(COMP_WORDS=(frctl dump --redact = args,t) COMP_CWORD=4 COMP_LINE="frctl dump --redact=args,t" COMP_POINT=26 \
+	COMPREPLY=() && _frctl frctl args,t = && printf '%s ' "${COMPREPLY[@]}")
+[ "$got" = "args,tcp " ] || fail "dump --redact=args,t: '$got'"
 got=$(complete_words frctl dump --c)
 [[ " $got " == *" --cgroup "* && " $got " == *" --comm "* && " $got " == *" --config "* ]] || fail "dump --c: $got"
 echo "ok: bash completion of verbs, options, formats and record types"
