@@ -508,6 +508,106 @@ static enum result upload_one(struct uploader *u, const char *name)
 	return res;
 }
 
+/* One run: its counts, and the incidents of its last listing. */
+struct run {
+	struct pending *v;
+	char **present; /* their names, for the state file */
+	size_t n;
+	struct json_object *tried; /* names tried in this run (set) */
+	size_t tried_n, sent, failed, already, waiting;
+	bool unreachable;
+};
+
+static void run_done(struct run *r)
+{
+	pending_free_all(r->v, r->n);
+	free(r->present);
+	json_object_put(r->tried);
+	*r = (struct run){};
+}
+
+/* Whether the daemon is writing an incident now: ID.fri.tmp, recent (one
+ * left by a crash is not waited for). */
+static bool incident_in_progress(const char *dir)
+{
+	uint64_t now = fr_now_ns(CLOCK_REALTIME);
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir(dir);
+
+	while (d && !found && (de = readdir(d))) {
+		size_t l = strlen(de->d_name), sl = strlen(FR_INCIDENT_SUFFIX ".tmp");
+		struct stat st;
+
+		found = l > sl && strcmp(de->d_name + l - sl, FR_INCIDENT_SUFFIX ".tmp") == 0 &&
+			fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			(uint64_t)st.st_mtim.tv_sec * NSEC_PER_SEC + (uint64_t)st.st_mtim.tv_nsec + 10 * NSEC_PER_SEC > now;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Lists the incidents and uploads those not uploaded yet nor tried in
+ * this run, newest first, while the run's queue lasts.  0, or -errno
+ * after printing one line. */
+static int upload_pass(struct uploader *u, struct run *r)
+{
+	int k;
+
+	pending_free_all(r->v, r->n);
+	free(r->present);
+	r->v = NULL;
+	r->present = NULL;
+	r->n = r->already = r->waiting = 0;
+	if (!r->tried && !(r->tried = json_object_new_object()))
+		return -ENOMEM;
+	k = list_incidents(u->dir, &r->v, &r->n);
+	if (k < 0)
+		return k;
+	r->present = calloc(r->n + 1, sizeof(*r->present));
+	if (!r->present)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++)
+		r->present[i] = r->v[i].name;
+	for (size_t i = 0; i < r->n; i++) {
+		const char *name = r->v[i].name;
+
+		if (state_has(u, name, r->v[i].size)) {
+			r->already++;
+			continue;
+		}
+		/* a failure is tried again by the next run, not this one */
+		if (json_object_object_get_ex(r->tried, name, NULL))
+			continue;
+		if (r->unreachable || r->tried_n == u->f->conf.upload_queue) {
+			r->waiting++;
+			continue;
+		}
+		r->tried_n++;
+		json_object_object_add(r->tried, name, NULL);
+		switch (upload_one(u, name)) {
+		case UPLOADED:
+			r->sent++;
+			/* kept after each one: a run cut short loses none */
+			k = state_save(u, r->present, r->n);
+			if (k < 0)
+				return k;
+			break;
+		case GONE:
+			break;
+		case UNREACHABLE:
+			r->unreachable = true;
+			r->failed++;
+			break;
+		case REFUSED:
+			r->failed++;
+			break;
+		}
+	}
+	return 0;
+}
+
 /* $STATE_DIRECTORY (the unit's StateDirectory=; the first of a list),
  * else the default.  Caller frees. */
 static char *default_state_path(void)
@@ -583,10 +683,7 @@ int verb_upload(struct frctl *f, int argc, char **argv)
 	struct uploader u = { .f = f };
 	_cleanup_free_ char *dir = NULL, *state = NULL;
 	_cleanup_close_ int lock = -EBADF;
-	struct pending *v = NULL;
-	char **present = NULL;
-	size_t n = 0, tried = 0, sent = 0, failed = 0, already = 0, waiting = 0;
-	bool unreachable = false;
+	struct run r = {};
 	int c, ret = EXIT_FAILURE_;
 
 	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) >= 0) {
@@ -631,55 +728,32 @@ int verb_upload(struct frctl *f, int argc, char **argv)
 	}
 	u.dir = dir;
 	lock = lock_state(u.state_path);
-	if (lock < 0 || state_load(&u) < 0 || list_incidents(dir, &v, &n) < 0)
+	if (lock < 0 || state_load(&u) < 0)
 		goto out;
-	present = calloc(n + 1, sizeof(*present));
-	if (!present)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		present[i] = v[i].name;
-	for (size_t i = 0; i < n; i++) {
-		if (state_has(&u, v[i].name, v[i].size)) {
-			already++;
-			continue;
-		}
-		if (unreachable || tried == f->conf.upload_queue) {
-			waiting++;
-			continue;
-		}
-		tried++;
-		switch (upload_one(&u, v[i].name)) {
-		case UPLOADED:
-			sent++;
-			/* kept after each one: a run cut short loses none */
-			if (state_save(&u, present, n) < 0)
-				goto out;
+	/* again while the daemon is writing an incident: this run may have
+	 * been started by its temporary file, and the rename that completes
+	 * it would find the unit still running and start nothing */
+	for (;;) {
+		if (upload_pass(&u, &r) < 0)
+			goto out;
+		if (r.unreachable || r.tried_n == f->conf.upload_queue || !incident_in_progress(dir))
 			break;
-		case GONE:
-			break;
-		case UNREACHABLE:
-			unreachable = true;
-			failed++;
-			break;
-		case REFUSED:
-			failed++;
-			break;
-		}
+		for (unsigned i = 0; i < 100 && incident_in_progress(dir); i++)
+			(void)usleep(100 * 1000);
 	}
-	if (waiting && unreachable)
+	if (r.waiting && r.unreachable)
 		fprintf(stderr, "frctl: upload: %zu older incident%s not uploaded yet wait%s for the next run (the server did not answer).\n",
-			waiting, waiting == 1 ? "" : "s", waiting == 1 ? "s" : "");
-	else if (waiting)
+			r.waiting, r.waiting == 1 ? "" : "s", r.waiting == 1 ? "s" : "");
+	else if (r.waiting)
 		fprintf(stderr, "frctl: upload: %zu older incident%s not uploaded yet wait%s for the next run (upload.queue = %" PRIu32 " per run).\n",
-			waiting, waiting == 1 ? "" : "s", waiting == 1 ? "s" : "", f->conf.upload_queue);
-	printf("%zu uploaded, %zu failed, %zu waiting, %zu uploaded before.\n", sent, failed, waiting, already);
+			r.waiting, r.waiting == 1 ? "" : "s", r.waiting == 1 ? "s" : "", f->conf.upload_queue);
+	printf("%zu uploaded, %zu failed, %zu waiting, %zu uploaded before.\n", r.sent, r.failed, r.waiting, r.already);
 	/* entries of incidents removed since go (saved already after an upload) */
-	if (!sent && (size_t)json_object_object_length(u.done) != already && state_save(&u, present, n) < 0)
+	if (!r.sent && (size_t)json_object_object_length(u.done) != r.already && state_save(&u, r.present, r.n) < 0)
 		goto out;
-	ret = failed ? EXIT_FAILURE_ : EXIT_OK;
+	ret = r.failed ? EXIT_FAILURE_ : EXIT_OK;
 out:
-	free(present);
-	pending_free_all(v, n);
+	run_done(&r);
 	json_object_put(u.done);
 	curl_easy_cleanup(u.curl);
 	curl_url_cleanup(u.base);

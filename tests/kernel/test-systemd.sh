@@ -4,9 +4,9 @@
 # shared/SYSTEMD-TESTING.md), and the `meson install` tree is bound over its
 # /usr/local, so the installed unit, binaries and man pages are used as they
 # are.  The test checks that:
-#   a. `systemd-analyze verify` passes on the installed unit, with nothing
-#      on stderr;
-#   b. `meson install` provides the unit and the default configuration;
+#   a. `systemd-analyze verify` passes on the installed units (flightrecd
+#      and the upload's service, path and timer), with nothing on stderr;
+#   b. `meson install` provides the units and the default configuration;
 #   c. `systemctl enable --now` brings the service up: active, and the
 #      journal has "Recording to ..." (logged just before READY=1);
 #   d. in the sandbox every source attaches, `frctl dump --last 10s` has
@@ -21,10 +21,22 @@
 #   h. `systemctl stop` ends cleanly (Result=success, status 0), and frctl
 #      then reads the store with exit 0 and no damage;
 #   i. `systemd-analyze security` rates the unit; its exposure is printed
-#      and must stay at most 3.0.
+#      and must stay at most 3.0;
+#   j. incidents leave the host: with upload.url pointing at a PUT server
+#      on the host's loopback (tests/tools/put-server.py; the container
+#      shares the host's network) and flightrec-upload.path enabled, a
+#      `frctl freeze` reaches the server byte for byte (sha256) with no one
+#      running `frctl upload`, and the journal has the upload's entry;
+#   k. with the server down at the freeze, flightrec-upload.service fails,
+#      the journal has the failure's entry, and once the server is back its
+#      restart (RestartSec=, 2 s by a drop-in here) delivers the incident;
+#   l. `journalctl MESSAGE_ID=<incident> -o json` has every documented
+#      field of that real incident, equal to `frctl incidents --json`;
+#   m. flightrecd keeps RestrictAddressFamilies=AF_UNIX (no AF_INET): the
+#      network is the upload service's alone.
 # Everything the test creates goes away at its end: the container, its
 # private mounts (unshare -m), the cgroups nspawn creates under
-# frtest-PID, and the temporary directory.
+# frtest-PID, the PUT server, and the temporary directory.
 BUILD=$1
 set -euo pipefail
 
@@ -33,6 +45,9 @@ MACHINE=frtest-$$
 NSPAWN=
 LEADER=
 CGDIRS=()
+PUT_SERVER="$(dirname "$0")/../tools/put-server.py"
+SPID=
+PORT=0
 
 # Runs a command inside the container (all its namespaces), with a clean
 # environment.
@@ -40,7 +55,31 @@ in_ct() {
 	nsenter -t "$LEADER" -a -r -w env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
 }
 
+# start_server: the PUT server on the host's 127.0.0.1, storing into
+# $T/put (the port of the last one again, once there was one).
+start_server() {
+	rm -f "$T/port"
+	/usr/bin/python3 "$PUT_SERVER" "$T/put" --port-file "$T/port" --port "$PORT" --log "$T/requests.log" \
+		2>>"$T/server.log" &
+	SPID=$!
+	for _ in $(seq 100); do
+		[ -s "$T/port" ] && break
+		kill -0 "$SPID" 2>/dev/null || fail "the PUT server exited: $(tail -3 "$T/server.log")"
+		sleep 0.1
+	done
+	[ -s "$T/port" ] || fail "the PUT server did not listen within 10 s"
+	PORT=$(cat "$T/port")
+}
+stop_server() {
+	if [ -n "$SPID" ] && kill -0 "$SPID" 2>/dev/null; then
+		kill -TERM "$SPID"
+		wait "$SPID" 2>/dev/null || true
+	fi
+	SPID=
+}
+
 teardown() {
+	stop_server
 	if [ -n "$NSPAWN" ] && kill -0 "$NSPAWN" 2>/dev/null; then
 		# nspawn halts the container on SIGTERM
 		kill -TERM "$NSPAWN" 2>/dev/null || true
@@ -183,7 +222,12 @@ esac
 [ "${UNIT#"$T/root"}" = "$PREFIX/lib/systemd/system/flightrecd.service" ] ||
 	fail "the unit is installed at ${UNIT#"$T/root"}, not in $PREFIX/lib/systemd/system"
 [ -f "$T/root/etc/flightrec/flightrec.conf" ] || fail "meson install put no /etc/flightrec/flightrec.conf"
-ok "meson install: $EXEC, ${UNIT#"$T/root"}, /etc/flightrec/flightrec.conf"
+for u in flightrec-upload.service flightrec-upload.path flightrec-upload.timer; do
+	[ -f "$T/root$PREFIX/lib/systemd/system/$u" ] || fail "meson install put no $u in $PREFIX/lib/systemd/system"
+done
+grep -q "^ExecStart=$PREFIX/bin/frctl upload$" "$T/root$PREFIX/lib/systemd/system/flightrec-upload.service" ||
+	fail "flightrec-upload.service does not start $PREFIX/bin/frctl upload: $(grep ExecStart= "$T/root$PREFIX/lib/systemd/system/flightrec-upload.service")"
+ok "meson install: $EXEC, ${UNIT#"$T/root"}, flightrec-upload.{service,path,timer}, /etc/flightrec/flightrec.conf"
 
 # --- boot
 # nspawn --keep-unit makes payload/ and supervisor/ cgroups beside itself:
@@ -244,8 +288,10 @@ booted() {
 retry 30 booted || fail "the container's systemd did not answer within 30 s (last state: '${state:-none}')"
 ok "container $MACHINE booted ($state)"
 
-# --- a. verify: the installed unit, its binary, /bin/kill and man pages
-in_ct systemd-analyze verify "$PREFIX/lib/systemd/system/flightrecd.service" >"$T/verify.out" 2>"$T/verify.err" ||
+# --- a. verify: the installed units, their binaries, /bin/kill and man pages
+in_ct systemd-analyze verify "$PREFIX/lib/systemd/system/flightrecd.service" \
+	"$PREFIX/lib/systemd/system/flightrec-upload.service" "$PREFIX/lib/systemd/system/flightrec-upload.path" \
+	"$PREFIX/lib/systemd/system/flightrec-upload.timer" >"$T/verify.out" 2>"$T/verify.err" ||
 	{ cat "$T/verify.out" "$T/verify.err" >&2; fail "systemd-analyze verify failed"; }
 if grep . "$T/verify.err" >/dev/null; then
 	cat "$T/verify.err" >&2
@@ -377,3 +423,103 @@ echo "systemd-analyze security: $line"
 awk -v e="$exposure" 'BEGIN { exit !(e <= 3.0) }' ||
 	{ grep '✗' "$T/security.txt" >&2; fail "exposure $exposure: the unit lost hardening (it was 2.9)"; }
 ok "exposure $exposure"
+
+# --- j. incidents leave the host: flightrec-upload.path and .service
+INCIDENT_ID=7c1d8b3e5a6f4e2d9b0a1c3e5f7a9b2d
+UPLOADED_ID=cb03bb4fd9604aff80444726cb8a0397
+UPLOAD_FAILED_ID=4865af81d24149248a3dd0be067bf352
+start_server
+in_ct sh -c 'cat >/etc/flightrec/flightrec.conf' <<EOF
+store = { sync_interval = "200ms"; };
+triggers = { rules = ( { name = "manual"; condition = "manual"; before = "2s"; after = "500ms"; } ); };
+upload = { url = "http://127.0.0.1:$PORT/incidents/"; timeout = "5s"; };
+EOF
+# retries every 2 s instead of 2 minutes
+in_ct mkdir -p /etc/systemd/system/flightrec-upload.service.d
+printf '[Service]\nRestartSec=2s\n' | in_ct sh -c 'cat >/etc/systemd/system/flightrec-upload.service.d/test.conf'
+in_ct systemctl daemon-reload
+in_ct systemctl start flightrecd || fail "systemctl start flightrecd failed"
+in_ct systemctl enable --now flightrec-upload.path >"$T/enable.log" 2>&1 ||
+	{ cat "$T/enable.log" >&2; fail "systemctl enable --now flightrec-upload.path failed"; }
+[ "$(in_ct systemctl is-active flightrec-upload.path || true)" = active ] || fail "flightrec-upload.path is not active"
+
+# freeze REASON: an incident; prints its id
+freeze() {
+	in_ct frctl freeze --reason "$1" | awk 'NR == 1 && $1 == "incident" { print $2 }'
+}
+# delivered ID: the server has ID.fri, byte for byte the container's
+delivered() {
+	[ -f "$T/put/$1.fri" ] &&
+		[ "$(in_ct sha256sum "/var/lib/flightrec/incidents/$1.fri" | cut -d' ' -f1)" = "$(sha256sum <"$T/put/$1.fri" | cut -d' ' -f1)" ]
+}
+# entry MESSAGE_ID ID: the journal entry of that id for incident ID, as JSON
+entry() {
+	in_ct journalctl --no-pager -o json "MESSAGE_ID=$1" "INCIDENT=$2" >"$T/entry.json" && [ -s "$T/entry.json" ]
+}
+ID1=$(freeze "upload test")
+[ -n "$ID1" ] || fail "frctl freeze printed no incident id"
+# upload_state: what to look at when an incident did not arrive
+upload_state() {
+	cat "$T/requests.log" 2>/dev/null
+	in_ct ls -la /var/lib/flightrec/incidents
+	in_ct systemctl status --no-pager -l flightrec-upload.path flightrec-upload.service
+	in_ct systemctl list-jobs --no-pager
+	in_ct journalctl --no-pager -n 30 -u flightrec-upload.path -u flightrec-upload.service
+}
+retry 20 delivered "$ID1" || fail "incident $ID1 did not reach the server within 20 s: $(upload_state 2>&1)"
+retry 5 entry "$UPLOADED_ID" "$ID1" || fail "no upload entry (MESSAGE_ID=$UPLOADED_ID) for $ID1 in the journal"
+jq -e -s --arg sha "$(sha256sum <"$T/put/$ID1.fri" | cut -d' ' -f1)" --arg p "$PORT" --arg id "$ID1" \
+	'.[0] | ._SYSTEMD_UNIT == "flightrec-upload.service" and .SHA256 == $sha and .HTTP_STATUS == "201"
+		and .UPLOAD_URL == "http://127.0.0.1:\($p)/incidents/\($id).fri"
+		and .INCIDENT_PATH == "/var/lib/flightrec/incidents/\($id).fri" and (.BYTES | tonumber) > 0' \
+	"$T/entry.json" >/dev/null || fail "the upload entry: $(jq -c -s '.[0]' "$T/entry.json")"
+ok "freeze -> $ID1.fri on the server, sha256 equal, by flightrec-upload.service: $(jq -r -s '.[0].MESSAGE' "$T/entry.json")"
+
+# --- k. the server down at the freeze: the unit fails, and its restart
+# delivers once the server is back
+stop_server
+restarts0=$(in_ct systemctl show -p NRestarts --value flightrec-upload.service)
+ID2=$(freeze "upload while the server is down")
+[ -n "$ID2" ] || fail "frctl freeze printed no incident id"
+retry 20 entry "$UPLOAD_FAILED_ID" "$ID2" ||
+	fail "no failure entry (MESSAGE_ID=$UPLOAD_FAILED_ID) for $ID2: $(in_ct journalctl -u flightrec-upload --no-pager -n 20)"
+jq -e -s '.[0] | .PRIORITY == "3" and (.ERROR | length) > 0 and ._SYSTEMD_UNIT == "flightrec-upload.service"' \
+	"$T/entry.json" >/dev/null || fail "the failure entry: $(jq -c -s '.[0]' "$T/entry.json")"
+failmsg=$(jq -r -s '.[0].MESSAGE' "$T/entry.json")
+unit_failed() {
+	in_ct journalctl -u flightrec-upload --no-pager -o cat | grep -q "Failed with result 'exit-code'"
+}
+retry 10 unit_failed || fail "flightrec-upload.service did not fail with the server down"
+[ ! -f "$T/put/$ID2.fri" ] || fail "$ID2 reached a server that was down"
+start_server
+retry 20 delivered "$ID2" || fail "incident $ID2 was not delivered within 20 s of the server's return"
+retry 5 entry "$UPLOADED_ID" "$ID2" || fail "no upload entry for $ID2 after the server came back"
+restarts=$(in_ct systemctl show -p NRestarts --value flightrec-upload.service)
+[ "$restarts" -gt "$restarts0" ] || fail "NRestarts=$restarts: the delivery was not a restart"
+ok "server down: '$failmsg'; back: delivered by a restart (NRestarts=$restarts), sha256 equal"
+
+# --- l. the incident's journal entry: every documented field
+retry 5 entry "$INCIDENT_ID" "$ID1" || fail "no incident entry (MESSAGE_ID=$INCIDENT_ID) for $ID1"
+in_ct frctl incidents --json | jq --arg id "$ID1" '.[] | select(.id == $id)' >"$T/incident.json"
+[ -s "$T/incident.json" ] || fail "frctl incidents does not list $ID1"
+jq -e -s --slurpfile i "$T/incident.json" '.[0] as $e | $i[0] as $i |
+	$e.INCIDENT == $i.id and $e.RULE == "manual" and ($e.RULES | fromjson) == $i.rules
+	and $e.INCIDENT_PATH == $i.path and ($e.BYTES | tonumber) == $i.bytes
+	and ($e.TRIGGERS | tonumber) == ($i.triggers | length) and $e.REASON == $i.reason
+	and $e.WINDOW_START == $i.start and $e.WINDOW_END == $i.end
+	and ($e.WINDOW_START_NS | test("^[0-9]{19}$")) and ($e.WINDOW_END_NS | test("^[0-9]{19}$"))
+	and ($e.TRIGGER_TIME | test("^[0-9-]{10}T[0-9:.]+Z$")) and $e.PRIORITY == "4"
+	and ($e._BOOT_ID | length) == 32 and $e._SYSTEMD_UNIT == "flightrecd.service"' \
+	"$T/entry.json" >/dev/null ||
+	fail "the incident entry does not match frctl incidents: $(jq -c -s '.[0]' "$T/entry.json"); $(jq -c . "$T/incident.json")"
+ok "journalctl MESSAGE_ID=$INCIDENT_ID -o json: $(jq -c -s '.[0] | {INCIDENT, RULE, RULES, INCIDENT_PATH, TRIGGERS, REASON, WINDOW_START, WINDOW_END, WINDOW_START_NS, WINDOW_END_NS, TRIGGER_TIME, BYTES}' "$T/entry.json")"
+
+# --- m. the recorder keeps its sandbox: no inet
+families=$(prop RestrictAddressFamilies)
+[ "$families" = AF_UNIX ] || fail "flightrecd: RestrictAddressFamilies=$families, want AF_UNIX alone"
+[ -n "$(prop IPAddressDeny)" ] || fail "flightrecd lost IPAddressDeny="
+upfam=$(in_ct systemctl show -p RestrictAddressFamilies --value flightrec-upload.service)
+ok "flightrecd: RestrictAddressFamilies=$families, IPAddressDeny=$(prop IPAddressDeny); flightrec-upload.service: $upfam"
+in_ct systemd-analyze security --no-pager flightrec-upload.service >"$T/security-upload.txt" 2>&1 || true
+echo "systemd-analyze security flightrec-upload.service: $(grep -F 'Overall exposure level' "$T/security-upload.txt" || true)"
+in_ct systemctl stop flightrec-upload.path flightrecd

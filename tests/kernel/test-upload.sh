@@ -11,6 +11,9 @@
 #   - an HTTP error (507) is a failure too, with its status;
 #   - more incidents pending than upload.queue: only the newest that many
 #     are tried, the skip is said with its count, the next run sends the rest;
+#   - an incident the daemon is writing (ID.fri.tmp) when a run lists the
+#     directory is waited for and sent by that run (the path unit would
+#     not start another for its rename); a stale .tmp is not waited for;
 #   - incidents are never removed or changed by it;
 #   - a bad upload.url: one line naming it, exit 2; an empty one: uploads
 #     are off, exit 0.
@@ -104,6 +107,7 @@ write_conf
 freeze
 freeze
 : >"$T/store/incidents/20991231T000000Z-manual.fri.tmp"
+touch -d '1 minute ago' "$T/store/incidents/20991231T000000Z-manual.fri.tmp"
 upload
 [ "$rc" -eq 0 ] || fail "frctl upload: exit $rc: $(cat "$T/err")"
 [ "$(same_bytes)" -eq 2 ] || fail "not 2 incidents uploaded"
@@ -175,12 +179,25 @@ grep -q "${newest[0]%.fri}" "$T/out" || fail "queue: the next run sent $(cat "$T
 [ "$(same_bytes)" -eq 7 ] || fail "not 7 incidents uploaded"
 ok "queue 2 of 3 pending: the newest 2 sent, '$said', the oldest at the next run"
 
+# --- an incident being written when the run lists: waited for, sent
+rm "$T/store/incidents/20991231T000000Z-manual.fri.tmp"
+late=20991231T000001Z-late.fri
+cp "$T/store/incidents/${newest[2]}" "$T/store/incidents/$late.tmp"
+(sleep 1.5 && mv "$T/store/incidents/$late.tmp" "$T/store/incidents/$late") &
+MVPID=$!
+upload
+wait "$MVPID"
+[ "$rc" -eq 0 ] || fail "late: exit $rc: $(cat "$T/err")"
+grep -q "^uploaded ${late%.fri} " "$T/out" || fail "the incident named during the run was not sent by it: $(cat "$T/out")"
+[ "$(same_bytes)" -eq 8 ] || fail "not 8 incidents uploaded"
+ok "an incident renamed into place 1.5 s into a run: sent by that run"
+
 # --- never removed or changed; the secrets never printed
-[ "$(ls "$T/store/incidents" | grep -c '\.fri$')" -eq 7 ] || fail "incident files went missing"
+[ "$(ls "$T/store/incidents" | grep -c '\.fri$')" -eq 8 ] || fail "incident files went missing"
 if grep -e hunter2 -e S3CRET -e frtest "$T/all-output"; then
 	fail "frctl upload printed a secret of upload.url"
 fi
-ok "7 incidents in the store, all uploaded byte for byte; no secret of the URL in the output"
+ok "8 incidents in the store, all uploaded byte for byte; no secret of the URL in the output"
 
 # --- bad and empty upload.url
 for url in "ftp://frtest:hunter2@127.0.0.1/dav/" "http://127.0.0.1:$PORT/dav?sig=S3CRET" "http://[::1/x/"; do
