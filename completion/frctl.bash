@@ -19,7 +19,7 @@ _frctl()
 	_init_completion -s || return
 
 	local global='-c --config -s --store --socket -h --help --version'
-	local verbs='dump report status boots mark freeze incidents'
+	local verbs='dump report status boots mark freeze incidents upload'
 	local window='--last --since --until --boot --input --incident --pid --comm --cgroup --type -q --quiet
 		--debug-dir --no-debuginfod --redact'
 
@@ -35,7 +35,7 @@ _frctl()
 	done
 
 	case $prev in
-	-c | --config | --input | -o | --output)
+	-c | --config | --input | -o | --output | --state)
 		_filedir
 		return
 		;;
@@ -90,5 +90,6 @@ _frctl()
 	status | incidents) COMPREPLY=($(compgen -W "--json $global" -- "$cur")) ;;
 	freeze) COMPREPLY=($(compgen -W "--reason $global" -- "$cur")) ;;
 	mark) COMPREPLY=($(compgen -W "$global" -- "$cur")) ;;
+	upload) COMPREPLY=($(compgen -W "--state $global" -- "$cur")) ;;
 	esac
 } && complete -F _frctl frctl
