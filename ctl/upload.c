@@ -21,6 +21,8 @@
  *
  * The URL's user name, password and query string (an object store's
  * signature) are secrets: they never reach a log line or the journal.
+ * Credentials are better in upload.netrc than in the URL: the daemon
+ * copies its configuration file into every incident.
  */
 #include <curl/curl.h>
 #include <dirent.h>
@@ -73,7 +75,8 @@ static const char usage[] =
 	"                 else " FR_UPLOAD_STATE_DIR "/" FR_UPLOAD_STATE_NAME ")\n\n"
 	"Exit status: 0 nothing left to upload (or upload.url is empty: uploads\n"
 	"are off), 1 an upload failed (run it again later), 2 bad usage or\n"
-	"configuration (such as an upload.url that is no http(s) URL).\n";
+	"configuration (such as an upload.url that is no http(s) URL, or an\n"
+	"upload.netrc that cannot be read).\n";
 
 /* An incident file not uploaded yet. */
 struct pending {
@@ -107,20 +110,22 @@ static void pending_free_all(struct pending *v, size_t n)
 	free(v);
 }
 
-/* @url without its user name and password, query string and fragment:
- * what logs may show.  Done on the text, so that it works for a URL
- * libcurl refuses as well.  Caller frees. */
-static char *url_shown(const char *url)
+/* @h without its user name, password, login options, query string and
+ * fragment: what logs may show.  Caller frees. */
+static char *url_shown(CURLU *h)
 {
-	const char *auth = strstr(url, "://"), *end, *at;
-	char *s;
+	CURLU *c = curl_url_dup(h);
+	char *url = NULL, *s = NULL;
 
-	auth = auth ? auth + 3 : url;
-	end = auth + strcspn(auth, "/?#");
-	at = memrchr(auth, '@', (size_t)(end - auth));
-	if (asprintf(&s, "%.*s%.*s", (int)(auth - url), url, (int)strcspn(at ? at + 1 : auth, "?#"),
-		     at ? at + 1 : auth) < 0)
-		return NULL;
+	if (c && curl_url_set(c, CURLUPART_USER, NULL, 0) == CURLUE_OK &&
+	    curl_url_set(c, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK &&
+	    curl_url_set(c, CURLUPART_OPTIONS, NULL, 0) == CURLUE_OK &&
+	    curl_url_set(c, CURLUPART_QUERY, NULL, 0) == CURLUE_OK &&
+	    curl_url_set(c, CURLUPART_FRAGMENT, NULL, 0) == CURLUE_OK &&
+	    curl_url_get(c, CURLUPART_URL, &url, 0) == CURLUE_OK)
+		s = strdup(url);
+	curl_free(url);
+	curl_url_cleanup(c);
 	return s;
 }
 
@@ -137,10 +142,11 @@ static bool journal_is_stderr(void)
 }
 
 /* Parses upload.url: an http or https URL whose path ends in '/'.  On
- * error prints one line and returns -EINVAL. */
+ * error prints one line and returns -EINVAL; one that libcurl cannot
+ * parse is not shown, since what part of it is a secret is unknown. */
 static int parse_base(struct uploader *u, const char *url)
 {
-	_cleanup_free_ char *shown = url_shown(url);
+	_cleanup_free_ char *shown = NULL;
 	char *scheme = NULL, *path = NULL;
 	CURLUcode uc;
 	int k = 0;
@@ -150,10 +156,11 @@ static int parse_base(struct uploader *u, const char *url)
 		return -ENOMEM;
 	uc = curl_url_set(u->base, CURLUPART_URL, url, 0);
 	if (uc != CURLUE_OK) {
-		frctl_error("upload: upload.url \"%s\" in %s is not a URL: %s (e.g. https://dav.example.com/incidents/)",
-			    shown ? shown : "", u->f->config_path, curl_url_strerror(uc));
+		frctl_error("upload: upload.url in %s is not a URL: %s (e.g. https://dav.example.com/incidents/)",
+			    u->f->config_path, curl_url_strerror(uc));
 		return -EINVAL;
 	}
+	shown = url_shown(u->base);
 	if (curl_url_get(u->base, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    curl_url_get(u->base, CURLUPART_PATH, &path, 0) != CURLUE_OK)
 		k = -ENOMEM;
@@ -421,7 +428,7 @@ static enum result upload_one(struct uploader *u, const char *name)
 	struct source src = { .fd = -EBADF };
 	struct fields j = {};
 	enum result res = UPLOADED;
-	char sha[65] = "", tbuf[64], *full = NULL;
+	char sha[65] = "", tbuf[64];
 	const char *error = NULL;
 	uint64_t size = 0, t0, usec = 0;
 	long status = 0;
@@ -436,8 +443,8 @@ static enum result upload_one(struct uploader *u, const char *name)
 	if (k == -ENOENT)
 		return GONE;
 	h = k < 0 ? NULL : object_url(u, name);
-	if (h && curl_url_get(h, CURLUPART_URL, &full, 0) == CURLUE_OK)
-		shown = url_shown(full);
+	if (h)
+		shown = url_shown(h);
 	if (k < 0 || !shown) {
 		res = REFUSED;
 		error = strerror(k < 0 ? -k : ENOMEM);
@@ -451,6 +458,8 @@ static enum result upload_one(struct uploader *u, const char *name)
 		t0 = fr_now_ns(CLOCK_MONOTONIC);
 		cc = curl_easy_perform(u->curl);
 		usec = (fr_now_ns(CLOCK_MONOTONIC) - t0) / 1000;
+		/* h is freed below */
+		curl_easy_setopt(u->curl, CURLOPT_CURLU, NULL);
 		(void)curl_easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &status);
 		if (cc != CURLE_OK) {
 			/* no answer, or a transfer cut short */
@@ -503,7 +512,6 @@ static enum result upload_one(struct uploader *u, const char *name)
 			fprintf(stderr, "frctl: upload: %s not uploaded to %s: %s%s\n", id, shown ? shown : "upload.url",
 				error, st);
 	}
-	curl_free(full);
 	curl_url_cleanup(h);
 	return res;
 }
@@ -644,7 +652,7 @@ static int lock_state(const char *path)
 	return fd;
 }
 
-static int setup_curl(struct uploader *u)
+static int setup_curl(struct uploader *u, const char *netrc)
 {
 	static struct curl_slist *headers;
 
@@ -668,6 +676,10 @@ static int setup_curl(struct uploader *u)
 	    curl_easy_setopt(u->curl, CURLOPT_ERRORBUFFER, u->err) != CURLE_OK ||
 	    curl_easy_setopt(u->curl, CURLOPT_READFUNCTION, read_body) != CURLE_OK ||
 	    curl_easy_setopt(u->curl, CURLOPT_SEEKFUNCTION, seek_body) != CURLE_OK)
+		return -EINVAL;
+	/* a user name in the URL picks its entry; else the host's */
+	if (netrc && (curl_easy_setopt(u->curl, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL) != CURLE_OK ||
+		      curl_easy_setopt(u->curl, CURLOPT_NETRC_FILE, netrc) != CURLE_OK))
 		return -EINVAL;
 	return 0;
 }
@@ -719,10 +731,17 @@ int verb_upload(struct frctl *f, int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	/* libcurl would go on without the credentials of a file it cannot
+	 * read, and the server refuse every upload */
+	if (f->conf.upload_netrc && access(f->conf.upload_netrc, R_OK) < 0) {
+		frctl_error("upload: upload.netrc \"%s\" in %s: %s", f->conf.upload_netrc, f->config_path, strerror(errno));
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (!u.state_path)
 		u.state_path = state = default_state_path();
 	if (!u.state_path || asprintf(&dir, "%s/%s", frctl_store_path(f), FR_INCIDENT_DIR) < 0 ||
-	    setup_curl(&u) < 0) {
+	    setup_curl(&u, f->conf.upload_netrc) < 0) {
 		frctl_error("upload: out of memory");
 		goto out;
 	}

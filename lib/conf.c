@@ -82,6 +82,7 @@ static const struct setting settings[] = {
 	{ "upload", "url", K_STRING_OPT, 0, 0, OFF(upload_url) },
 	{ "upload", "queue", K_INT, 1, 10000, OFF(upload_queue) },
 	{ "upload", "timeout", K_DURATION, NSEC_PER_SEC, 3600 * NSEC_PER_SEC, OFF(upload_timeout_ns) },
+	{ "upload", "netrc", K_STRING_OPT, 0, 0, OFF(upload_netrc) },
 	{ "redact", "args", K_BOOL, 0, 1, OFF(redact_args) },
 	{ "redact", "home", K_BOOL, 0, 1, OFF(redact_home) },
 	{ "redact", "tcp", K_BOOL, 0, 1, OFF(redact_tcp) },
@@ -166,9 +167,10 @@ void fr_conf_done(struct fr_conf *c)
 	free(c->debug_dir);
 	free(c->textfile);
 	free(c->upload_url);
+	free(c->upload_netrc);
 	fr_rules_done(&c->rules);
 	c->store_path = c->socket_path = c->control_group = c->debug_dir = NULL;
-	c->textfile = c->upload_url = NULL;
+	c->textfile = c->upload_url = c->upload_netrc = NULL;
 }
 
 

@@ -75,6 +75,7 @@ struct fr_conf {
 	char *upload_url;            /* upload.url, NULL: off */
 	uint32_t upload_queue;       /* newest incidents not yet uploaded that are tried */
 	uint64_t upload_timeout_ns;  /* one transfer */
+	char *upload_netrc;          /* upload.netrc: the server's credentials, NULL: none */
 
 	bool redact_args;            /* --redact cuts: exec arguments past argv[0], */
 	bool redact_home;            /* paths under /home and /root, */

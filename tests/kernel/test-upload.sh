@@ -15,6 +15,8 @@
 #     directory is waited for and sent by that run (the path unit would
 #     not start another for its rename); a stale .tmp is not waited for;
 #   - incidents are never removed or changed by it;
+#   - credentials from upload.netrc: without them the server's 401 is a
+#     failure, with them the incident goes; an unreadable one is exit 2;
 #   - a bad upload.url: one line naming it, exit 2; an empty one: uploads
 #     are off, exit 0.
 BUILD=$1
@@ -199,12 +201,34 @@ if grep -e hunter2 -e S3CRET -e frtest "$T/all-output"; then
 fi
 ok "8 incidents in the store, all uploaded byte for byte; no secret of the URL in the output"
 
+# --- credentials from upload.netrc (not in the URL, and not printed)
+stop_server
+start_server --auth frtest:hunter2
+printf 'machine 127.0.0.1 login frtest password hunter2\n' >"$T/netrc"
+chmod 600 "$T/netrc"
+printf 'upload = { url = "http://127.0.0.1:%s/dav/"; };\n' "$PORT" >"$T/up.conf"
+freeze
+: >"$T/all-output"
+upload
+[ "$rc" -eq 1 ] && grep -q "the server refused it (HTTP 401)" "$T/err" || fail "no credentials: exit $rc: $(cat "$T/err")"
+printf 'upload = { url = "http://127.0.0.1:%s/dav/"; netrc = "%s"; };\n' "$PORT" "$T/netrc" >"$T/up.conf"
+upload
+[ "$rc" -eq 0 ] && [ "$(same_bytes)" -eq 9 ] || fail "with upload.netrc: exit $rc: $(cat "$T/err")"
+if grep -e hunter2 -e frtest "$T/all-output"; then
+	fail "frctl upload printed the credentials of upload.netrc"
+fi
+printf 'upload = { url = "http://127.0.0.1:%s/dav/"; netrc = "%s"; };\n' "$PORT" "$T/no-such-netrc" >"$T/up.conf"
+upload
+[ "$rc" -eq 2 ] && grep -q "upload.netrc \"$T/no-such-netrc\" in $T/up.conf: No such file or directory" "$T/err" ||
+	fail "missing upload.netrc: exit $rc: $(cat "$T/err")"
+ok "upload.netrc: HTTP 401 without it, sent with it; missing: $(cat "$T/err")"
+
 # --- bad and empty upload.url
 for url in "ftp://frtest:hunter2@127.0.0.1/dav/" "http://127.0.0.1:$PORT/dav?sig=S3CRET" "http://[::1/x/"; do
 	printf 'upload = { url = "%s"; };\n' "$url" >"$T/up.conf"
 	upload
 	[ "$rc" -eq 2 ] || fail "upload.url = $url: exit $rc, want 2"
-	[ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^frctl: upload: upload.url .* in $T/up.conf" "$T/err" ||
+	[ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^frctl: upload: upload.url .*in $T/up.conf" "$T/err" ||
 		fail "upload.url = $url: not one line naming upload.url: $(cat "$T/err")"
 	grep -e hunter2 -e S3CRET "$T/err" && fail "the error line shows a secret"
 	ok "upload.url = $url: $(cat "$T/err")"

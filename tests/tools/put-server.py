@@ -3,14 +3,15 @@
 an object store's PUT endpoint would, for the tests of 'frctl upload'.
 It listens on 127.0.0.1 only.
 
-  put-server.py DIR --port-file FILE [--port N] [--status CODE] [--log FILE]
+  put-server.py DIR --port-file FILE [--port N] [--status CODE] [--auth USER:PASSWORD] [--log FILE]
 
 PUT /any/path/NAME stores the body as DIR/NAME (written to a temporary
 file and renamed: a file in DIR is always whole) and answers 201 Created,
 or 204 No Content when DIR/NAME existed.  A NAME that is hidden or no
 plain file name gets 400; a body without Content-Length gets 411.
 --status CODE answers every PUT with CODE instead, storing nothing (a
-server that refuses).  Anything but PUT gets 405.
+server that refuses).  --auth USER:PASSWORD answers 401 to a PUT without
+those credentials (HTTP basic authentication).  Anything but PUT gets 405.
 
 --port 0 (the default) takes a free port; the port is written to
 --port-file once the server listens (so the caller can wait for that
@@ -19,6 +20,7 @@ gets one line per request: method, path (with its query), status, bytes.
 Runs until SIGTERM or SIGINT.
 """
 import argparse
+import base64
 import http.server
 import os
 import signal
@@ -32,6 +34,7 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--status", type=int, default=0)
+    ap.add_argument("--auth")
     ap.add_argument("--log")
     args = ap.parse_args()
     os.makedirs(args.dir, exist_ok=True)
@@ -61,6 +64,14 @@ def main():
                 self.close_connection = True
                 return self.reply(411)
             body = self.rfile.read(int(length))
+            if args.auth:
+                want = "Basic " + base64.b64encode(args.auth.encode()).decode()
+                if self.headers.get("Authorization") != want:
+                    self.send_response(401)
+                    self.send_header("WWW-Authenticate", 'Basic realm="put-server"')
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return self.note(401, len(body))
             if args.status:
                 return self.reply(args.status, len(body))
             path = urllib.parse.urlsplit(self.path).path
