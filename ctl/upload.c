@@ -766,7 +766,11 @@ int verb_upload(struct frctl *f, int argc, char **argv)
 	else if (r.waiting)
 		fprintf(stderr, "frctl: upload: %zu older incident%s not uploaded yet wait%s for the next run (upload.queue = %" PRIu32 " per run).\n",
 			r.waiting, r.waiting == 1 ? "" : "s", r.waiting == 1 ? "s" : "", f->conf.upload_queue);
-	printf("%zu uploaded, %zu failed, %zu waiting, %zu uploaded before.\n", r.sent, r.failed, r.waiting, r.already);
+	/* in the journal, a run that found nothing new (most that the path
+	 * unit starts: the daemon's other writes there) says nothing */
+	if (!u.to_journal || r.tried_n || r.waiting)
+		printf("%zu uploaded, %zu failed, %zu waiting, %zu uploaded before.\n", r.sent, r.failed, r.waiting,
+		       r.already);
 	/* entries of incidents removed since go (saved already after an upload) */
 	if (!r.sent && (size_t)json_object_object_length(u.done) != r.already && state_save(&u, r.present, r.n) < 0)
 		goto out;

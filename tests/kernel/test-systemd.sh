@@ -497,6 +497,7 @@ retry 5 entry "$UPLOADED_ID" "$ID2" || fail "no upload entry for $ID2 after the 
 restarts=$(in_ct systemctl show -p NRestarts --value flightrec-upload.service)
 [ "$restarts" -gt "$restarts0" ] || fail "NRestarts=$restarts: the delivery was not a restart"
 ok "server down: '$failmsg'; back: delivered by a restart (NRestarts=$restarts), sha256 equal"
+echo "flightrec-upload.service ran $(in_ct journalctl -u flightrec-upload.service --no-pager -o cat | grep -c '^Starting') times for 2 incidents"
 
 # --- l. the incident's journal entry: every documented field
 retry 5 entry "$INCIDENT_ID" "$ID1" || fail "no incident entry (MESSAGE_ID=$INCIDENT_ID) for $ID1"
