@@ -88,6 +88,7 @@ struct uploader {
 	struct frctl *f;
 	const char *dir;        /* STORE/incidents */
 	CURL *curl;
+	struct curl_slist *headers;
 	CURLU *base;            /* upload.url, parsed */
 	uint64_t timeout_ms;
 	bool to_journal;        /* stderr is the journal: no lines of our own */
@@ -654,13 +655,10 @@ static int lock_state(const char *path)
 
 static int setup_curl(struct uploader *u, const char *netrc)
 {
-	static struct curl_slist *headers;
-
 	u->curl = curl_easy_init();
-	if (!u->curl)
+	u->headers = curl_slist_append(NULL, "Content-Type: application/octet-stream");
+	if (!u->curl || !u->headers)
 		return -ENOMEM;
-	if (!headers)
-		headers = curl_slist_append(NULL, "Content-Type: application/octet-stream");
 	/* the certificate is checked (libcurl's default, said here so that
 	 * no one changes it by accident); no redirects: a PUT's body is not
 	 * sent on to where a redirect points */
@@ -672,7 +670,7 @@ static int setup_curl(struct uploader *u, const char *netrc)
 	    curl_easy_setopt(u->curl, CURLOPT_TIMEOUT_MS, (long)u->timeout_ms) != CURLE_OK ||
 	    curl_easy_setopt(u->curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
 	    curl_easy_setopt(u->curl, CURLOPT_USERAGENT, "flightrec/" FR_VERSION) != CURLE_OK ||
-	    curl_easy_setopt(u->curl, CURLOPT_HTTPHEADER, headers) != CURLE_OK ||
+	    curl_easy_setopt(u->curl, CURLOPT_HTTPHEADER, u->headers) != CURLE_OK ||
 	    curl_easy_setopt(u->curl, CURLOPT_ERRORBUFFER, u->err) != CURLE_OK ||
 	    curl_easy_setopt(u->curl, CURLOPT_READFUNCTION, read_body) != CURLE_OK ||
 	    curl_easy_setopt(u->curl, CURLOPT_SEEKFUNCTION, seek_body) != CURLE_OK)
@@ -779,6 +777,7 @@ out:
 	run_done(&r);
 	json_object_put(u.done);
 	curl_easy_cleanup(u.curl);
+	curl_slist_free_all(u.headers);
 	curl_url_cleanup(u.base);
 	curl_global_cleanup();
 	return ret;
