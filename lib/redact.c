@@ -142,6 +142,20 @@ static char *slot_room(struct slot *s, size_t n)
 	return s->p;
 }
 
+/* @s (@n bytes) where writing @sl cannot move it: a record cut before
+ * points into the slots (fr_redact_record() on its own output), and
+ * growing one may free what it reads.  *tmp: a copy to free, or NULL. */
+static const char *unalias(const struct slot *sl, const char *s, size_t n, char **tmp)
+{
+	*tmp = NULL;
+	if (!sl->p || s < sl->p || s >= sl->p + sl->cap)
+		return s;
+	*tmp = malloc(MAX(n, (size_t)1));
+	if (*tmp)
+		memcpy(*tmp, s, n);
+	return *tmp;
+}
+
 /* Characters a path is made of, which cannot come just before one that
  * starts inside a text (so /mnt/home/x is no home path). */
 static bool path_char(char c)
@@ -180,18 +194,20 @@ static size_t cut_path(const char *p, size_t n, char *out)
 	return 6 + strlen(FR_REDACT_MARKER) + len;
 }
 
-/* The home paths of s[0..n) cut into @sl: the whole string a path
+/* s[0..n) into @sl with its home paths cut: the whole string a path
  * (@whole), or the paths that start in it.  Returns the new length, or
- * -1 when nothing was cut (-ENOMEM as -2). */
-static ssize_t cut_home(struct slot *sl, const char *s, size_t n, bool whole)
+ * -ENOMEM; *cut says whether something was. */
+static ssize_t cut_home(struct slot *sl, const char *s0, size_t n, bool whole, bool *cut_ret)
 {
+	_cleanup_free_ char *tmp = NULL;
+	const char *s = unalias(sl, s0, n, &tmp);
 	/* each path cut is 7 bytes at least and grows by 9 at most */
-	char *out = slot_room(sl, 2 * n + 16);
+	char *out = s ? slot_room(sl, 2 * n + 16) : NULL;
 	size_t i = 0, o = 0;
 	bool cut = false;
 
 	if (!out)
-		return -2;
+		return -ENOMEM;
 	while (i < n) {
 		size_t end = i, m;
 		if ((whole && i > 0) || s[i] != '/' || (i > 0 && path_char(s[i - 1]))) {
@@ -214,23 +230,23 @@ static ssize_t cut_home(struct slot *sl, const char *s, size_t n, bool whole)
 		i = end;
 	}
 	/* what was cut before reads the same */
-	if (o == n && memcmp(out, s, n) == 0)
-		cut = false;
-	return cut ? (ssize_t)o : -1;
+	*cut_ret = cut && !(o == n && memcmp(out, s, n) == 0);
+	return (ssize_t)o;
 }
 
-/* Cuts the home paths of a string field of @r, pointing it at @sl. */
+/* Cuts the home paths of a string field of @r.  It points at @sl
+ * afterwards, cut or not: it may have pointed there, where growing the
+ * slot freed it. */
 static int home_field(struct slot *sl, const char **p, uint32_t *len, bool whole, bool *cut)
 {
-	ssize_t n = cut_home(sl, *p, *len, whole);
+	bool c;
+	ssize_t n = cut_home(sl, *p, *len, whole, &c);
 
-	if (n == -2)
-		return -ENOMEM;
-	if (n >= 0) {
-		*p = sl->p;
-		*len = (uint32_t)n;
-		*cut = true;
-	}
+	if (n < 0)
+		return (int)n;
+	*p = sl->p;
+	*len = (uint32_t)n;
+	*cut |= c;
 	return 0;
 }
 
@@ -238,15 +254,18 @@ static int home_field(struct slot *sl, const char **p, uint32_t *len, bool whole
 static int cut_args(struct slot *sl, const char **args, uint32_t *len)
 {
 	size_t first = strnlen(*args, *len), n = first + 1 + strlen(FR_REDACT_MARKER);
+	_cleanup_free_ char *tmp = NULL;
+	const char *in;
 	char *out;
 
 	/* nothing past argv[0] but its NUL, or only what was left before */
 	if (first + 1 >= *len || (*len == n && memcmp(*args + first + 1, FR_REDACT_MARKER, n - first - 1) == 0))
 		return 0;
-	out = slot_room(sl, n);
+	in = unalias(sl, *args, first, &tmp);
+	out = in ? slot_room(sl, n) : NULL;
 	if (!out)
 		return -ENOMEM;
-	memcpy(out, *args, first);
+	memcpy(out, in, first);
 	out[first] = 0;
 	memcpy(out + first + 1, FR_REDACT_MARKER, strlen(FR_REDACT_MARKER));
 	*args = out;
@@ -508,9 +527,10 @@ void fr_redact_json(struct fr_redactor *rd, struct json_object *o)
 		break;
 	case json_type_string:
 		if (rd->classes & FR_REDACT_HOME) {
+			bool cut;
 			ssize_t n = cut_home(&rd->slot[0], json_object_get_string(o), (size_t)json_object_get_string_len(o),
-					     false);
-			if (n >= 0) {
+					     false, &cut);
+			if (n >= 0 && cut) {
 				json_object_set_string_len(o, rd->slot[0].p, (int)n);
 				rd->counts.home++;
 			}
