@@ -321,8 +321,10 @@ static int state_save(struct uploader *u, char **present, size_t npresent)
 	if (k < 0)
 		return k;
 	/* the rename is durable once the directory is */
-	*(strrchr(dir, '/') ?: dir) = 0;
-	dfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	dfd = open(!slash ? "." : *dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0)
 		(void)fsync(dfd);
 	return 0;
