@@ -46,12 +46,26 @@ static int redact_classes(struct frctl *f, const char *list, unsigned *ret)
 	return 0;
 }
 
+struct copy {
+	struct fr_redactor *rd;
+	size_t chunks; /* read from the source (those that verified) */
+};
+
+static int redact_chunk(void *userdata, const uint8_t *chunk, size_t len, uint8_t **ret, size_t *ret_len)
+{
+	struct copy *c = userdata;
+
+	c->chunks++;
+	return fr_redact_chunk(c->rd, chunk, len, ret, ret_len);
+}
+
 int frctl_source_redact(struct frctl *f, const struct frctl_window_args *a, struct frctl_source *s)
 {
 	_cleanup_free_ struct fr_chunk_ref *refs = NULL;
 	_cleanup_free_ char *meta = NULL;
 	_cleanup_close_ int fd = -EBADF;
 	struct fr_store_reader *r = NULL;
+	struct copy c = {};
 	char path[64];
 	unsigned classes;
 	size_t n = 0;
@@ -77,8 +91,9 @@ int frctl_source_redact(struct frctl *f, const struct frctl_window_args *a, stru
 		frctl_error("cannot redact %s: %m", s->name);
 		return EXIT_FAILURE_;
 	}
+	c.rd = s->redactor;
 	bytes = fr_incident_write_fd(fd, s->meta ? json_object_to_json_string_ext(s->meta, JSON_C_TO_STRING_PLAIN) : "{}",
-				     s->reader, refs, n, fr_redact_chunk, s->redactor);
+				     s->reader, refs, n, redact_chunk, &c);
 	if (bytes < 0) {
 		frctl_error("cannot redact %s: %s", s->name, strerror((int)-bytes));
 		return EXIT_FAILURE_;
@@ -90,6 +105,9 @@ int frctl_source_redact(struct frctl *f, const struct frctl_window_args *a, stru
 		frctl_error("cannot read the redacted copy of %s: %s", s->name, strerror(-k));
 		return EXIT_FAILURE_;
 	}
+	/* what the window would have reported damaged is not in the copy:
+	 * frctl_source_check() says it */
+	s->redact_lost = n - c.chunks + fr_redactor_counts(s->redactor)->chunks_left_out;
 	fr_store_reader_free(s->reader);
 	s->reader = r;
 	return 0;

@@ -379,6 +379,14 @@ int frctl_source_check(const struct frctl_source *s)
 	/* a store has torn tails after crashes; a file written whole and
 	 * synced that fails its checksums, or was cut short (its chunks never
 	 * reach the window: counted by the reader's walk), is corrupt */
+	if (s->is_file && s->redact_lost) {
+		frctl_error("%s is damaged: %" PRIu64 " chunks failed their checksums or did not decode", s->name,
+			    s->redact_lost);
+		return EXIT_FAILURE_;
+	}
+	if (s->redact_lost)
+		frctl_error("warning: %" PRIu64 " chunks of this window were damaged or overwritten while read, "
+			    "and were skipped", s->redact_lost);
 	if (s->is_file && (s->w->chunks_damaged || s->w->records_bad || rs.chunks_damaged)) {
 		frctl_error("%s is damaged: %" PRIu64 " chunks failed their checksums, %" PRIu64
 			    " records did not decode", s->name, MAX(s->w->chunks_damaged, rs.chunks_damaged),

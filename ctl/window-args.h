@@ -115,6 +115,8 @@ struct frctl_source {
 	/* --redact: what was cut, and the window is read from a copy of
 	 * the source without it (redact-source.c); NULL: not redacted */
 	struct fr_redactor *redactor;
+	uint64_t redact_lost; /* chunks of the source left out of the copy:
+				 damaged, or overwritten since selected */
 };
 
 /* Opens the source, resolves --boot, loads the window (progress on a

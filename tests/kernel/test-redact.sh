@@ -23,7 +23,7 @@
 #     without --redact they are there; the text report likewise;
 #   - the store and the incident file still hold the secrets afterwards;
 #   - bad input: an unknown class, --redact with --follow, a configuration
-#     that cuts nothing.
+#     that cuts nothing, a damaged file (refused, as without --redact).
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
@@ -230,4 +230,15 @@ printf 'redact = { args = false; home = false; tcp = false; marks = false; };\n'
 rc=0; "$FRCTL" --config "$T/none.conf" --store "$T/store" dump --last 5m --redact -o "$T/none.frb" 2>"$T/err" || rc=$?
 [ $rc = 2 ] && grep -q 'cuts nothing' "$T/err" && [ ! -e "$T/none.frb" ] ||
 	fail "a configuration that cuts nothing: exit $rc, $(cat "$T/err")"
-ok "bad input: an unknown class, --follow, a configuration that cuts nothing"
+# a damaged file is refused as without --redact (its damaged chunk is not
+# in the redacted copy, which must not make it look whole)
+/usr/bin/python3 -c '
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+at = d.rfind(b"\x28\xb5\x2f\xfd")
+d[at + 20] ^= 0xff
+open(sys.argv[2], "wb").write(d)' "$T/incident-plain.frb" "$T/damaged.frb"
+rc=0; "${FR[@]}" dump --input "$T/damaged.frb" --redact -o "$T/damaged-red.frb" 2>"$T/err" || rc=$?
+[ $rc = 1 ] && grep -q 'is damaged' "$T/err" && [ ! -e "$T/damaged-red.frb" ] ||
+	fail "a damaged bundle cut with --redact: exit $rc, $(cat "$T/err")"
+ok "bad input: an unknown class, --follow, a configuration that cuts nothing, a damaged file"
