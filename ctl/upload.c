@@ -32,6 +32,7 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,16 +143,53 @@ static bool journal_is_stderr(void)
 	       st.st_dev == dev && st.st_ino == ino;
 }
 
+/* upload.url with "%H" replaced by this host's name (escaped), so that one
+ * configuration gives every host of a fleet its own prefix: incident
+ * names (TIME-RULE.fri) are unique on one host only.  Caller frees. */
+static char *expand_url(const char *url)
+{
+	char host[HOST_NAME_MAX + 1] = "";
+	char *esc, *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!strstr(url, "%H"))
+		return strdup(url);
+	if (gethostname(host, sizeof(host) - 1) < 0 || !*host)
+		snprintf(host, sizeof(host), "localhost");
+	esc = curl_easy_escape(NULL, host, 0);
+	f = esc ? open_memstream(&out, &len) : NULL;
+	if (!f) {
+		curl_free(esc);
+		return NULL;
+	}
+	for (const char *p = url; *p; p++) {
+		if (p[0] == '%' && p[1] == 'H') {
+			fputs(esc, f);
+			p++;
+		} else
+			fputc(*p, f);
+	}
+	curl_free(esc);
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* Parses upload.url: an http or https URL whose path ends in '/'.  On
  * error prints one line and returns -EINVAL; one that libcurl cannot
  * parse is not shown, since what part of it is a secret is unknown. */
-static int parse_base(struct uploader *u, const char *url)
+static int parse_base(struct uploader *u, const char *url_conf)
 {
-	_cleanup_free_ char *shown = NULL;
+	_cleanup_free_ char *shown = NULL, *url = expand_url(url_conf);
 	char *scheme = NULL, *path = NULL;
 	CURLUcode uc;
 	int k = 0;
 
+	if (!url)
+		return -ENOMEM;
 	u->base = curl_url();
 	if (!u->base)
 		return -ENOMEM;

@@ -223,6 +223,17 @@ upload
 	fail "missing upload.netrc: exit $rc: $(cat "$T/err")"
 ok "upload.netrc: HTTP 401 without it, sent with it; missing: $(cat "$T/err")"
 
+# --- %H: one configuration, a prefix per host
+printf 'upload = { url = "http://127.0.0.1:%s/dav/%%H/"; netrc = "%s"; };\n' "$PORT" "$T/netrc" >"$T/up.conf"
+ls "$T/store/incidents" >"$T/before-H"
+freeze
+upload
+newest=$(ls "$T/store/incidents" | grep '\.fri$' | grep -vxF -f "$T/before-H")
+[ "$rc" -eq 0 ] && grep -q "^PUT /dav/$(hostname)/$newest " "$T/requests.log" ||
+	fail "upload.url with %H: exit $rc, no PUT to /dav/$(hostname)/$newest: $(tail -2 "$T/requests.log")"
+[ "$(same_bytes)" -eq 10 ] || fail "with %H: not every incident on the server"
+ok "upload.url \"/dav/%H/\": PUT /dav/$(hostname)/$newest"
+
 # --- bad and empty upload.url
 for url in "ftp://frtest:hunter2@127.0.0.1/dav/" "http://127.0.0.1:$PORT/dav?sig=S3CRET" "http://[::1/x/"; do
 	printf 'upload = { url = "%s"; };\n' "$url" >"$T/up.conf"
