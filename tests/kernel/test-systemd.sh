@@ -45,37 +45,13 @@ MACHINE=frtest-$$
 NSPAWN=
 LEADER=
 CGDIRS=()
-PUT_SERVER="$(dirname "$0")/../tools/put-server.py"
-SPID=
-PORT=0
+# start_server, stop_server: the PUT server the upload steps send to
+. "$(dirname "$0")/put-server.sh"
 
 # Runs a command inside the container (all its namespaces), with a clean
 # environment.
 in_ct() {
 	nsenter -t "$LEADER" -a -r -w env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
-}
-
-# start_server: the PUT server on the host's 127.0.0.1, storing into
-# $T/put (the port of the last one again, once there was one).
-start_server() {
-	rm -f "$T/port"
-	/usr/bin/python3 "$PUT_SERVER" "$T/put" --port-file "$T/port" --port "$PORT" --log "$T/requests.log" \
-		2>>"$T/server.log" &
-	SPID=$!
-	for _ in $(seq 100); do
-		[ -s "$T/port" ] && break
-		kill -0 "$SPID" 2>/dev/null || fail "the PUT server exited: $(tail -3 "$T/server.log")"
-		sleep 0.1
-	done
-	[ -s "$T/port" ] || fail "the PUT server did not listen within 10 s"
-	PORT=$(cat "$T/port")
-}
-stop_server() {
-	if [ -n "$SPID" ] && kill -0 "$SPID" 2>/dev/null; then
-		kill -TERM "$SPID"
-		wait "$SPID" 2>/dev/null || true
-	fi
-	SPID=
 }
 
 teardown() {
