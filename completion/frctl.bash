@@ -72,7 +72,7 @@ _frctl()
 		if $split; then
 			local head=""
 			[[ $cur == *,* ]] && head=${cur%,*},
-			COMPREPLY=($(compgen -P "$head" -W 'args home tcp marks' -- "${cur##*,}"))
+			COMPREPLY=($(compgen -P "$head" -W 'args home tcp marks urls' -- "${cur##*,}"))
 			return
 		fi
 		;;

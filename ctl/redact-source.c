@@ -30,17 +30,18 @@ static int redact_classes(struct frctl *f, const char *list, unsigned *ret)
 
 	if (*list) {
 		if (fr_redact_parse(list, ret, &bad) < 0) {
-			frctl_error("--redact: unknown class \"%.*s\" (args, home, tcp, marks; e.g. --redact=args,tcp)",
+			frctl_error("--redact: unknown class \"%.*s\" (args, home, tcp, marks, urls; e.g. --redact=args,tcp)",
 				    (int)strcspn(bad, ","), bad);
 			return -EINVAL;
 		}
 		return 0;
 	}
 	*ret = (f->conf.redact_args ? FR_REDACT_ARGS : 0) | (f->conf.redact_home ? FR_REDACT_HOME : 0) |
-	       (f->conf.redact_tcp ? FR_REDACT_TCP : 0) | (f->conf.redact_marks ? FR_REDACT_MARKS : 0);
+	       (f->conf.redact_tcp ? FR_REDACT_TCP : 0) | (f->conf.redact_marks ? FR_REDACT_MARKS : 0) |
+	       (f->conf.redact_urls ? FR_REDACT_URLS : 0);
 	if (!*ret) {
 		frctl_error("--redact: the redact group of %s cuts nothing; name the classes "
-			    "(--redact=args,home,tcp,marks)", f->config_path);
+			    "(--redact=args,home,tcp,marks,urls)", f->config_path);
 		return -EINVAL;
 	}
 	return 0;

@@ -47,10 +47,11 @@ const char frctl_window_help[] =
 	"Redaction (for a file that leaves the host; the source is not changed):\n"
 	"  --redact[=LIST]     cut what the redact group of the configuration\n"
 	"                      says, or the classes of LIST (args, home, tcp,\n"
-	"                      marks, comma-separated): arguments past argv[0],\n"
-	"                      the user and directories of paths under /home and\n"
-	"                      /root, TCP addresses, mark texts and freeze\n"
-	"                      reasons, each read as \"[redacted]\"\n";
+	"                      marks, urls, comma-separated): arguments past\n"
+	"                      argv[0], the user and directories of paths under\n"
+	"                      /home and /root, TCP addresses, mark texts and\n"
+	"                      freeze reasons, URLs' user, password and query in\n"
+	"                      the metadata, each read as \"[redacted]\"\n";
 
 void frctl_window_args_init(struct frctl_window_args *a)
 {

@@ -87,6 +87,7 @@ static const struct setting settings[] = {
 	{ "redact", "home", K_BOOL, 0, 1, OFF(redact_home) },
 	{ "redact", "tcp", K_BOOL, 0, 1, OFF(redact_tcp) },
 	{ "redact", "marks", K_BOOL, 0, 1, OFF(redact_marks) },
+	{ "redact", "urls", K_BOOL, 0, 1, OFF(redact_urls) },
 	{ "triggers", "rules", K_RULES, 0, 0, OFF(rules) },
 	{ "triggers.incidents", "size", K_SIZE, 1ULL << 20, 1ULL << 42, OFF(rules.incidents_size) },
 	{ "triggers.incidents", "max", K_INT, 1, 100000, OFF(rules.incidents_max) },
@@ -146,6 +147,7 @@ void fr_conf_init_defaults(struct fr_conf *c)
 		.redact_home = true,
 		.redact_tcp = true,
 		.redact_marks = true,
+		.redact_urls = true,
 		.rules = { .incidents_size = 1ULL << 30, .incidents_max = 100 },
 	};
 	/* the default rules are active unless triggers.rules says otherwise

@@ -80,7 +80,8 @@ struct fr_conf {
 	bool redact_args;            /* --redact cuts: exec arguments past argv[0], */
 	bool redact_home;            /* paths under /home and /root, */
 	bool redact_tcp;             /* TCP peer addresses, */
-	bool redact_marks;           /* mark and annotation texts */
+	bool redact_marks;           /* mark and annotation texts, */
+	bool redact_urls;            /* user, password and query of URLs in metadata */
 
 	struct fr_rules rules;
 };

@@ -30,7 +30,7 @@
 #include "macro.h"
 #include "redact.h"
 
-static const char *const class_names[] = { "args", "home", "tcp", "marks" };
+static const char *const class_names[] = { "args", "home", "tcp", "marks", "urls" };
 
 /* Room for the strings of one record made anew: a record has at most two
  * strings cut (an exec's file name and arguments), and one more holds
@@ -498,6 +498,75 @@ static bool json_args_cut(struct json_object *argv)
 	       strcmp(json_object_get_string(v), FR_REDACT_MARKER) == 0;
 }
 
+/* What ends a URL inside a text (a configuration file's line, say). */
+static bool url_end(char c)
+{
+	return c == 0 || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == ';' ||
+	       c == ',' || c == '\\' || c == '>' || c == ')';
+}
+
+/* s[0..n) into @sl with the secrets of its URLs cut: the user name and
+ * password before an '@' of the authority, and the query (where
+ * presigned URLs carry their signature).  The scheme, host and path stay,
+ * so a reader still sees where files went.  Returns the new length, or
+ * -ENOMEM; *cut says whether something was. */
+static ssize_t cut_urls(struct slot *sl, const char *s0, size_t n, bool *cut)
+{
+	_cleanup_free_ char *tmp = NULL;
+	const char *s = unalias(sl, s0, n, &tmp);
+	/* each cut replaces at least one byte by the marker */
+	char *out = s ? slot_room(sl, n + (n / 2 + 1) * strlen(FR_REDACT_MARKER)) : NULL;
+	size_t i = 0, o = 0, m = strlen(FR_REDACT_MARKER);
+
+	*cut = false;
+	if (!out)
+		return -ENOMEM;
+	while (i < n) {
+		const char *sep = i + 3 <= n ? memmem(s + i, n - i, "://", 3) : NULL;
+		size_t auth, end, at, q;
+
+		if (!sep) {
+			memcpy(out + o, s + i, n - i);
+			o += n - i;
+			break;
+		}
+		auth = (size_t)(sep - s) + 3;
+		end = auth;
+		while (end < n && !url_end(s[end]))
+			end++;
+		memcpy(out + o, s + i, auth - i);
+		o += auth - i;
+		/* the authority ends at the first '/', '?' or '#' */
+		at = auth;
+		while (at < end && s[at] != '/' && s[at] != '?' && s[at] != '#')
+			at++;
+		{
+			const char *a = memrchr(s + auth, '@', at - auth);
+			size_t from = auth;
+			if (a && !(a - (s + auth) == (ssize_t)m && memcmp(s + auth, FR_REDACT_MARKER, m) == 0)) {
+				memcpy(out + o, FR_REDACT_MARKER, m);
+				o += m;
+				from = (size_t)(a - s);
+				*cut = true;
+			}
+			q = from;
+			while (q < end && s[q] != '?')
+				q++;
+			memcpy(out + o, s + from, q - from);
+			o += q - from;
+		}
+		if (q < end) {
+			bool done = end - q - 1 == m && memcmp(s + q + 1, FR_REDACT_MARKER, m) == 0;
+			out[o++] = '?';
+			memcpy(out + o, FR_REDACT_MARKER, m);
+			o += m;
+			*cut |= !done;
+		}
+		i = end;
+	}
+	return (ssize_t)o;
+}
+
 void fr_redact_json(struct fr_redactor *rd, struct json_object *o)
 {
 	switch (json_object_get_type(o)) {
@@ -526,6 +595,15 @@ void fr_redact_json(struct fr_redactor *rd, struct json_object *o)
 			fr_redact_json(rd, json_object_array_get_idx(o, i));
 		break;
 	case json_type_string:
+		if (rd->classes & FR_REDACT_URLS) {
+			bool cut;
+			ssize_t n = cut_urls(&rd->slot[0], json_object_get_string(o), (size_t)json_object_get_string_len(o),
+					     &cut);
+			if (n >= 0 && cut) {
+				json_object_set_string_len(o, rd->slot[0].p, (int)n);
+				rd->counts.urls++;
+			}
+		}
 		if (rd->classes & FR_REDACT_HOME) {
 			bool cut;
 			ssize_t n = cut_home(&rd->slot[0], json_object_get_string(o), (size_t)json_object_get_string_len(o),
@@ -545,7 +623,8 @@ struct json_object *fr_redact_summary(const struct fr_redactor *rd)
 {
 	struct json_object *o = json_object_new_object(), *classes = json_object_new_array(),
 			   *counts = json_object_new_object();
-	const uint64_t *n[] = { &rd->counts.args, &rd->counts.home, &rd->counts.tcp, &rd->counts.marks };
+	const uint64_t *n[] = { &rd->counts.args, &rd->counts.home, &rd->counts.tcp, &rd->counts.marks,
+				&rd->counts.urls };
 
 	for (unsigned i = 0; i < ELEMENTSOF(class_names); i++)
 		if (rd->classes & (1u << i)) {

@@ -20,13 +20,14 @@ enum {
 	FR_REDACT_HOME = 1u << 1,  /* paths under /home and /root */
 	FR_REDACT_TCP = 1u << 2,   /* TCP addresses */
 	FR_REDACT_MARKS = 1u << 3, /* mark and annotation texts, freeze reasons */
-	FR_REDACT_ALL = (1u << 4) - 1,
+	FR_REDACT_URLS = 1u << 4,  /* user, password and query of URLs in metadata */
+	FR_REDACT_ALL = (1u << 5) - 1,
 };
 
 /* What stands where something was cut. */
 #define FR_REDACT_MARKER "[redacted]"
 
-/* "args,home,tcp,marks" (any of them, comma-separated) into classes;
+/* "args,home,tcp,marks,urls" (any of them, comma-separated) into classes;
  * -EINVAL with *ret_bad pointing at the name not known. */
 int fr_redact_parse(const char *list, unsigned *ret, const char **ret_bad);
 /* The name of one class ("args", ...). */
@@ -34,7 +35,7 @@ const char *fr_redact_class_name(unsigned class);
 
 /* How many records (and metadata values) had something cut, by class. */
 struct fr_redact_counts {
-	uint64_t args, home, tcp, marks;
+	uint64_t args, home, tcp, marks, urls;
 	uint64_t chunks; /* chunks made again */
 	uint64_t chunks_left_out; /* chunks that did not decode */
 };

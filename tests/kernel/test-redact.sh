@@ -38,7 +38,11 @@ TOKEN=S3cr3t-tok-$RANDOM$RANDOM$$
 SUBDIR=S3cr3t-dir-$RANDOM$RANDOM
 MARK=S3cr3t-mark-$RANDOM$RANDOM$$
 REASON=S3cr3t-reason-$RANDOM$RANDOM$$
-SECRETS=("$PASSWORD" "$TOKEN" "$HOMEUSER" "$SUBDIR" "$MARK" "$REASON")
+# the upload URL's password and signature: in the configuration's copy
+# that the incident carries (class urls)
+URLPW=S3cr3t-urlpw-$RANDOM$RANDOM$$
+URLSIG=S3cr3t-sig-$RANDOM$RANDOM$$
+SECRETS=("$PASSWORD" "$TOKEN" "$HOMEUSER" "$SUBDIR" "$MARK" "$REASON" "$URLPW" "$URLSIG")
 # a loopback address of its own (127.0.0.0/8 is all loopback) and a port
 # nothing listens on: the connect is reset
 TADDR=127.$((RANDOM % 200 + 20)).$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))
@@ -46,6 +50,7 @@ TPORT=$((20000 + RANDOM % 20000))
 
 cat >"$T/fr.conf" <<CONF
 store = { size = "32M"; segments = 4; sync_interval = "200ms"; };
+upload = { url = "https://frtest:$URLPW@dav.example.com/x/?sig=$URLSIG"; };
 triggers = {
   rules = ( { name = "manual"; condition = "manual"; before = "30s"; after = "500ms"; } );
 };
@@ -179,13 +184,16 @@ for src in store incident; do
 import json, struct, sys
 d = open(sys.argv[1], "rb").read()
 print(d[64:64 + struct.unpack_from("<I", d, 24)[0]].decode())' "$T/$src-red.frb" >"$T/$src-red.meta"
-	jq -e '.redacted.classes == ["args", "home", "tcp", "marks"] and .redacted.marker == "[redacted]" and
+	jq -e '.redacted.classes == ["args", "home", "tcp", "marks", "urls"] and .redacted.marker == "[redacted]" and
 		.redacted.counts.args >= 2 and .redacted.counts.home >= 1 and .redacted.counts.tcp >= 1 and
 		.redacted.counts.marks >= 1 and .redacted.chunks_rewritten >= 1' "$T/$src-red.meta" >/dev/null ||
 		fail "$src: the metadata does not say what was redacted: $(jq -c .redacted "$T/$src-red.meta")"
 	if [ $src = incident ]; then
 		jq -e '.from.reason == "[redacted]" and (.from.triggers | length) > 0' "$T/$src-red.meta" >/dev/null ||
 			fail "incident: the freeze reason is not redacted in the bundle's metadata"
+		jq -r .from.config "$T/$src-red.meta" | grep -qF 'https://[redacted]@dav.example.com/x/?[redacted]' &&
+			jq -e '.redacted.counts.urls >= 1' "$T/$src-red.meta" >/dev/null ||
+			fail "incident: the configuration's upload.url is not cut to https://[redacted]@dav.example.com/x/?[redacted]"
 	fi
 	ok "$src: the metadata says what was cut: $(jq -c .redacted.counts "$T/$src-red.meta")"
 done
@@ -226,7 +234,7 @@ rc=0; "${FR[@]}" dump --last 5m --redact=args,passwords --format json >/dev/null
 [ $rc = 2 ] && grep -q 'unknown class "passwords"' "$T/err" || fail "an unknown class: exit $rc, $(cat "$T/err")"
 rc=0; "${FR[@]}" dump -f --redact >/dev/null 2>"$T/err" || rc=$?
 [ $rc = 2 ] && grep -q -- '--redact' "$T/err" || fail "--follow --redact: exit $rc, $(cat "$T/err")"
-printf 'redact = { args = false; home = false; tcp = false; marks = false; };\n' >"$T/none.conf"
+printf 'redact = { args = false; home = false; tcp = false; marks = false; urls = false; };\n' >"$T/none.conf"
 rc=0; "$FRCTL" --config "$T/none.conf" --store "$T/store" dump --last 5m --redact -o "$T/none.frb" 2>"$T/err" || rc=$?
 [ $rc = 2 ] && grep -q 'cuts nothing' "$T/err" && [ ! -e "$T/none.frb" ] ||
 	fail "a configuration that cuts nothing: exit $rc, $(cat "$T/err")"

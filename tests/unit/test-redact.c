@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include "chunk.h"
+#include "macro.h"
 #include "record-fields.h"
 #include "redact.h"
 #include "test.h"
@@ -37,7 +38,7 @@ static void check_parse(void)
 
 	CHECK_EQ(fr_redact_parse("args,tcp", &c, &bad), 0);
 	CHECK_EQ(c, FR_REDACT_ARGS | FR_REDACT_TCP);
-	CHECK_EQ(fr_redact_parse("marks,home,args,tcp", &c, &bad), 0);
+	CHECK_EQ(fr_redact_parse("marks,home,args,tcp,urls", &c, &bad), 0);
 	CHECK_EQ(c, FR_REDACT_ALL);
 	CHECK_EQ(fr_redact_parse("args,passwords", &c, &bad), -EINVAL);
 	CHECK_STR(bad, "passwords");
@@ -304,15 +305,48 @@ static void check_json(void)
 	CHECK_EQ(fr_redactor_counts(rd)->marks, marks);
 	struct json_object *sum = fr_redact_summary(rd);
 	CHECK_STR(json_object_to_json_string_ext(json_object_object_get(sum, "classes"), JSON_C_TO_STRING_PLAIN),
-		  "[\"args\",\"home\",\"tcp\",\"marks\"]");
+		  "[\"args\",\"home\",\"tcp\",\"marks\",\"urls\"]");
 	json_object_put(sum);
 	json_object_put(meta);
+	fr_redactor_free(rd);
+}
+
+/* URLs in metadata strings: user and password, query; the rest kept;
+ * cut once only. */
+static void check_urls(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "url = \"https://u:pw@dav.example.com/x/?sig=S1\";",
+		  "url = \"https://[redacted]@dav.example.com/x/?[redacted]\";" },
+		{ "http://dav.example.com/x/", "http://dav.example.com/x/" },
+		{ "a http://h/p?q=1 b https://t@h2:8443/ c", "a http://h/p?[redacted] b https://[redacted]@h2:8443/ c" },
+		{ "mailto:x@y ://", "mailto:x@y ://" },
+	};
+	struct fr_redactor *rd;
+
+	CHECK_EQ(fr_redactor_new(FR_REDACT_URLS, &rd), 0);
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		struct json_object *o = json_object_new_string(cases[i].in);
+		uint64_t n = fr_redactor_counts(rd)->urls;
+		fr_redact_json(rd, o);
+		CHECK_STR(json_object_get_string(o), cases[i].out);
+		CHECK_EQ(fr_redactor_counts(rd)->urls, n + (strcmp(cases[i].in, cases[i].out) != 0));
+		/* again: nothing more */
+		n = fr_redactor_counts(rd)->urls;
+		fr_redact_json(rd, o);
+		CHECK_STR(json_object_get_string(o), cases[i].out);
+		CHECK_EQ(fr_redactor_counts(rd)->urls, n);
+		json_object_put(o);
+	}
 	fr_redactor_free(rd);
 }
 
 int main(void)
 {
 	check_parse();
+	check_urls();
 	check_paths();
 	check_records();
 	check_chunk();
