@@ -2,6 +2,7 @@
 /* frctl boots: the boots a store holds, as journalctl --list-boots. */
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-id128.h>
@@ -9,7 +10,11 @@
 #include "../lib/boots.h"
 #include "../lib/macro.h"
 #include "../lib/parse.h"
+#include "frctl-error.h"
 #include "frctl.h"
+#include "options.h"
+#include "paths.h"
+#include "window-args.h"
 
 static const char usage[] =
 	"Usage: frctl boots [--input FILE] [--json]\n\n"

@@ -22,8 +22,10 @@
 #include "../lib/clock.h"
 #include "../lib/incident.h"
 #include "../lib/parse.h"
+#include "../lib/record-fields.h"
 #include "../lib/redact.h"
 #include "bundle.h"
+#include "frctl-error.h"
 
 int fr_bundle_write(const struct frctl_source *s, const char *path)
 {

@@ -8,7 +8,9 @@
 
 #include "../lib/macro.h"
 #include "control-client.h"
+#include "frctl-error.h"
 #include "frctl.h"
+#include "paths.h"
 
 /* Replies are a status object: a few KiB per CPU at most. */
 #define REPLY_MAX (1 << 20)

@@ -20,7 +20,16 @@
 #include "../lib/record-json.h"
 #include "../lib/store-reader.h"
 #include "bundle.h"
+#include "follow.h"
+#include "frctl-error.h"
 #include "frctl.h"
+#include "options.h"
+#include "output-file.h"
+#include "output-folded.h"
+#include "output-json.h"
+#include "output-perfetto.h"
+#include "output-pprof.h"
+#include "output-text.h"
 #include "window-args.h"
 
 enum format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_PERFETTO, FMT_BUNDLE, FMT_PPROF };
@@ -205,32 +214,6 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		return -EINVAL;
 	}
 	return frctl_window_finish(&o->win);
-}
-
-/* The record context of a window entry; @frames: room for
- * FR_FRAMES_EXPANDED_MAX (inlined frames included). */
-static void entry_context(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *frames,
-			  struct fr_record_context *ret)
-{
-	*ret = (struct fr_record_context){
-		.wall_ns = e->wall_ns, .boot_id = w->chunks[e->chunk].boot_id,
-		.cgroup = e->cgroup, .cgroup_len = e->cgroup_len,
-		.exe = e->exe, .exe_len = e->exe_len, .kernel_thread = e->kernel_thread,
-	};
-	if (fr_record_type_has_stack(e->r.type)) {
-		ret->nframes = fr_window_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
-		ret->frames = ret->nframes >= 0 ? frames : NULL;
-	}
-}
-
-int fr_window_entry_json(struct fr_json_writer *jw, struct fr_out *o, struct fr_window *w,
-			 const struct fr_window_entry *e)
-{
-	struct fr_frame frames[FR_FRAMES_EXPANDED_MAX];
-	struct fr_record_context ctx;
-
-	entry_context(w, e, frames, &ctx);
-	return fr_record_json_write(jw, o, &e->r, &ctx);
 }
 
 /* Text and JSON lines depend each on its record alone.  Text lines are

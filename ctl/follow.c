@@ -43,7 +43,11 @@
 #include "../lib/record-fields.h"
 #include "../lib/record-json.h"
 #include "../lib/store-reader.h"
+#include "follow.h"
+#include "frctl-error.h"
 #include "frctl.h"
+#include "output-json.h"
+#include "output-text.h"
 #include "window-args.h"
 
 /* How often the store is looked at: well inside the 2 s a record may take

@@ -1,44 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * frctl: reads a flightrec store (directly, daemon or not) and talks to
- * flightrecd over its control socket.
+ * flightrecd over its control socket.  This file is the dispatcher: the
+ * global options before the verb, the usage, and the verb table.  What
+ * the verbs share lives in files named for it (options.c, paths.c,
+ * window-args.c, ...), which never call back here.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "../lib/incident.h"
-#include "../lib/store-reader.h"
+#include "frctl-error.h"
 #include "frctl.h"
-
-void frctl_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("frctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int frctl_bad_option(const char *verb, char **argv)
-{
-	const char *arg = argv[optind - 1];
-
-	if (optopt && optopt < 0x100 && !(arg[0] == '-' && arg[1] == '-'))
-		frctl_error("%s option '-%c'. Try 'frctl%s%s --help'.",
-			    strchr("cso", optopt) ? "missing argument for" : "unrecognized",
-			    optopt, verb ? " " : "", verb ? verb : "");
-	else
-		frctl_error("%s option '%s'. Try 'frctl%s%s --help'.",
-			    optopt ? "missing argument for" : "unrecognized", arg,
-			    verb ? " " : "", verb ? verb : "");
-	return EXIT_USAGE;
-}
+#include "options.h"
 
 static void help(void)
 {
@@ -82,142 +56,6 @@ static void help(void)
 	       "4 permission denied (freeze, mark: root or control.group only).\n"
 	       "See frctl(1).\n",
 	       FR_CONF_DEFAULT_PATH);
-}
-
-bool frctl_global_option(struct frctl *f, int opt, const char *arg)
-{
-	switch (opt) {
-	case 'c':
-		f->config_path = arg;
-		f->config_explicit = true;
-		return true;
-	case 's':
-		f->store_arg = arg;
-		return true;
-	case 0x100:
-		f->socket_arg = arg;
-		return true;
-	}
-	return false;
-}
-
-int frctl_parse_simple(struct frctl *f, int argc, char **argv, const char *verb, const char *help,
-		       bool *json, const char **input, int nargs)
-{
-	/* --input only where it is taken: elsewhere its argument would be
-	 * named as the unknown option */
-	static const struct option opts[] = {
-		FRCTL_GLOBAL_OPTIONS,
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	}, opts_input[] = {
-		FRCTL_GLOBAL_OPTIONS,
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "input", required_argument, NULL, 'i' },
-		{},
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "c:s:h", input ? opts_input : opts, NULL)) >= 0) {
-		if (frctl_global_option(f, c, optarg))
-			continue;
-		if (c == 'h') {
-			fputs(help, stdout);
-			return EXIT_OK;
-		}
-		if (c == 'j' && json) {
-			*json = true;
-			continue;
-		}
-		if (c == 'i' && input) {
-			*input = optarg;
-			continue;
-		}
-		return frctl_bad_option(verb, argv);
-	}
-	if (argc - optind != nargs) {
-		if (argc - optind > nargs)
-			frctl_error("%s: unexpected argument '%s'. Try 'frctl %s --help'.", verb, argv[optind + nargs], verb);
-		else
-			frctl_error("%s: missing argument. Try 'frctl %s --help'.", verb, verb);
-		return EXIT_USAGE;
-	}
-	return -1;
-}
-
-int frctl_load_conf(struct frctl *f)
-{
-	static bool loaded;
-	char err[512];
-	int k;
-
-	if (loaded)
-		return 0;
-	fr_conf_init_defaults(&f->conf);
-	k = fr_conf_load(&f->conf, f->config_path, f->config_explicit, err, sizeof(err));
-	if (k < 0 && f->store_arg && !f->config_explicit) {
-		/* an incident is no time to be locked out of the store by a
-		 * broken configuration: --store names all that is needed */
-		fprintf(stderr, "frctl: warning: %s (ignored: --store given)\n", err);
-		fr_conf_done(&f->conf);
-		fr_conf_init_defaults(&f->conf);
-	} else if (k < 0) {
-		fprintf(stderr, "frctl: %s%s\n", err, f->config_explicit ? "" : " (give --store DIR to read a store anyway)");
-		return k;
-	}
-	loaded = true;
-	return 0;
-}
-
-const char *frctl_store_path(struct frctl *f)
-{
-	return f->store_arg ? f->store_arg : f->conf.store_path;
-}
-
-char *frctl_socket_path(struct frctl *f)
-{
-	char *p = NULL;
-
-	if (f->socket_arg)
-		return strdup(f->socket_arg);
-	if (f->store_arg) {
-		if (asprintf(&p, "%s/control.sock", f->store_arg) < 0)
-			return NULL;
-		return p;
-	}
-	return strdup(f->conf.socket_path);
-}
-
-int frctl_open_store(struct frctl *f, const char *path, struct fr_store_reader **ret)
-{
-	int k = fr_store_reader_open(path, ret);
-
-	if (k == -ENOENT || k == -ENOMEDIUM)
-		frctl_error("no store at %s (flightrecd has not written there; use --store DIR)", path);
-	else if (k == -EACCES)
-		frctl_error("cannot read store %s: permission denied (the store is readable by root)", path);
-	else if (k < 0)
-		frctl_error("cannot open store %s: %s", path, strerror(-k));
-	return k;
-}
-
-int frctl_open_incident(const char *path, struct fr_store_reader **ret, char **ret_meta)
-{
-	int k = fr_store_reader_open_incident(path, ret, ret_meta);
-
-	if (k == -ENOENT)
-		frctl_error("no such file %s (incidents: see 'frctl incidents')", path);
-	else if (k == -EBADMSG)
-		frctl_error("%s is not an incident or bundle file, or it is damaged", path);
-	else if (k == -ENODATA)
-		frctl_error("%s is truncated: the file is shorter than the length sealed in its header", path);
-	else if (k == -EPROTONOSUPPORT)
-		frctl_error("%s was written by a newer flightrec; this frctl cannot read it", path);
-	else if (k < 0)
-		frctl_error("cannot open %s: %s", path, strerror(-k));
-	return k;
 }
 
 int main(int argc, char **argv)

@@ -3,11 +3,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "control-client.h"
+#include "frctl-error.h"
 #include "frctl.h"
+#include "options.h"
 
 int verb_freeze(struct frctl *f, int argc, char **argv)
 {

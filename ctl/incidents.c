@@ -11,7 +11,10 @@
 #include "../lib/incident.h"
 #include "../lib/out-buf.h"
 #include "../lib/parse.h"
+#include "frctl-error.h"
 #include "frctl.h"
+#include "options.h"
+#include "paths.h"
 
 static int cmp_name(const void *a, const void *b)
 {

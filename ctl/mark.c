@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "control-client.h"
+#include "frctl-error.h"
 #include "frctl.h"
+#include "options.h"
 
 int verb_mark(struct frctl *f, int argc, char **argv)
 {

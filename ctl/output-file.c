@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 #include "../lib/macro.h"
-#include "frctl.h"
+#include "frctl-error.h"
+#include "output-file.h"
 
 int frctl_output_open(const char *path, char **ret_tmp, FILE **ret)
 {

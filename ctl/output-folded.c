@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../lib/macro.h"
-#include "frctl.h"
+#include "output-folded.h"
 #include "string-counts.h"
 
 struct fr_folded {

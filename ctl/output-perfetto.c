@@ -34,7 +34,8 @@
 #include "../lib/record-json.h"
 #include "../lib/symtab.h"
 #include "../lib/syscall-names.h"
-#include "frctl.h"
+#include "output-json.h"
+#include "output-perfetto.h"
 
 /* Pseudo processes above PID_MAX_LIMIT (4194304), so never a real pid. */
 #define CPUS_PID 5000000

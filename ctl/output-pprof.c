@@ -20,7 +20,8 @@
 #include <zlib.h>
 
 #include "../lib/parse.h"
-#include "frctl.h"
+#include "../lib/record-fields.h"
+#include "output-pprof.h"
 #include "profile.pb-c.h"
 
 /* GLib's MIN and MAX give way to lib/macro.h's (the same definitions) */

@@ -11,8 +11,9 @@
 #include "../lib/macro.h"
 #include "../lib/out-buf.h"
 #include "../lib/parse.h"
+#include "../lib/record-fields.h"
 #include "../lib/syscall-names.h"
-#include "frctl.h"
+#include "output-text.h"
 
 /* Record types with a column of their own: the name padded to 8, and a
  * space. */

@@ -21,6 +21,7 @@
 #include "../lib/incident.h"
 #include "../lib/macro.h"
 #include "../lib/redact.h"
+#include "frctl-error.h"
 #include "redact-source.h"
 
 /* --redact=LIST, or the classes the configuration enables. */

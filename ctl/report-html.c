@@ -37,6 +37,8 @@
 #include "../lib/pid-map.h"
 #include "../lib/record-fields.h"
 #include "frctl.h"
+#include "output-folded.h"
+#include "output-text.h"
 #include "report.h"
 
 #define LANES_MAX 16
@@ -966,8 +968,8 @@ static void put_dd(FILE *out, const char *dt, const char *dd)
 
 static void put_header(FILE *out, const struct frctl_source *s, const struct report *rp, const struct page *pg)
 {
-	const char *host = report_meta_string(s->meta, "host"), *kernel = report_meta_string(s->meta, "kernel");
-	const char *id = report_meta_string(s->meta, "id"), *reason = report_meta_string(s->meta, "reason");
+	const char *host = frctl_meta_string(s->meta, "host"), *kernel = frctl_meta_string(s->meta, "kernel");
+	const char *id = frctl_meta_string(s->meta, "id"), *reason = frctl_meta_string(s->meta, "reason");
 	struct json_object *rules;
 	struct utsname u;
 	char a[64], b[64], d[32], *line = NULL;
@@ -1221,9 +1223,9 @@ int report_html(struct report *rp, const struct frctl_source *s, const struct fr
 	data = data_json(&pg);
 	fputs("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>", out);
-	if (report_meta_string(s->meta, "id")) {
+	if (frctl_meta_string(s->meta, "id")) {
 		fputs("flightrec incident ", out);
-		put_html(out, report_meta_string(s->meta, "id"));
+		put_html(out, frctl_meta_string(s->meta, "id"));
 	} else
 		fputs("flightrec report", out);
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", fr_report_html_css);

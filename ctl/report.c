@@ -20,7 +20,11 @@
 #include "../lib/symtab.h"
 #include "../lib/syscall-names.h"
 #include "../lib/out-buf.h"
+#include "frctl-error.h"
 #include "frctl.h"
+#include "options.h"
+#include "output-file.h"
+#include "output-text.h"
 #include "report.h"
 #include "string-counts.h"
 #include "window-args.h"
@@ -360,15 +364,6 @@ static void add(struct report *rp, struct fr_window *w, size_t i, const struct f
 	}
 }
 
-const char *report_meta_string(struct json_object *meta, const char *key)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(meta, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 /* Text from a file, printed without its control bytes (\xNN instead): a
  * crafted file must not drive the terminal. */
 static void print_safe(const char *p)
@@ -389,8 +384,8 @@ static void print_header(const struct frctl_source *s, const struct report *rp)
 
 	printf("Source: %s%s\n", s->is_file ? "" : "store ", s->name);
 	if (s->meta) {
-		const char *host = report_meta_string(s->meta, "host"), *kernel = report_meta_string(s->meta, "kernel");
-		const char *reason = report_meta_string(s->meta, "reason");
+		const char *host = frctl_meta_string(s->meta, "host"), *kernel = frctl_meta_string(s->meta, "kernel");
+		const char *reason = frctl_meta_string(s->meta, "reason");
 		if (host || kernel) {
 			fputs("Host: ", stdout);
 			print_safe(host ? host : "?");

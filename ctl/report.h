@@ -70,10 +70,6 @@ struct report {
 	uint64_t first, last;
 };
 
-/* A string member of an incident's or bundle's metadata, or NULL when it
- * is missing or not a string: the file's JSON is not trusted to be ours. */
-const char *report_meta_string(struct json_object *meta, const char *key);
-
 /* The page: @rp gathered from the window of @s, shown under @a's filters;
  * written to @out.  0 or -errno (-ENOMEM; a write error is @out's). */
 int report_html(struct report *rp, const struct frctl_source *s, const struct frctl_window_args *a, FILE *out);

@@ -8,12 +8,16 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../lib/parse.h"
 #include "../lib/store-reader.h"
 #include "control-client.h"
+#include "frctl-error.h"
 #include "frctl.h"
+#include "options.h"
+#include "paths.h"
 
 struct span {
 	uint64_t oldest, newest, chunks, records;

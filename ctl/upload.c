@@ -50,7 +50,11 @@
 #undef MAX
 #include "../lib/macro.h"
 #include "../lib/parse.h"
+#include "frctl-error.h"
 #include "frctl.h"
+#include "options.h"
+#include "output-file.h"
+#include "paths.h"
 
 /* MESSAGE_IDs of the journal entries (flightrecd(8), "The upload's journal entries") */
 #define FR_UPLOAD_MESSAGE_ID "cb03bb4fd9604aff80444726cb8a0397"

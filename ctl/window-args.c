@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +14,9 @@
 #include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "../lib/redact.h"
+#include "../lib/store-reader.h"
+#include "frctl-error.h"
+#include "paths.h"
 #include "redact-source.h"
 #include "window-args.h"
 
@@ -197,6 +201,45 @@ bool frctl_window_entry(const struct frctl_window_args *a, const struct fr_windo
 {
 	return frctl_window_item_shown(a, &w->items[i]) && fr_window_get(w, i, e) == 0 &&
 	       frctl_window_entry_shown(a, e);
+}
+
+int frctl_open_store(struct frctl *f, const char *path, struct fr_store_reader **ret)
+{
+	int k = fr_store_reader_open(path, ret);
+
+	if (k == -ENOENT || k == -ENOMEDIUM)
+		frctl_error("no store at %s (flightrecd has not written there; use --store DIR)", path);
+	else if (k == -EACCES)
+		frctl_error("cannot read store %s: permission denied (the store is readable by root)", path);
+	else if (k < 0)
+		frctl_error("cannot open store %s: %s", path, strerror(-k));
+	return k;
+}
+
+int frctl_open_incident(const char *path, struct fr_store_reader **ret, char **ret_meta)
+{
+	int k = fr_store_reader_open_incident(path, ret, ret_meta);
+
+	if (k == -ENOENT)
+		frctl_error("no such file %s (incidents: see 'frctl incidents')", path);
+	else if (k == -EBADMSG)
+		frctl_error("%s is not an incident or bundle file, or it is damaged", path);
+	else if (k == -ENODATA)
+		frctl_error("%s is truncated: the file is shorter than the length sealed in its header", path);
+	else if (k == -EPROTONOSUPPORT)
+		frctl_error("%s was written by a newer flightrec; this frctl cannot read it", path);
+	else if (k < 0)
+		frctl_error("cannot open %s: %s", path, strerror(-k));
+	return k;
+}
+
+const char *frctl_meta_string(struct json_object *meta, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(meta, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
 }
 
 /* --boot: "0", "-N" or an id, resolved against the boots in the source. */

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../lib/window.h"
 #include "frctl.h"
 
 struct json_object;
@@ -118,6 +119,14 @@ struct frctl_source {
 	uint64_t redact_lost; /* chunks of the source left out of the copy:
 				 damaged, or overwritten since selected */
 };
+
+/* Opens the store, printing one clear line on failure. */
+int frctl_open_store(struct frctl *f, const char *path, struct fr_store_reader **ret);
+/* Opens an incident file, likewise; *ret_meta gets its metadata. */
+int frctl_open_incident(const char *path, struct fr_store_reader **ret, char **ret_meta);
+/* A string member of an incident's or bundle's metadata, or NULL when it
+ * is missing or not a string: the file's JSON is not trusted to be ours. */
+const char *frctl_meta_string(struct json_object *meta, const char *key);
 
 /* Opens the source, resolves --boot, loads the window (progress on a
  * terminal unless --quiet; with a->stream, only opens it: the slices load
