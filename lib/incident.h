@@ -10,7 +10,8 @@
  *             room it left for it, a multiple of 8
  *   chunks: byte copies of the store's chunks for the window, including
  *           the keyframe before it, each 8-byte aligned, as in a segment
- * The store reader opens an incident file like a one-segment store.
+ * The store reader opens an incident file like a one-segment store; it
+ * needs only the header (incident-header.h), not the writers here.
  */
 #ifndef FR_INCIDENT_H
 #define FR_INCIDENT_H
@@ -18,34 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "incident-header.h"
 #include "store-reader.h"
 
-#define FR_INCIDENT_MAGIC "FRECINC\0"
 #define FR_INCIDENT_SUFFIX ".fri"
 #define FR_INCIDENT_DIR "incidents"
-/* metadata larger than this is refused by readers */
-#define FR_INCIDENT_META_MAX (16u << 20)
-
-/* Compatible flag: the file is sealed, length and body_crc are set (a
- * reader that ignores them reads the file as before). */
-#define FR_INCIDENT_COMPAT_SEALED 0x1u
-
-struct fr_incident_header {
-	char magic[8];
-	uint32_t header_size;   /* 64 */
-	uint16_t version;       /* FR_STORE_VERSION */
-	uint16_t reserved0;
-	uint32_t compat_flags;  /* FR_INCIDENT_COMPAT_SEALED */
-	uint32_t incompat_flags;
-	uint32_t meta_len;      /* bytes of JSON after the header */
-	uint32_t meta_crc;      /* crc32 of them */
-	uint64_t chunks_offset; /* where the first chunk starts */
-	uint64_t created_wall;  /* ns since epoch */
-	uint64_t length;        /* sealed: bytes of the file (the end of its last chunk); else 0 */
-	uint32_t body_crc;      /* sealed: crc32 of bytes [chunks_offset, length); else 0 */
-	uint32_t header_crc;    /* crc32 of the bytes before this field */
-};
-_Static_assert(sizeof(struct fr_incident_header) == 64, "incident header layout");
 
 /* Bytes an incident of @meta and @refs takes at most (chunks that no
  * longer verify when copied are left out). */
@@ -96,21 +74,5 @@ int fr_incident_pwrite(int fd, const void *buf, size_t len, uint64_t off);
  * incident built in memory written over a spare file (see daemon/incident-spare.h):
  * blocks already allocated and durable, so no journal commit is needed. */
 int fr_incident_write_at(int fd, const void *buf, size_t len);
-
-/* Reads and checks the header and metadata of an incident file: returns
- * 0 with *ret_meta (malloc'd, NUL-terminated) and the chunk area, or
- * -EBADMSG / -EPROTONOSUPPORT / -errno. */
-int fr_incident_read_header(int fd, char **ret_meta, uint64_t *ret_chunks_offset);
-
-/* The seal of an incident file whose header fr_incident_read_header
- * accepted: 1 with *ret_length (the bytes of the incident, from the
- * start of the file) when it is sealed, 0 when it is not (an older
- * file: it ends where the file does), or -errno. */
-int fr_incident_read_length(int fd, uint64_t *ret_length);
-
-/* Checks that @fd holds a whole sealed incident (header, metadata, and
- * every byte of its chunk area against body_crc): 0 with *ret_meta and
- * *ret_length, -EBADMSG for a torn, unsealed or damaged file, or -errno. */
-int fr_incident_check_sealed(int fd, char **ret_meta, uint64_t *ret_length);
 
 #endif

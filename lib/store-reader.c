@@ -16,7 +16,7 @@
 #include <zstd.h>
 
 #include "clock.h"
-#include "incident.h"
+#include "incident-header.h"
 #include "macro.h"
 #include "segment-walk.h"
 #include "ksyms.h"
