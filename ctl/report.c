@@ -78,102 +78,11 @@ static int list_add(struct list *l, const struct fr_window_entry *e)
 	return (int)l->n++;
 }
 
-/* Call paths by weight: the hottest, a sample weighing one, and those
- * most time was blocked in, an off-CPU wait weighing its duration.  A
- * path is the process name and the names of the record's frames,
- * outermost first, as the folded output writes them.  It is counted by a
- * 64-bit hash of that sequence (two of PATHS_MAX paths share one with
- * odds of about 1e-10), and named again for printing from a record that
- * had it (the window holds every record until it is freed): 48 bytes a
- * path however deep the stacks, 3 MiB at most a table: PATHS_MAX held;
- * when a new one finds them all taken, the quarter that may have weighed
- * least make room (lossy counting), so that a hot path that comes late
- * in a long window is still counted, the rare ones not. */
-#define PATHS_MAX (64 * 1024)
-#define PATHS_SLOTS (2 * PATHS_MAX) /* at most half full: short probes */
 /* fr_window_frames() may return more than the record's addresses
  * (inlined functions, markers): it is told how many fit */
 #define FRAMES_MAX FR_FRAMES_EXPANDED_MAX
 /* the width a path's line is shortened to: one line in a terminal */
 #define PATH_COLUMNS 100
-
-static uint64_t hash_bytes(uint64_t h, const char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL; /* FNV-1a */
-	return h;
-}
-
-/* The slot of @hash: its own, or the free one where it goes.  The FNV
- * state's low bits mix poorly: the slot is taken from its high ones. */
-static uint32_t *paths_slot(const struct paths *p, uint64_t hash)
-{
-	size_t i = (hash >> 40) & (PATHS_SLOTS - 1);
-
-	while (p->slot[i] && p->v[p->slot[i] - 1].hash != hash)
-		i = (i + 1) & (PATHS_SLOTS - 1);
-	return &p->slot[i];
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Drops the quarter (at least) of the paths with the least weight they
- * may have had (their weight and error): afterwards a path not held has
- * had at most p->bound, those dropped as well as those never held. */
-static void paths_prune(struct paths *p)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < p->n; i++)
-		p->tmp[i] = p->v[i].weight + p->v[i].err;
-	qsort(p->tmp, p->n, sizeof(*p->tmp), cmp_u64);
-	p->bound = MAX(p->bound, p->tmp[p->n / 4]);
-	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i].weight + p->v[i].err > p->bound)
-			p->v[k++] = p->v[i];
-	p->n = k;
-	memset(p->slot, 0, PATHS_SLOTS * sizeof(*p->slot));
-	for (size_t i = 0; i < k; i++)
-		*paths_slot(p, p->v[i].hash) = (uint32_t)i + 1;
-	p->pruned = true;
-}
-
-static void paths_add(struct paths *p, uint64_t hash, size_t item, uint64_t weight)
-{
-	uint32_t *s;
-
-	if (!p->v && !p->failed) {
-		p->v = malloc(PATHS_MAX * sizeof(*p->v));
-		p->slot = calloc(PATHS_SLOTS, sizeof(*p->slot));
-		p->tmp = malloc(PATHS_MAX * sizeof(*p->tmp));
-		p->failed = !p->v || !p->slot || !p->tmp;
-	}
-	if (p->failed)
-		return;
-	s = paths_slot(p, hash);
-	if (!*s) {
-		if (p->n == PATHS_MAX) {
-			paths_prune(p);
-			s = paths_slot(p, hash);
-		}
-		p->v[p->n] = (struct path){ .hash = hash, .err = p->bound, .item = item };
-		*s = (uint32_t)++p->n;
-	}
-	p->v[*s - 1].weight += weight;
-	p->total += weight;
-}
-
-static void paths_done(struct paths *p)
-{
-	free(p->v);
-	free(p->slot);
-	free(p->tmp);
-}
 
 /* One entry on one line: the text format without the date. */
 static void print_entry(struct fr_window *w, const struct fr_window_entry *e, const char *indent)
@@ -218,35 +127,16 @@ static void metrics(struct report *rp, const struct fr_window_entry *e)
 	json_object_put(m);
 }
 
-/* The frames of @e into @f and the hash of its path into @ret: how many
- * frames (<= 0: none), the innermost's name left in @name. */
-static int path_hash(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame f[static FRAMES_MAX],
-		     char *name, size_t len, uint64_t *ret)
-{
-	int n = fr_window_frames(w, e, f, FRAMES_MAX);
-	uint64_t h = hash_bytes(1469598103934665603ULL, e->r.comm, strlen(e->r.comm) + 1);
-
-	/* frames are kernel first, each part leaf first, so from the last to
-	 * the first is user space's outermost to the kernel's innermost, the
-	 * folded order; each name ends with its NUL */
-	for (int j = n - 1; j >= 0; j--) {
-		fr_frame_name(&f[j], false, name, len);
-		h = hash_bytes(h, name, strlen(name) + 1);
-	}
-	*ret = h;
-	return n;
-}
-
 static void sample(struct report *rp, struct fr_window *w, size_t i, const struct fr_window_entry *e)
 {
 	struct fr_frame f[FRAMES_MAX];
 	char name[512];
 	uint64_t h;
-	int n = path_hash(w, e, f, name, sizeof(name), &h);
+	int n = fr_path_hash(w, e, f, name, sizeof(name), &h);
 
 	rp->samples++;
 	(void)fr_counts_add(&rp->procs, e->r.comm);
-	paths_add(&rp->cpu_paths, h, i, 1);
+	fr_paths_add(&rp->cpu_paths, h, i, 1);
 	/* where the CPU was: the innermost frame, named last */
 	if (n > 0 && f[0].inlined)
 		strncat(name, " (inlined)", sizeof(name) - strlen(name) - 1);
@@ -264,8 +154,8 @@ static void offcpu(struct report *rp, struct fr_window *w, size_t i, const struc
 
 	top_add(&rp->offcpu, e, d);
 	rp->offcpu_ns += d;
-	if (path_hash(w, e, f, name, sizeof(name), &h) > 0)
-		paths_add(&rp->offcpu_paths, h, i, d);
+	if (fr_path_hash(w, e, f, name, sizeof(name), &h) > 0)
+		fr_paths_add(&rp->offcpu_paths, h, i, d);
 	else {
 		rp->offcpu_bare++;
 		rp->offcpu_bare_ns += d;
@@ -844,8 +734,8 @@ out:
 	fr_counts_done(&rp.procs);
 	fr_counts_done(&rp.self);
 	fr_counts_done(&rp.started);
-	paths_done(&rp.cpu_paths);
-	paths_done(&rp.offcpu_paths);
+	fr_paths_done(&rp.cpu_paths);
+	fr_paths_done(&rp.offcpu_paths);
 	frctl_source_done(&s);
 	return k;
 }

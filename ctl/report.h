@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "../lib/window.h"
+#include "call-paths.h"
 #include "string-counts.h"
 #include "window-args.h"
 
@@ -36,25 +37,6 @@ struct list {
 	struct fr_window_entry v[LIST_MAX];
 	unsigned n;
 	uint64_t more;
-};
-
-/* Call paths by weight, counted by hash (report.c). */
-struct path {
-	uint64_t hash;
-	uint64_t weight; /* since it was taken in */
-	uint64_t err;    /* weight it may have had before: paths.bound then */
-	size_t item;     /* a record with this path: index into the window */
-};
-
-struct paths {
-	struct path *v;  /* [PATHS_MAX], n of them held */
-	uint32_t *slot;  /* [PATHS_SLOTS]: by hash, 1 + index into v; 0 free */
-	uint64_t *tmp;   /* [PATHS_MAX], for pruning */
-	size_t n;
-	uint64_t bound;  /* weight a path not held has had at most */
-	uint64_t total;  /* of all the paths added */
-	bool time;       /* weights are nanoseconds blocked, not samples */
-	bool pruned, failed;
 };
 
 struct report {
