@@ -18,6 +18,11 @@
  * frames too light to see are folded into "[other]" until a graph has at
  * most FLAME_NODES_MAX; metric rows beyond METRIC_ROWS_MAX are merged (the
  * highest value of each run of rows).  The page says what it merged.
+ *
+ * Long because the page is one pass over the window into one state
+ * (struct page) that the lanes, the metrics, the flame graphs and the
+ * tables are all written from; the flame graph tree (struct fnode) is
+ * the part that could move out first, if the file grows.
  */
 #include <errno.h>
 #include <glib.h>

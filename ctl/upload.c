@@ -23,6 +23,10 @@
  * signature) are secrets: they never reach a log line or the journal.
  * Credentials are better in upload.netrc than in the URL: the daemon
  * copies its configuration file into every incident.
+ *
+ * Long because the verb is a whole program of its own, and nothing here
+ * is used by another verb: the URL and its secrets, the state file, the
+ * libcurl transfer and the journal entries are each only the uploader's.
  */
 #include <curl/curl.h>
 #include <dirent.h>

@@ -20,6 +20,10 @@
  * of its kind (enum stream), which readers turn back into rows as they
  * decode the records.  Every field is written and read here, with its stream
  * named, so the two layouts cannot drift apart.
+ *
+ * Long because that is the point of the file: the encoder and the decoder
+ * of every record type side by side, each one loop the primitives above
+ * it are inlined into; split, a field's two halves would be in two files.
  */
 #include <endian.h>
 #include <errno.h>

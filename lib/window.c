@@ -1,4 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The window (window.h): chunks selected from a store, loaded on every
+ * CPU whole (fr_window_load) or a slice at a time (fr_window_stream_*),
+ * merged into time order; frames named, executables tracked.
+ *
+ * Long because it holds both loaders, the whole one and the streaming
+ * one, and what they share; another part of issue 32 makes them one
+ * loader, and the file is split by concept then, not before.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
