@@ -261,7 +261,7 @@ start_mode() {
 
 modes="none flightrecd +syscall perf bpftrace floor"
 loads="nginx pgsel pgtpcb redis"
-declare -A tput p99 idle ns recs
+declare -A tput p99 idle ns recs dcpu
 t_start=$(date +%s)
 for i in $(seq "$REPS"); do
 	for m in $modes; do
@@ -288,7 +288,8 @@ for i in $(seq "$REPS"); do
 		done
 		# what the recorder kept: syscall records (ours), lines (bpftrace)
 		case $m in
-		+syscall) recs[$m]+="$(frstatus | jq '.sources.syscall.records // 0') " ;;
+		+syscall) recs[$m]+="$(frstatus | jq '.sources.syscall.records // 0') " ;;&
+		flightrecd | +syscall) dcpu[$m]+="$(cpu_of "$TOOL") " ;; # its CPU since its start, s
 		bpftrace) recs[$m]+="$(grep -c ' ns$' "$T/bpftrace.out" || true) " ;;
 		esac
 		stop_tool
@@ -301,23 +302,29 @@ t_rounds=$(($(date +%s) - t_start))
 # ---- not alternated: CPU accounting, system calls per request ----------
 bpf_sum() { bpf_prog_times "$1" | awk '{ s += $3 } END { printf "%d", s }'; }
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
-declare -A acct sysreq
+declare -A acct acct1 sysreq
 bpf_stats_on
 start_flightrecd "$CONF"
 sleep "$SETTLE"
-for l in $loads; do
-	sleep 1
-	b0=$(bpf_sum "$TOOL") d0=$(cpu_of "$TOOL") k0=$(busy_ticks)
-	case $l in
-	nginx) run_wrk "$DUR" >/dev/null ;;
-	pgsel) run_pgbench "$DUR" -S >/dev/null ;;
-	pgtpcb) run_pgbench "$DUR" >/dev/null ;;
-	redis) run_redis >/dev/null ;;
-	esac
-	b1=$(bpf_sum "$TOOL") d1=$(cpu_of "$TOOL") k1=$(busy_ticks)
-	# share of all the busy CPU time (USER_HZ ticks) the machine had
-	acct[$l]=$(calc "100 * (($b1 - $b0) / 1e9 + $d1 - $d0) / (($k1 - $k0) / $(getconf CLK_TCK))")
-	acct[$l,detail]="BPF $(calc "($b1 - $b0) / 1e6") ms, daemon $(calc "1000 * ($d1 - $d0)") ms, busy CPU $(calc "1000 * ($k1 - $k0) / $(getconf CLK_TCK)") ms"
+# every load twice under one daemon: the first pass includes what the
+# daemon does once per binary and process (symbols, mappings), the second
+# is the steady state, which is what the table keeps
+for pass in 1 2; do
+	for l in $loads; do
+		sleep 1
+		b0=$(bpf_sum "$TOOL") d0=$(cpu_of "$TOOL") k0=$(busy_ticks)
+		case $l in
+		nginx) run_wrk "$DUR" >/dev/null ;;
+		pgsel) run_pgbench "$DUR" -S >/dev/null ;;
+		pgtpcb) run_pgbench "$DUR" >/dev/null ;;
+		redis) run_redis >/dev/null ;;
+		esac
+		b1=$(bpf_sum "$TOOL") d1=$(cpu_of "$TOOL") k1=$(busy_ticks)
+		# share of all the busy CPU time (USER_HZ ticks) the machine had
+		acct1[$l]=${acct[$l]:-} acct1[$l,detail]=${acct[$l,detail]:-}
+		acct[$l]=$(calc "100 * (($b1 - $b0) / 1e9 + $d1 - $d0) / (($k1 - $k0) / $(getconf CLK_TCK))")
+		acct[$l,detail]="BPF $(calc "($b1 - $b0) / 1e6") ms, daemon $(calc "1000 * ($d1 - $d0)") ms, busy CPU $(calc "1000 * ($k1 - $k0) / $(getconf CLK_TCK)") ms"
+	done
 done
 stop_tool
 bpf_stats_off
@@ -387,6 +394,7 @@ for m in $modes; do
 done
 echo
 echo "syscall records kept per +syscall cell: ${recs[+syscall]:-}; bpftrace lines per cell: ${recs[bpftrace]:-}"
+echo "daemon CPU per cell (s, from its start, $SETTLE s settle + getppid + the four loads): flightrecd ${dcpu[flightrecd]:-}; +syscall ${dcpu[+syscall]:-}"
 
 declare -A TITLE UNITNAME
 TITLE[nginx]="nginx, 4 KiB static file (wrk -t1 -c50)"
@@ -421,11 +429,12 @@ for l in nginx pgsel pgtpcb redis; do
 	echo "${TITLE[$l]}: shipped config loses $f % ${UNITNAME[$l]} (perf $pf %; target <= 1 %: $met_t), p99 +$fp % (perf +$pfp %; <= 2 %: $met_p)"
 	echo "  +syscall loses $s % (bpftrace $bt %, ratio $(ratio "$s" "$bt"); <= 5 % and <= 0.5x: $met_s), p99 +$sp % (bpftrace +${P[$l,bpftrace]} %)"
 	echo "  the syscall source adds $src % (floor: $fl %, ratio $(ratio "$src" "$fl"); <= 1.3x: $met_f)"
-	echo "  CPU accounted to the shipped config (bpf_stats pass): ${acct[$l]} % of the busy CPU (${acct[$l,detail]}); $(calc "${sysreq[$l]}") system calls per ${UNITNAME[$l]%/s}"
-	ex=$(jq -cn --arg runs "$runs" --argjson p99 "$fp" --argjson perf_p99 "$pfp" --argjson acct "${acct[$l]}" --arg acct_d "${acct[$l,detail]}" \
+	echo "  CPU accounted to the shipped config (bpf_stats pass, 2nd run): ${acct[$l]} % of the busy CPU (${acct[$l,detail]}); 1st run ${acct1[$l]} % (${acct1[$l,detail]})"
+	echo "  $(calc "${sysreq[$l]}") system calls per ${UNITNAME[$l]%/s} (both sides of loopback, whole machine)"
+	ex=$(jq -cn --arg runs "$runs" --argjson p99 "$fp" --argjson perf_p99 "$pfp" --argjson acct "${acct[$l]}" --arg acct_d "${acct[$l,detail]}" --argjson acct1 "${acct1[$l]}" --arg acct1_d "${acct1[$l,detail]}" \
 		--argjson sysreq "${sysreq[$l]}" --argjson idle "$(med "${idle[${l},none]}")" --argjson reps "$REPS" --argjson dur "$DUR" \
 		'{runs: $runs, rounds: $reps, cell_s: $dur, p99_added_pct: $p99, perf_p99_added_pct: $perf_p99, cpu_accounted_pct: $acct,
-		  cpu_accounted: $acct_d, syscalls_per_request: $sysreq, idle_pct_none: $idle}')
+		  cpu_accounted: $acct_d, cpu_accounted_first_pct: $acct1, cpu_accounted_first: $acct1_d, syscalls_per_request: $sysreq, idle_pct_none: $idle}')
 	result "servers: ${TITLE[$l]}, shipped config: ${UNITNAME[$l]} lost" "% throughput lost" "$f" "$pf" \
 		"perf record -a -g -F 49" "$(ratio "$f" "$pf")" "<= 1 %" "$met_t" "$ex"
 	result "servers: ${TITLE[$l]}, shipped config: p99 latency added" "% p99 added" "$fp" "$pfp" \
