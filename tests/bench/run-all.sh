@@ -24,9 +24,9 @@ LOG=${OUT%.json}.log
 # (full sizes: several repetitions each, bounded so the whole run takes
 # about half an hour on 2 CPUs)
 if [ "$QUICK" = 1 ]; then
-	q_sys="1" q_sched="1 50000" q_dump="1 60" q_rate="1" q_over="" q_mem="" q_ret=""
+	q_sys="1" q_sched="1 50000" q_dump="1 60" q_rate="1" q_over="" q_mem="" q_ret="" q_srv=""
 else
-	q_sys="5" q_sched="7 200000" q_dump="5 600" q_rate="2" q_over="5" q_mem="2" q_ret="120"
+	q_sys="5" q_sched="7 200000" q_dump="5 600" q_rate="2" q_over="5" q_mem="2" q_ret="120" q_srv="6 8"
 	export PROBE=${PROBE:-5} # max-rate's ramp probes; its hold stays 60 s
 fi
 benches=(
@@ -44,6 +44,7 @@ benches=(
 	"incident-latency:tests/bench/incident-latency.sh $BUILD"
 	"retention:tests/bench/retention.sh $BUILD $q_ret"
 	"report-html:tests/bench/report-html.sh $BUILD"
+	"servers:tests/bench/servers.sh $BUILD $q_srv" # ~30 min of its own (6 rounds x 6 modes)
 )
 failed=()
 for b in "${benches[@]}"; do
