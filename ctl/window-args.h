@@ -2,7 +2,9 @@
 /*
  * What dump and report read: a source (the store, an incident of it, or an
  * incident or bundle file), a time window, a boot, and record filters;
- * their options, their checks, and the loading of the window.
+ * their options, their checks, and the loading of the window.  Opening
+ * a store or an incident file with one clear line on failure is here
+ * too, for the verbs that read a source without a window (boots).
  */
 #ifndef FR_CTL_WINDOW_ARGS_H
 #define FR_CTL_WINDOW_ARGS_H
