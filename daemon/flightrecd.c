@@ -5,6 +5,11 @@
  * the io_uring completion eventfd, signals, the control socket and the
  * watchdog.  It never forks to daemonize (systemd style); it forks only to
  * run the exec actions of trigger rules.
+ *
+ * Long because every handler of that loop (start, drain, timers, control
+ * verbs, reload, shutdown) works on the one struct daemon; what has a
+ * concept of its own (recorder, sources, triggers, metrics, textfile,
+ * control socket) lives in its own file.
  */
 #include <bpf/libbpf.h>
 #include <fcntl.h>

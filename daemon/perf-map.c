@@ -23,6 +23,9 @@
  * other processes go; if the one growing is alone over the bound, it is
  * trimmed to half of it, keeping its newest lines, so that it takes many
  * more lines before the next trim.
+ *
+ * Long because reading, painting and trimming work on the same three
+ * arrays, and each keeps the invariants the others rely on.
  */
 #include <errno.h>
 #include <fcntl.h>

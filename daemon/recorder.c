@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The recording path (recorder.h).  Long because every record passes here
+ * once, and what must see each one (decoding, the chunk builders, triggers,
+ * frames to name and unwind, the loss accounting that turns drops into gap
+ * records) is kept in one pass rather than spread over callbacks.
+ */
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>

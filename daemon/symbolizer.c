@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Names for frames (symbolizer.h).  Long because the lookups and the
+ * bounded caches they fill (processes, files, inline functions, and the
+ * perf maps of perf-map.c) share one set of structures and one eviction
+ * order; kernel symbols are in lib/ksyms.c, unwinding in unwinder.c.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>

@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Triggers and incidents (trigger.h).  Long because an incident's life is
+ * one state machine over struct pending, from the record that fires a rule
+ * (matching, coalescing, governance) to its file (the window copied, the
+ * header, the journal entry, the budget, the exec action); the spare file
+ * that makes it durable fast is in incident-spare.c.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
