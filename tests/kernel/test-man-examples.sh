@@ -12,7 +12,8 @@
 #     after the verb's name, as global options; unless the example names a
 #     --store or --config of its own); "frctl upload" also gets
 #     --state $T/uploaded.json;
-#   - upload.url of $T/fr.conf set to the PUT server of put-server.sh;
+#   - upload.url of $T/fr.conf set to the PUT server of put-server.sh,
+#     and prometheus.textfile to $T (not the system's node_exporter dir);
 #   - flamegraph.pl, when not installed, a stand-in on PATH that reads its
 #     input and writes an empty SVG (the example is about frctl's side);
 #   - before the commands: a mark, some processes, and one incident made
@@ -39,6 +40,7 @@ triggers = {
   );
 };
 upload = { url = "http://127.0.0.1:$PORT/flightrec/"; };
+prometheus = { textfile = "$T/flightrec.prom"; };
 CONF
 "$FLIGHTRECD" --check-config --config "$T/fr.conf" >/dev/null || fail "test configuration rejected"
 start_daemon "$T/fr.conf"
@@ -97,7 +99,7 @@ PY
 }
 
 n=0
-for page in "$MAN/frctl.1"; do
+for page in "$MAN/frctl.1" "$MAN/flightrecd.8"; do
 	script="$T/examples-$(basename "$page").sh"
 	{
 		echo 'set -o pipefail'
