@@ -14,9 +14,14 @@
       runs separated by ::) and fails (exit 1) on every --option its
       output prints that PAGE does not document.
 
+  man-inventory.py render PAGE [MAX_LINES]
+      renders PAGE with man -l at 80 columns (and groff -ww): fails on any
+      warning, and when it renders to more than MAX_LINES lines.
+
 Regular expressions over roff as this tree writes it (\\-\\- for a dash,
 .B/.BR/.I/.TP for names); a name written some other way is not seen.
 """
+import os
 import re
 import subprocess
 import sys
@@ -103,6 +108,20 @@ def main(argv):
             print(f'{page}: {n} is in --help but not in the page')
         print(f'{len(opts)} options of --help, {len(opts) - len(missing)} in {page}')
         return 1 if missing else 0
+    if len(argv) in (2, 3) and argv[0] == 'render':
+        page = argv[1]
+        env = dict(os.environ, MANWIDTH='80', MAN_KEEP_FORMATTING='0')
+        p = subprocess.run(['man', '--warnings', '-l', page], capture_output=True, text=True, env=env)
+        g = subprocess.run(['groff', '-man', '-ww', '-z', page], capture_output=True, text=True)
+        n = len(p.stdout.splitlines())
+        bad = p.returncode != 0 or p.stderr.strip() or g.stderr.strip()
+        for w in (p.stderr + g.stderr).strip().splitlines():
+            print(f'{page}: {w}')
+        print(f'{page}: {n} lines at 80 columns')
+        if len(argv) == 3 and n > int(argv[2]):
+            print(f'{page}: over {argv[2]} lines')
+            bad = True
+        return 1 if bad else 0
     print(__doc__, file=sys.stderr)
     return 2
 
