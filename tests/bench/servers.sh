@@ -3,7 +3,7 @@
 # server.  Three servers from Debian packages, each started here from a
 # private directory under $T, on loopback, on a free port, and stopped by
 # pid at the end:
-#   nginx      2 workers serving one 4 KiB static file (access log off);
+#   nginx      2 workers (reuseport) serving one 4 KiB static file (access log off);
 #              wrk -t1 -c50 --latency: requests/s and p99
 #   pgbench    PostgreSQL, scale 10, synchronous_commit off (the commit
 #              fsync would make it an I/O benchmark; the WAL is still
@@ -150,7 +150,11 @@ http {
 	uwsgi_temp_path $T/nginx/tmp/uwsgi;
 	scgi_temp_path $T/nginx/tmp/scgi;
 	server {
-		listen 127.0.0.1:$NGINX_PORT;
+		# one listening socket per worker: without it, which worker
+		# accepts wrk's 50 connections is left to chance, and a run where
+		# one worker got most of them made ~40 % fewer requests (bimodal
+		# runs in every mode, at 5d9b7f0)
+		listen 127.0.0.1:$NGINX_PORT reuseport;
 		root $T/nginx/www;
 	}
 }
@@ -277,6 +281,7 @@ for i in $(seq "$REPS"); do
 			redis) measure run_redis >"$T/out" ;;
 			esac
 			idle[$l,$m]+="$(cat "$T/idle") "
+			echo "cell: round $i $m $l: $(cat "$T/out") idle $(cat "$T/idle") %" >&2 # the raw numbers, as they come
 			if [ "$l" = redis ]; then
 				read -r so sp go gp <"$T/out"
 				tput[redis-set,$m]+="$so " p99[redis-set,$m]+="$sp "
@@ -374,8 +379,11 @@ echo "  syscall source (+syscall less flightrecd) adds $sys_added_ns ns a call; 
 
 # loss LIST BASE / p99add LIST BASE: % from medians
 loss() { calc "100 * (1 - $(med "$1") / $(med "$2"))"; }
+# paired LIST BASE: the median over rounds of 1 - run_i / base run_i, in %
+# (each round against its own none: drift between rounds cancels)
+paired() { paste <(tr ' ' '\n' <<<"$1" | grep .) <(tr ' ' '\n' <<<"$2" | grep .) | awk '{ print 100 * (1 - $1 / $2) }' | median; }
 p99add() { calc "100 * ($(med "$1") / $(med "$2") - 1)"; }
-declare -A L P
+declare -A L P PL
 for k in nginx pgsel pgtpcb redis-set redis-get; do
 	case $k in redis-*) il=redis ;; *) il=$k ;; esac
 	printf '\n%s\n  %-11s %12s %-25s %9s %-21s %9s %9s %7s\n' "$k" mode "throughput" "(spread)" "p99 ms" "(spread)" "loss %" "p99 +%" "idle %"
@@ -386,10 +394,14 @@ for k in nginx pgsel pgtpcb redis-set redis-get; do
 			"$(med "${p99[$k,$m]}")" "($(spr "${p99[$k,$m]}"))" "${L[$k,$m]}" "${P[$k,$m]}" "$(med "${idle[$il,$m]}")"
 	done
 	for m in $modes; do printf '  %-11s runs: %s| p99 %s\n' "$m" "${tput[$k,$m]}" "${p99[$k,$m]}"; done
+	printf '  paired loss %% (median over rounds of 1 - run / none of its round):'
+	for m in $modes; do PL[$k,$m]=$(paired "${tput[$k,$m]}" "${tput[$k,none]}"); printf ' %s %s' "$m" "${PL[$k,$m]}"; done
+	echo
 done
 # redis: the mean of SET's and GET's figures
 for m in $modes; do
 	L[redis,$m]=$(calc "(${L[redis-set,$m]} + ${L[redis-get,$m]}) / 2")
+	PL[redis,$m]=$(calc "(${PL[redis-set,$m]} + ${PL[redis-get,$m]}) / 2")
 	P[redis,$m]=$(calc "(${P[redis-set,$m]} + ${P[redis-get,$m]}) / 2")
 done
 echo
@@ -432,9 +444,9 @@ for l in nginx pgsel pgtpcb redis; do
 	echo "  CPU accounted to the shipped config (bpf_stats pass, 2nd run): ${acct[$l]} % of the busy CPU (${acct[$l,detail]}); 1st run ${acct1[$l]} % (${acct1[$l,detail]})"
 	echo "  $(calc "${sysreq[$l]}") system calls per ${UNITNAME[$l]%/s} (both sides of loopback, whole machine)"
 	ex=$(jq -cn --arg runs "$runs" --argjson p99 "$fp" --argjson perf_p99 "$pfp" --argjson acct "${acct[$l]}" --arg acct_d "${acct[$l,detail]}" --argjson acct1 "${acct1[$l]}" --arg acct1_d "${acct1[$l,detail]}" \
-		--argjson sysreq "${sysreq[$l]}" --argjson idle "$(med "${idle[${l},none]}")" --argjson reps "$REPS" --argjson dur "$DUR" \
+		--argjson sysreq "${sysreq[$l]}" --arg paired "$(for m in $modes; do printf '%s %s; ' "$m" "${PL[$l,$m]}"; done)" --argjson idle "$(med "${idle[${l},none]}")" --argjson reps "$REPS" --argjson dur "$DUR" \
 		'{runs: $runs, rounds: $reps, cell_s: $dur, p99_added_pct: $p99, perf_p99_added_pct: $perf_p99, cpu_accounted_pct: $acct,
-		  cpu_accounted: $acct_d, cpu_accounted_first_pct: $acct1, cpu_accounted_first: $acct1_d, syscalls_per_request: $sysreq, idle_pct_none: $idle}')
+		  paired_loss_pct: $paired, cpu_accounted: $acct_d, cpu_accounted_first_pct: $acct1, cpu_accounted_first: $acct1_d, syscalls_per_request: $sysreq, idle_pct_none: $idle}')
 	result "servers: ${TITLE[$l]}, shipped config: ${UNITNAME[$l]} lost" "% throughput lost" "$f" "$pf" \
 		"perf record -a -g -F 49" "$(ratio "$f" "$pf")" "<= 1 %" "$met_t" "$ex"
 	result "servers: ${TITLE[$l]}, shipped config: p99 latency added" "% p99 added" "$fp" "$pfp" \
