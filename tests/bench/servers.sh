@@ -314,7 +314,7 @@ sleep "$SETTLE"
 # every load twice under one daemon: the first pass includes what the
 # daemon does once per binary and process (symbols, mappings), the second
 # is the steady state, which is what the table keeps
-for pass in 1 2; do
+for _ in 1 2; do
 	for l in $loads; do
 		sleep 1
 		b0=$(bpf_sum "$TOOL") d0=$(cpu_of "$TOOL") k0=$(busy_ticks)
