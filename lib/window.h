@@ -45,7 +45,7 @@ struct fr_window_item {
 
 struct fr_late_names;
 struct fr_out;
-struct fr_window_chunk; /* per loaded chunk: payload, names (window.c) */
+struct fr_window_chunk; /* per loaded chunk: payload, names (window-chunk.c) */
 
 struct fr_window {
 	struct fr_window_item *items; /* in time order; ties in store order */
@@ -53,8 +53,6 @@ struct fr_window {
 	struct fr_chunk_info *chunks;
 	struct fr_window_chunk *cd;   /* beside chunks[] */
 	size_t nchunks, ncd;
-	uint8_t *payloads;       /* the chunks' decoded payloads, one after another */
-	size_t payload_size;
 	uint64_t chunks_damaged; /* chunks in range whose payload failed to verify */
 	uint64_t records_bad;    /* records that failed to decode (rest of chunk skipped) */
 	struct fr_window_exe *exes; /* executables named by keyframes and execs */
@@ -63,7 +61,7 @@ struct fr_window {
 	size_t nksyms;
 	pthread_mutex_t ksyms_lock;
 	int store_fd;            /* for the snapshots; -EBADF for incidents */
-	struct fr_window_stream *stream; /* read in slices (window.c) */
+	struct fr_window_stream *stream; /* the reader (window-internal.h) */
 	struct fr_late_names *late_names; /* not owned; NULL: none */
 };
 

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A sample's frames, named: from the code its chunk describes, kernel
+ * frames also from the store's snapshot of the boot's kernel symbols
+ * (loaded once per boot, on first use), user frames the chunk left
+ * unnamed from the window's late names (lib/late-names.h).
+ */
+#include <string.h>
+
+#include "ksyms.h"
+#include "late-names.h"
+#include "macro.h"
+#include "record-fields.h"
+#include "store-format.h"
+#include "window-internal.h"
+
+struct fr_window_ksyms {
+	uint8_t boot_id[16];
+	struct fr_ksyms *k; /* NULL: no snapshot */
+};
+
+/* The store's kernel symbol snapshot of @boot_id, loaded once (under the
+ * lock: threads print in parallel). */
+static const struct fr_ksyms *window_ksyms(struct fr_window *w, const uint8_t boot_id[16])
+{
+	struct fr_window_ksyms *v;
+	const struct fr_ksyms *k = NULL;
+	char id[33];
+
+	if (w->store_fd < 0)
+		return NULL;
+	pthread_mutex_lock(&w->ksyms_lock);
+	for (size_t i = 0; i < w->nksyms; i++)
+		if (memcmp(w->ksyms[i].boot_id, boot_id, 16) == 0) {
+			k = w->ksyms[i].k;
+			goto out;
+		}
+	v = realloc(w->ksyms, (w->nksyms + 1) * sizeof(*v));
+	if (!v)
+		goto out;
+	w->ksyms = v;
+	v = &w->ksyms[w->nksyms++];
+	memcpy(v->boot_id, boot_id, 16);
+	v->k = NULL;
+	(void)fr_ksyms_load_snapshot(w->store_fd, fr_format_boot_id(boot_id, id, sizeof(id)), &v->k);
+	k = v->k;
+out:
+	pthread_mutex_unlock(&w->ksyms_lock);
+	return k;
+}
+
+void fr_window_set_late_names(struct fr_window *w, struct fr_late_names *ln)
+{
+	w->late_names = ln;
+}
+
+int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *out,
+		     size_t max)
+{
+	uint64_t addr[FR_SAMPLE_FRAMES_MAX];
+	const struct fr_symtab *t = e->chunk < w->nchunks ? &w->cd[e->chunk].symtab : NULL;
+	const struct fr_ksyms *ks = NULL;
+	int n = fr_record_frames(&e->r, addr, FR_SAMPLE_FRAMES_MAX);
+	size_t k = 0;
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n && k < max; i++) {
+		struct fr_frame f;
+
+		fr_symtab_resolve(t, ks, &e->r, (unsigned)i, addr[i], &f);
+		/* a kernel frame the chunk did not name: try the snapshot */
+		if (f.kernel && !f.sym && !ks && t) {
+			ks = window_ksyms(w, w->chunks[e->chunk].boot_id);
+			if (ks)
+				fr_symtab_resolve(t, ks, &e->r, (unsigned)i, addr[i], &f);
+		}
+		/* the functions inlined where a user frame is are called
+		 * from it, as it were: leaf side of it, innermost first */
+		if (!f.kernel) {
+			size_t m = fr_symtab_inlined(t, &e->r, (unsigned)i, &f, out + k, max - k);
+
+			/* one the chunk did not name: its build's debug file
+			 * may be here (names, and inlined functions) */
+			if (!m && !f.sym && w->late_names)
+				m = fr_late_names_resolve(w->late_names, &f, i == 0, out + k, max - k);
+			k += m;
+		}
+		if (k < max)
+			out[k++] = f;
+	}
+	return (int)k;
+}
+
+unsigned fr_window_ncpu(const struct fr_window *w)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < w->nchunks; i++)
+		if (w->chunks[i].cpu != FR_CPU_META && w->chunks[i].cpu < 4096)
+			n = MAX(n, w->chunks[i].cpu + 1);
+	return n;
+}
+
+void window_ksyms_free(struct fr_window *w)
+{
+	for (size_t i = 0; i < w->nksyms; i++)
+		fr_ksyms_free(w->ksyms[i].k);
+	free(w->ksyms);
+	w->ksyms = NULL;
+	w->nksyms = 0;
+}
