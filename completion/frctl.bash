@@ -84,7 +84,7 @@ _frctl()
 		return
 	fi
 	case $verb in
-	dump) COMPREPLY=($(compgen -W "$window --format -o --output --stats --stacks --offcpu -f --follow $global" -- "$cur")) ;;
+	dump) COMPREPLY=($(compgen -W "$window --format -o --output --stats --sizes --stacks --offcpu -f --follow $global" -- "$cur")) ;;
 	report) COMPREPLY=($(compgen -W "$window --format -o --output $global" -- "$cur")) ;;
 	boots) COMPREPLY=($(compgen -W "--input --json $global" -- "$cur")) ;;
 	status | incidents) COMPREPLY=($(compgen -W "--json $global" -- "$cur")) ;;

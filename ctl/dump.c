@@ -30,6 +30,7 @@
 #include "output-perfetto.h"
 #include "output-pprof.h"
 #include "output-text.h"
+#include "store-sizes.h"
 #include "window-args.h"
 
 enum format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_PERFETTO, FMT_BUNDLE, FMT_PPROF };
@@ -43,6 +44,7 @@ struct dump_opts {
 	int format; /* -1: not given */
 	const char *output;
 	bool stats;
+	bool sizes;  /* the window's bytes by type and stream instead of records */
 	bool stacks; /* text: offcpu records' stacks under them */
 	bool offcpu; /* folded, pprof: offcpu stacks by blocked time, not samples */
 	bool follow; /* -f: then the records as they are stored (follow.c) */
@@ -88,6 +90,9 @@ static void help(void)
 	       "                      --format, a bundle\n"
 	       "  --stats             after the dump, print on stderr how much of the store\n"
 	       "                      was read to find and decode the window\n"
+	       "  --sizes             instead of the records, where the window's bytes on\n"
+	       "                      disk go: by record type and by field stream (text,\n"
+	       "                      or one JSON object with --format json)\n"
 	       "\n"
 	       "Exit status: 0 done, 1 the source could not be read or is damaged,\n"
 	       "2 bad command line.\n",
@@ -96,7 +101,7 @@ static void help(void)
 
 static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *o)
 {
-	enum { O_FORMAT = O_WIN__END, O_STATS, O_STACKS, O_OFFCPU };
+	enum { O_FORMAT = O_WIN__END, O_STATS, O_STACKS, O_OFFCPU, O_SIZES };
 	/* the formats of a whole window, which following has not */
 	static const char *const not_followed[] = {
 		[FMT_FOLDED] = "--format folded counts the stacks of a whole window; --follow prints lines: "
@@ -112,6 +117,7 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "stats", no_argument, NULL, O_STATS },
+		{ "sizes", no_argument, NULL, O_SIZES },
 		{ "stacks", no_argument, NULL, O_STACKS },
 		{ "offcpu", no_argument, NULL, O_OFFCPU },
 		{ "follow", no_argument, NULL, 'f' },
@@ -146,6 +152,9 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		case O_STATS:
 			o->stats = true;
 			break;
+		case O_SIZES:
+			o->sizes = true;
+			break;
 		case O_STACKS:
 			o->stacks = true;
 			break;
@@ -165,6 +174,12 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 	}
 	if (optind < argc) {
 		frctl_error("dump: unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->sizes && (o->follow || o->output || o->stats || o->stacks || o->offcpu || o->win.redact ||
+			 (o->format >= 0 && o->format != FMT_TEXT && o->format != FMT_JSON))) {
+		frctl_error("--sizes prints the window's bytes, not its records: it takes --format text or json "
+			    "and no --follow, -o, --stats, --stacks, --offcpu or --redact");
 		return -EINVAL;
 	}
 	if (o->follow) {
@@ -443,6 +458,16 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		return k > 0 ? EXIT_OK : EXIT_USAGE;
 	if (o.follow)
 		return frctl_dump_follow(f, &o.win, o.format == FMT_JSON, o.stacks);
+	if (o.sizes) {
+		/* opened as for following: the source and its window's times, no records loaded */
+		o.win.follow = true;
+		ret = frctl_source_open(f, &o.win, &src);
+		if (ret == 0)
+			ret = frctl_store_sizes(src.reader, &src.q, f->conf.zstd_level, o.format == FMT_JSON, stdout) < 0 ?
+				      EXIT_FAILURE_ :
+				      EXIT_OK;
+		goto out;
+	}
 	if (o.format != FMT_BUNDLE) {
 		/* the output first: text lines are written as the window loads */
 		if (o.output && frctl_output_open(o.output, &tmp, &out) < 0)

@@ -93,6 +93,19 @@ enum stream {
 };
 _Static_assert(S_OTHER + 1 == FR_REC_STREAMS, "the stream count of record.h");
 
+static const char *const stream_names[] = {
+	[S_HEAD] = "head", [S_TS] = "ts", [S_PID] = "pid", [S_TID] = "tid",
+	[S_CGROUP] = "cgroup", [S_COMM] = "comm", [S_STATE] = "state", [S_NEXT_PID] = "next_pid",
+	[S_NEXT_TID] = "next_tid", [S_NEXT_COMM] = "next_comm", [S_DURATION] = "duration", [S_NR] = "nr",
+	[S_FRAMES] = "frames", [S_OTHER] = "other",
+};
+_Static_assert(ELEMENTSOF(stream_names) == FR_REC_STREAMS, "a name for every stream");
+
+const char *fr_record_stream_name(unsigned stream)
+{
+	return stream < FR_REC_STREAMS ? stream_names[stream] : "unknown";
+}
+
 /* Writes go to the end of their stream, or of the row (rows have one
  * cursor for every stream).  A writer is a local of the function that
  * encodes and every function that writes is inlined, so its fields live

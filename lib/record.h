@@ -327,6 +327,9 @@ struct fr_record_streams {
  * little-endian), then the streams one after the other. */
 #define FR_REC_STREAM_TABLE (4 * FR_REC_STREAMS)
 
+/* A stream's name, for statistics (frctl dump --sizes): "ts", "frames", ... */
+const char *fr_record_stream_name(unsigned stream);
+
 /* Writes the table of @s's stream lengths to @table. */
 void fr_record_streams_table(const struct fr_record_streams *s, uint8_t table[FR_REC_STREAM_TABLE]);
 
