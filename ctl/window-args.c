@@ -358,6 +358,11 @@ int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct
 	*s = (struct frctl_source){ .q = { .since_ns = a->since_ns, .until_ns = a->until_ns, .skip_exe = !a->need_exe,
 					   .line = a->line, .line_userdata = a->line_userdata,
 					   .lines_only = a->lines_only } };
+	/* for tests: the reader's slices this many bytes of payload (1: a
+	 * chunk each), which must not change any output */
+	const char *slice = getenv("FRCTL_SLICE_BYTES");
+	if (slice)
+		s->q.slice_bytes = strtoul(slice, NULL, 10);
 	if (frctl_load_conf(f) < 0)
 		return EXIT_USAGE;
 	if (a->input || a->incident) {
