@@ -1,45 +1,76 @@
 #!/bin/bash
-# Benchmark (not a test): how many hours of history a 1 GiB store holds with
-# the shipped default configuration on a busy machine.  flightrecd runs
-# for DUR seconds (180) while perf bench sched messaging loops and stress-ng
-# --cpu 1 --get 1 runs; the store's bytes written (frctl status --json,
-# store.bytes_written: chunks as written, headers included) over the time
-# between two status reads after a warm-up gives bytes per second;
-# 1 GiB / that rate is the retention.  EXTRAPOLATED from DUR seconds, not
-# observed for hours.  No peer; printed only.
-#   tests/bench/retention.sh BUILD_DIR [DUR_S]     QUICK=1: 20 s
+# Benchmark (not a test): how many hours of history the shipped store
+# (256 MiB) and a 1 GiB one hold with the shipped configuration on a busy
+# machine, and where the bytes go.  flightrecd runs with conf/flightrec.conf
+# on a private store while perf bench sched messaging loops and stress-ng
+# --cpu 1 --get 1 runs (processes coming and going, CPU samples, scheduler
+# waits, metrics every second); the store's bytes written (frctl status
+# --json, store.bytes_written: chunks as written, headers included) over DUR
+# seconds after a warm-up give bytes per second, and the store size / that
+# rate the retention: EXTRAPOLATED from DUR seconds, not observed for hours.
+# `frctl dump --sizes` over the same DUR seconds says which record types and
+# field streams the bytes are, and store-variants what other encodings of
+# the same chunks would take (tests/bench/store-variants.c).  The peer, in
+# the same run: `perf record -a -g -F 49 -z` (the same sampling rate,
+# compressed), whose file growth says how long 256 MiB of it would last.
+#   tests/bench/retention.sh BUILD_DIR [DUR_S]     (600; QUICK=1: 20 s)
+#   KEEP=DIR: copy the store there afterwards
 BUILD=${1:-build}
-DUR=${2:-180}
+DUR=${2:-600}
 . "$(dirname "$0")/lib.sh"
 need_pkg perf linux-perf
 need_pkg stress-ng stress-ng
 [ "$QUICK" = 1 ] && DUR=20
-CONF="$BUILD/../conf/flightrec.conf"
-WARM=5
+CONF="$(dirname "$0")/../../conf/flightrec.conf"
+FRCTL=("$BUILD/ctl/frctl" --config "$CONF" --store "$T/store" --socket "$T/control.sock")
+WARM=10
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
 
 start_flightrecd "$CONF"
-stress-ng --cpu 1 --get 1 -t $((DUR + WARM + 5)) >/dev/null 2>&1 & BENCH_PIDS+=($!)
+stress-ng --cpu 1 --get 1 -t $((DUR + WARM + 10)) >/dev/null 2>&1 & BENCH_PIDS+=($!)
 # the loop stops at its next turn when $T/stop exists (killing perf bench
 # mid-run would leave its workers blocked on their pipes)
 ( while [ ! -e "$T/stop" ]; do perf bench sched messaging -g 4 -l 200 >/dev/null 2>&1; done ) & LOOP=$!
+perf record -q -a -g -F 49 -z -o "$T/perf.data" >/dev/null 2>"$T/perf.log" & PERF=$!
+BENCH_PIDS+=("$PERF")
 sleep "$WARM"
-st0=$(frstatus); t0=$(now)
+st0=$(frstatus); t0=$(now); p0=$(stat -c %s "$T/perf.data")
 sleep "$DUR"
-st1=$(frstatus); t1=$(now)
+st1=$(frstatus); t1=$(now); p1=$(stat -c %s "$T/perf.data")
 touch "$T/stop"
 wait "$LOOP"
+kill -INT "$PERF"; wait "$PERF" 2>/dev/null || true
 kill "${BENCH_PIDS[@]}" 2>/dev/null || true
 wait "${BENCH_PIDS[@]}" 2>/dev/null || true
 BENCH_PIDS=()
 stop_tool
+[ -z "${KEEP:-}" ] || { rm -rf "$KEEP"; cp -a "$T/store" "$KEEP"; }
+
+# the whole seconds inside the measured span
+W=(--since "$(iso $((${t0%.*} + 1)))" --until "$(iso $((${t1%.*} - 1)))")
+"${FRCTL[@]}" dump --sizes "${W[@]}" >"$T/sizes.txt"
+"${FRCTL[@]}" dump --sizes --format json "${W[@]}" >"$T/sizes.json"
 
 bytes=$(jq -n --argjson a "$st0" --argjson b "$st1" '$b.store.bytes_written - $a.store.bytes_written')
-recs=$(jq -n --argjson a "$st0" --argjson b "$st1" '$b.records_total // 0 | . - ($a.records_total // 0)' 2>/dev/null || echo 0)
 rate=$(calc "$bytes / ($t1 - $t0)")
-hours=$(calc "1073741824 / $rate / 3600")
+prate=$(calc "($p1 - $p0) / ($t1 - $t0)")
+h256=$(calc "268435456 / $rate / 3600")
+h1g=$(calc "1073741824 / $rate / 3600")
+p256=$(calc "268435456 / $prate / 3600")
 machine
-echo "default configuration, busy machine (perf bench sched messaging loop + stress-ng --cpu 1 --get 1), ${DUR}s measured after ${WARM}s"
+echo "shipped configuration (conf/flightrec.conf), busy machine (perf bench sched messaging loop + stress-ng --cpu 1 --get 1), ${DUR}s measured after ${WARM}s"
 printf 'store written: %s bytes in %.1f s = %.0f bytes/s (%.1f MiB/h)\n' "$bytes" "$(calc "$t1 - $t0")" "$rate" "$(calc "$rate * 3600 / 1048576")"
-printf 'a 1 GiB store would hold %.1f hours of history (EXTRAPOLATED from %s s)\n' "$hours" "$DUR"
-result "retention of a 1 GiB store, default config, busy machine (extrapolated)" "hours" "$hours" null "-" null \
-	"print it" null "$(jq -cn --argjson r "$rate" --argjson d "$DUR" '{bytes_per_s: $r, measured_s: $d, extrapolated: true}')"
+printf 'the shipped 256 MiB store holds %.1f hours; a 1 GiB store %.1f hours (EXTRAPOLATED from %s s)\n' "$h256" "$h1g" "$DUR"
+printf 'peer: perf record -a -g -F 49 -z wrote %.0f bytes/s: 256 MiB of it would hold %.1f hours\n' "$prate" "$p256"
+echo "where the bytes go (frctl dump --sizes over the measured span):"
+cat "$T/sizes.txt"
+echo "what other encodings would make of this store (store-variants):"
+"$BUILD/tests/bench/store-variants" "$T/store" | tee "$T/variants.txt"
+extra=$(jq -c --argjson r "$rate" --argjson d "$DUR" --argjson h1g "$h1g" --argjson pr "$prate" \
+	'{bytes_per_s: $r, measured_s: $d, extrapolated: true, hours_1gib: $h1g, perf_bytes_per_s: $pr,
+	  sizes: {stored_bytes, payload_bytes, raw_bytes, records,
+		  types: [.types[] | {type, records, disk_bytes}], streams: [.streams[] | {stream, disk_bytes}]}}' "$T/sizes.json")
+result "retention of the shipped 256 MiB store, shipped config, busy machine (extrapolated)" "hours" "$h256" "$p256" \
+	"perf record -a -g -F 49 -z, the same run" "$(calc "$h256 / $p256")" ">= 24 h" "$(ge "$h256" 24)" "$extra"
+result "retention of a 1 GiB store, shipped config, busy machine (extrapolated)" "hours" "$h1g" null "-" null \
+	"print it" null "{\"bytes_per_s\": $rate}"
