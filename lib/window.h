@@ -97,6 +97,10 @@ struct fr_window_query {
 	void *line_userdata; /* line's */
 };
 
+/* The whole window at once, for readers that go back to its records
+ * (report): the stream below read to its end, its slices put one after
+ * another and its chunks kept, each record decoded again from its chunk
+ * when looked at.  Damaged chunks are left out of chunks[]. */
 int fr_window_load(struct fr_store_reader *r, const struct fr_window_query *q,
 		   struct fr_window **ret);
 
