@@ -28,14 +28,16 @@
 # process's CPU (all threads, /proc/PID/task/*/schedstat: utime + stime at
 # ns precision) plus what recording added to the switching tasks: the
 # generator's CPU (a cpuacct cgroup) minus its switches times the
-# generator's CPU per switch with no recorder in the same repetition (the
-# tracepoint, the BPF program or perf's handler, the ring, their cache
-# misses, interrupts for the reader's wakeups), over the events the
+# generator's CPU per switch with no recorder (the median of the none
+# runs): the tracepoint, the BPF program or perf's handler, the ring, their
+# cache misses, interrupts for the reader's wakeups; over the events the
 # recorder recorded.  Not counted, for either: writeback of the files
 # (kworkers; perf writes ~60x our bytes).
 # Targets (issue 31): at the generator's ceiling, zero drops on every CPU
 # in every repetition while perf drops; CPU per event <= 0.25x perf's.
 #   tests/bench/max-rate.sh BUILD_DIR [REPS]     QUICK=1: 4 s runs
+# FR_MODES="none flightrecd" runs only those modes (none is needed);
+# FR_CONF=FILE runs flightrecd with that configuration instead.
 BUILD=${1:-build}
 REPS=${2:-5}
 . "$(dirname "$0")/lib.sh"
@@ -95,7 +97,8 @@ losses() {
 # bpf_ns PID: total run_time_ns of the BPF programs PID holds
 bpf_ns() { bpf_prog_times "$1" | awk '{ s += $3 } END { printf "%.0f", s }'; }
 
-write_sched_conf "$T/sched.conf"
+# FR_CONF=FILE: another configuration for flightrecd (to try a variant)
+if [ -n "${FR_CONF:-}" ]; then cp "$FR_CONF" "$T/sched.conf"; else write_sched_conf "$T/sched.conf"; fi
 declare -A sw gcpu rcpu ev lost bpf
 per_cpu_drops=
 for i in $(seq "$REPS"); do
@@ -146,10 +149,11 @@ bpf_stats_off
 # nth LIST N: the N-th word of a list
 nth() { awk -v n="$2" '{ print $n }' <<<"$1"; }
 # per rep: the recorder's CPU per event (ns) and its parts, against the
-# same rep's generator alone
+# generator alone: its CPU per switch, the median of the none runs (one
+# none run disturbed by the host would otherwise skew its whole rep)
 declare -A per incontext
+base=$(for i in $(seq "$REPS"); do calc "$(nth "${gcpu[none]}" "$i") / $(nth "${sw[none]}" "$i")"; echo; done | median)
 for i in $(seq "$REPS"); do
-	base=$(calc "$(nth "${gcpu[none]}" "$i") / $(nth "${sw[none]}" "$i")")
 	for m in flightrecd perf flightrecd-stats; do
 		[ -n "${ev[$m]:-}" ] || continue
 		e=$(nth "${ev[$m]}" "$i")
@@ -172,7 +176,7 @@ for m in $MODES; do
 	r=$(rates "${sw[$m]}")
 	if [ "$m" = none ]; then
 		printf '%-17s %13s\n' "$m" "$(med "$r")"
-		echo "   switches/s ${r}" ; continue
+		echo "   switches/s ${r}| generator CPU per switch $(calc "$base * 1e9") ns (median)"; continue
 	fi
 	er=$(for x in ${ev[$m]}; do calc "$x / $DUR"; echo; done | tr '\n' ' ')
 	printf '%-17s %13s %13s %13s %12s %11s %12s\n' "$m" "$(med "$r")" "$(med "$er")" "$(med "${lost[$m]}")" \
@@ -183,6 +187,8 @@ if [ -n "${ev[flightrecd-stats]:-}" ]; then
 	echo "flightrecd-stats split (bpf_stats on, not in the ratio): BPF programs $(med "$(ns_per "${bpf[flightrecd-stats]}" "${ev[flightrecd-stats]}")") ns/event ($(spr "$(ns_per "${bpf[flightrecd-stats]}" "${ev[flightrecd-stats]}")")), daemon $(med "$(ns_per "${rcpu[flightrecd-stats]}" "${ev[flightrecd-stats]}")") ns/event"
 fi
 echo "flightrecd losses per CPU, each rep: $per_cpu_drops"
+# the targets need both recorders
+[[ " $MODES " == *" flightrecd "* && " $MODES " == *" perf "* ]] || exit 0
 
 ceiling=$(med "$(rates "${sw[none]}")")
 ours_lost_max=$(tr ' ' '\n' <<<"${lost[flightrecd]}" | grep . | sort -g | tail -1)
