@@ -104,15 +104,17 @@ per_cpu_drops=
 for i in $(seq "$REPS"); do
 	for m in $MODES; do
 		c0=0 c1=0 b0=0 b1=0 e=0 d=0
+		# bpf_stats only in its own mode: on, it slows every BPF program
+		# that runs, others' too (another recorder left running shows here)
+		if [ "$m" = flightrecd-stats ]; then bpf_stats_on; else bpf_stats_off; fi
+		[ "$m" = none ] && echo "  rep $i: BPF programs loaded on the machine: $(bpftool -j prog show 2>/dev/null | jq length)" >&2
 		case $m in
 		flightrecd*)
-			if [ "$m" = flightrecd-stats ]; then bpf_stats_on; else bpf_stats_off; fi
 			start_flightrecd "$T/sched.conf"
 			st0=$(frstatus)
 			c0=$(cpu_of "$TOOL")
 			[ "$m" = flightrecd-stats ] && b0=$(bpf_ns "$TOOL") ;;
 		perf)
-			bpf_stats_off
 			rm -f "$T/perf.data"
 			start_perf -e sched:sched_switch -a -o "$T/perf.data"
 			c0=$(cpu_of "$TOOL") ;;
