@@ -150,7 +150,9 @@ int fr_window_load_refs(struct fr_store_reader *r, const struct fr_window_query 
 			k = -EBADMSG;
 			break;
 		}
-		memcpy(all + nall, w->items, w->n * sizeof(*all));
+		/* a slice can be empty (its items NULL): no memcpy from NULL */
+		if (w->n)
+			memcpy(all + nall, w->items, w->n * sizeof(*all));
 		nall += w->n;
 	}
 	/* nothing more to load: the threads end, the chunks stay */
