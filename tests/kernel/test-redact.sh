@@ -56,6 +56,7 @@ triggers = {
 };
 CONF
 FR=("$FRCTL" --config "$T/fr.conf" --store "$T/store")
+T0=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)
 start_daemon "$T/fr.conf"
 
 mkdir -p "$HOMEDIR/$SUBDIR"
@@ -127,9 +128,15 @@ holds_none() {
 }
 
 # --- bundles of the store's window, and of the incident
+# The store's window is fixed, and its records are on disk before it is
+# read (sync_interval 200 ms): the daemon goes on recording, and a window
+# relative to now would hold more records in the second bundle than in
+# the first
+TW=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)
+sleep 1
 for src in store incident; do
 	if [ $src = store ]; then
-		SRC=(--last 5m)
+		SRC=(--since "$T0" --until "$TW")
 	else
 		SRC=(--incident "$ID")
 	fi
