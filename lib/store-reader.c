@@ -255,13 +255,39 @@ struct walk_ctx {
 	uint32_t segment;
 	fr_chunk_cb cb;
 	void *userdata;
+	/* the newest segment of a store being written; the walk's counts
+	 * and whether it stopped at bytes not written yet */
+	bool newest;
+	uint64_t now_wall;
+	const struct fr_segment_walk_stats *st;
+	uint64_t resumed; /* st->resumed at the last chunk */
+	bool in_flight;
 };
+
+/* How long bytes of the newest segment that do not verify, with valid
+ * chunks after them, are taken for writes in flight (io_uring completes
+ * writes in any order; each completes within milliseconds, but the disk
+ * may stall); after that they are damage (a write that failed, such as
+ * on ENOSPC). */
+#define BLOCKED_MAX_NS (10 * 1000000000ULL)
 
 static int walk_cb(uint64_t offset, const struct fr_chunk_info *ci, void *userdata)
 {
 	struct walk_ctx *w = userdata;
 	struct fr_chunk_ref ref = { .segment = w->segment, .offset = offset, .info = *ci };
 
+	if (w->newest) {
+		/* bytes that did not verify just before a chunk of the
+		 * last seconds: a write still in flight, not damage; the
+		 * store is read as it was before them (as a reader a moment
+		 * earlier would have) */
+		if (w->st->resumed != w->resumed &&
+		    ci->last_ts + (uint64_t)ci->realtime_offset + BLOCKED_MAX_NS > w->now_wall) {
+			w->in_flight = true;
+			return 1;
+		}
+		w->resumed = w->st->resumed;
+	}
 	return w->cb(&ref, w->userdata);
 }
 
@@ -284,10 +310,15 @@ int fr_store_reader_foreach_since(struct fr_store_reader *r, uint64_t since, fr_
 {
 	uint64_t floor = since ? keyframe_floor(r, since) : 0;
 
+	uint64_t now_wall = fr_now_ns(CLOCK_REALTIME);
+
 	r->st.segments_skipped = 0;
 	for (size_t i = 0; i < r->nsegs; i++) {
-		struct walk_ctx w = { .segment = (uint32_t)i, .cb = cb, .userdata = userdata };
+		/* (an incident file has no writer: what does not verify in
+		 * it is damage) */
 		struct fr_segment_walk_stats st = {};
+		struct walk_ctx w = { .segment = (uint32_t)i, .cb = cb, .userdata = userdata,
+				      .newest = r->dir_fd >= 0 && i + 1 == r->nsegs, .now_wall = now_wall, .st = &st };
 		int k;
 
 		if (r->segs[i].summary.known && r->segs[i].summary.last_wall < floor) {
@@ -295,6 +326,13 @@ int fr_store_reader_foreach_since(struct fr_store_reader *r, uint64_t since, fr_
 			continue;
 		}
 		k = fr_segment_walk(r->segs[i].fd, r->segs[i].start, r->segs[i].size, walk_cb, &w, &st);
+		if (w.in_flight) {
+			/* the region the walk stopped at is not damage (the
+			 * walk counted it as damaged, then resumed) */
+			st.damaged--;
+			st.resumed--;
+			k = 0;
+		}
 
 		r->st.bytes_read += st.bytes_read;
 		r->st.chunks_damaged += st.damaged;
@@ -358,13 +396,6 @@ struct new_walk {
 	uint64_t now; /* CLOCK_MONOTONIC */
 	bool stopped; /* at what is not readable yet */
 };
-
-/* How long bytes of the newest segment that do not verify, with valid
- * chunks after them, are taken for writes in flight (io_uring completes
- * writes in any order; each completes within milliseconds, but the disk
- * may stall); after that they are damage (a write that failed, such as
- * on ENOSPC). */
-#define BLOCKED_MAX_NS (10 * 1000000000ULL)
 
 static int new_walk_cb(uint64_t offset, const struct fr_chunk_info *ci, void *userdata)
 {
