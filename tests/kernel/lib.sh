@@ -36,6 +36,8 @@ fail() {
 		echo "--- last records:" >&2
 		"$FRCTL" --store "$T/store" dump | grep -v ' frctl\[' | tail -25 >&2 || true
 	fi
+	# again last: a log cut to its tail (meson's, CI's) still says why
+	echo "FAIL (as above): $*" >&2
 	exit 1
 }
 

@@ -116,7 +116,7 @@ unwinder() { "$FRCTL" --store "$T/store" status --json 2>/dev/null | jq -c '.sam
 FAILED=()
 check_failed() {
 	echo "FAIL: $1: $2" >&2
-	FAILED+=("$1")
+	FAILED+=("$1: ${2%%$'\n'*}") # its first line, for the summary
 }
 
 # check_share NAME FOLDED SELECT WANT MIN_SAMPLES MIN_PERCENT WHAT
@@ -217,6 +217,6 @@ folded "$T/brief.folded" --comm fr-brief
 check_share "fr-brief (30 processes of 50 ms)" "$T/brief.folded" '^fr-brief;' ';main;(.*;)?fr_deep_c(;|$)' \
 	20 80 "named from main down to fr_deep_c"
 
-[ ${#FAILED[@]} -eq 0 ] || fail "${#FAILED[@]} checks failed: ${FAILED[*]} (each reported above)"
+[ ${#FAILED[@]} -eq 0 ] || fail "${#FAILED[@]} checks failed (each reported above): $(printf '\n  %s' "${FAILED[@]}")"
 ok "sampler: $(unwinder)"
 stop_daemon
