@@ -203,7 +203,8 @@ check_share "python3" "$T/py.folded" '^python3;' ';Py_BytesMain;(.*;)?_PyEval_Ev
 # --- node: JIT code named from /tmp/perf-PID.map ---
 # perf names ~95 % of this loop's samples frNodeHotLoop: V8 optimises it
 # within a few ms; the rest are the interpreter, the compiler, start-up
-"$NODE" --perf-basic-prof "$HERE/fr-node-hot.js" 4 >"$T/node.pid" || fail "node failed"
+# (in $T: V8 leaves an isolate-*-v8.log in its working directory)
+(cd "$T" && exec "$NODE" --perf-basic-prof "$HERE/fr-node-hot.js" 4) >"$T/node.pid" || fail "node failed"
 NODE_PID=$(head -1 "$T/node.pid")
 grep -q frNodeHotLoop "/tmp/perf-$NODE_PID.map" || fail "node --perf-basic-prof did not name frNodeHotLoop in /tmp/perf-$NODE_PID.map"
 folded "$T/node.folded" --pid "$NODE_PID"
