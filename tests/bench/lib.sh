@@ -42,8 +42,16 @@ secs() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1; t1=$(now); calc "$t1 - $t
 cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.6f", s / 1e9 }'; }
 # QUICK=1: the short validation pass (each script picks its own small sizes)
 QUICK=${QUICK:-0}
+# (the commit: FR_COMMIT if set, for a build of a tree without .git such as
+# a git archive; else the HEAD of the source tree the build was set up
+# from, which meson records; "?" when neither says)
 machine() {
-	echo "kernel $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), commit $(git -C "$BUILD/.." rev-parse --short HEAD 2>/dev/null || echo ?)"
+	local src commit=${FR_COMMIT:-}
+	if [ -z "$commit" ]; then
+		src=$(jq -r '.directories.source // empty' "$BUILD/meson-info/meson-info.json" 2>/dev/null)
+		commit=$(git -C "${src:-$BUILD/..}" rev-parse --short HEAD 2>/dev/null || echo ?)
+	fi
+	echo "kernel $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), commit $commit"
 }
 # need_pkg PROGRAM PACKAGE: installs the peer tool if missing
 need_pkg() { command -v "$1" >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" >/dev/null; }

@@ -26,8 +26,9 @@ LOG=${OUT%.json}.log
 if [ "$QUICK" = 1 ]; then
 	q_sys="1" q_sched="1 50000" q_dump="1 60" q_rate="1" q_over="" q_mem="" q_ret="" q_srv=""
 else
-	q_sys="5" q_sched="7 200000" q_dump="5 600" q_rate="2" q_over="5" q_mem="2" q_ret="120" q_srv="6 8"
-	export PROBE=${PROBE:-5} # max-rate's ramp probes; its hold stays 60 s
+	# (max-rate: 5 repetitions of its four 15 s runs, ~6 min, as its
+	# table rows were measured)
+	q_sys="5" q_sched="7 200000" q_dump="5 600" q_rate="5" q_over="5" q_mem="2" q_ret="120" q_srv="6 8"
 fi
 benches=(
 	"syscall-overhead:tests/bench/syscall-overhead.sh $BUILD $q_sys"

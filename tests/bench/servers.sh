@@ -52,11 +52,6 @@ SETTLE=${SETTLE:-3}
 # start-up path instead of the steady state
 SYSCALL_SETTLE=${SYSCALL_SETTLE:-11}
 GETPPID_N=${GETPPID_N:-2000000}
-# lib.sh's machine() finds the commit from BUILD/..; a build directory
-# elsewhere (meson setup /tmp/b SRC) has none: ask the source tree
-machine() {
-	echo "kernel $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), commit $(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo ?)"
-}
 
 # need_server_pkg PROGRAM PACKAGE SERVICE: installs a server package without
 # letting its postinst start the service (policy-rc.d, only if none is in
