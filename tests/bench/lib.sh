@@ -6,6 +6,7 @@ T=$(mktemp -d "${TMPDIR:-/var/tmp}/fr-bench-XXXXXX")
 TOOL=
 TRACEFS_MOUNTED=
 BPF_STATS0=
+CG=
 # extra pids a benchmark started (workloads, generators): killed on exit
 BENCH_PIDS=()
 bench_cleanup() {
@@ -17,6 +18,8 @@ bench_cleanup() {
 	fi
 	[ -n "$BPF_STATS0" ] && sysctl -q kernel.bpf_stats_enabled="$BPF_STATS0"
 	[ -n "$TRACEFS_MOUNTED" ] && umount /sys/kernel/tracing 2>/dev/null
+	# (empty once its workloads are gone)
+	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
 	rm -rf "$T"
 }
 trap bench_cleanup EXIT
@@ -38,6 +41,24 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? "true" : "false" }'; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { print (a >= b) ? "true" : "false" }'; }
 # secs CMD...: wall seconds CMD took (its output discarded)
 secs() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1; t1=$(now); calc "$t1 - $t0"; }
+# bench_cgroup: a cgroup of its own for the workload, CG, removed at exit
+# (cgroup v1 cpuacct on these machines, else v2); usage_s: the CPU
+# seconds its tasks have used so far
+bench_cgroup() {
+	if [ -d /sys/fs/cgroup/cpuacct ]; then
+		CG=/sys/fs/cgroup/cpuacct/fr-bench-$$
+	else
+		CG=/sys/fs/cgroup/fr-bench-$$
+	fi
+	mkdir "$CG"
+}
+usage_s() {
+	if [ -f "$CG/cpuacct.usage" ]; then
+		awk '{ printf "%.6f", $1 / 1e9 }' "$CG/cpuacct.usage"
+	else
+		awk '$1 == "usage_usec" { printf "%.6f", $2 / 1e6 }' "$CG/cpu.stat"
+	fi
+}
 # CPU seconds process $1 has run so far, all its threads (ns precision)
 cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.6f", s / 1e9 }'; }
 # QUICK=1: the short validation pass (each script picks its own small sizes)

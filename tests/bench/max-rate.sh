@@ -54,22 +54,8 @@ esac
 if [ "$QUICK" = 1 ]; then DUR=4; else DUR=${DUR:-15}; fi
 MODES=${FR_MODES:-none flightrecd perf flightrecd-stats}
 
-# the generator's cgroup (cgroup v1 cpuacct on these machines, else v2)
-CG=/sys/fs/cgroup/cpuacct/fr-bench-$$
-USAGE=cpuacct.usage
-if [ ! -d /sys/fs/cgroup/cpuacct ]; then
-	CG=/sys/fs/cgroup/fr-bench-$$
-	USAGE=cpu.stat
-fi
-mkdir "$CG"
-trap 'rmdir "$CG" 2>/dev/null || true; bench_cleanup' EXIT
-usage_s() {
-	if [ "$USAGE" = cpu.stat ]; then
-		awk '$1 == "usage_usec" { printf "%.6f", $2 / 1e6 }' "$CG/cpu.stat"
-	else
-		awk '{ printf "%.6f", $1 / 1e9 }' "$CG/cpuacct.usage"
-	fi
-}
+# the generator's cgroup: CG, usage_s (lib.sh)
+bench_cgroup
 # gen SECONDS: the generators, as fast as they go, on GEN_CPUS, in the
 # cgroup; prints "SWITCHES CPU_SECONDS" (switches: the sum of each pair's
 # rate times SECONDS)

@@ -28,24 +28,8 @@ FRCTL="$BUILD/ctl/frctl"
 
 write_sched_conf "$T/sched.conf"
 
-# CPU seconds of process $1 so far, all threads
-cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.6f", s / 1e9 }'; }
-# the workload's cgroup (cgroup v1 cpuacct on these machines, else v2)
-CG=/sys/fs/cgroup/cpuacct/fr-bench-$$
-USAGE=cpuacct.usage
-if [ ! -d /sys/fs/cgroup/cpuacct ]; then
-	CG=/sys/fs/cgroup/fr-bench-$$
-	USAGE=cpu.stat
-fi
-mkdir "$CG"
-trap 'rmdir "$CG" 2>/dev/null || true; bench_cleanup' EXIT
-usage_s() {
-	if [ "$USAGE" = cpu.stat ]; then
-		awk '$1 == "usage_usec" { printf "%.6f", $2 / 1e6 }' "$CG/cpu.stat"
-	else
-		awk '{ printf "%.6f", $1 / 1e9 }' "$CG/cpuacct.usage"
-	fi
-}
+# the workload's cgroup: CG, usage_s (lib.sh)
+bench_cgroup
 # workload, pinned to CPU 0 (both tasks on one CPU: the same switches every
 # run; the recorder has the other CPU): prints the CPU seconds of perf
 # bench and its children
