@@ -308,15 +308,13 @@ static uint64_t keyframe_floor(const struct fr_store_reader *r, uint64_t since)
 
 int fr_store_reader_foreach_since(struct fr_store_reader *r, uint64_t since, fr_chunk_cb cb, void *userdata)
 {
-	uint64_t floor = since ? keyframe_floor(r, since) : 0;
-
-	uint64_t now_wall = fr_now_ns(CLOCK_REALTIME);
+	uint64_t floor = since ? keyframe_floor(r, since) : 0, now_wall = fr_now_ns(CLOCK_REALTIME);
 
 	r->st.segments_skipped = 0;
 	for (size_t i = 0; i < r->nsegs; i++) {
+		struct fr_segment_walk_stats st = {};
 		/* (an incident file has no writer: what does not verify in
 		 * it is damage) */
-		struct fr_segment_walk_stats st = {};
 		struct walk_ctx w = { .segment = (uint32_t)i, .cb = cb, .userdata = userdata,
 				      .newest = r->dir_fd >= 0 && i + 1 == r->nsegs, .now_wall = now_wall, .st = &st };
 		int k;
