@@ -427,6 +427,7 @@ static struct json_object *status_json(struct daemon *d)
 					       json_object_new_uint64(fr_ksyms_count(fr_symbolizer_ksyms(fr_recorder_symbolizer(d->rec)))));
 			json_object_object_add(sy, "kernel_named", json_object_new_uint64(ys.kernel_named));
 			json_object_object_add(sy, "kernel_unnamed", json_object_new_uint64(ys.kernel_unknown));
+			json_object_object_add(sy, "kernel_by_snapshot", json_object_new_uint64(ys.kernel_by_snapshot));
 			json_object_object_add(sy, "user_named", json_object_new_uint64(ys.frames_named));
 			json_object_object_add(sy, "user_inlined", json_object_new_uint64(ys.frames_inlined));
 			json_object_object_add(sy, "debug_info_trimmed", json_object_new_uint64(ys.dwarf_trimmed));
@@ -697,7 +698,7 @@ static int add_timer(struct daemon *d, sd_event_source **s, uint64_t interval_ns
  * without them (kptr_restrict) kernel frames show addresses only. */
 static void start_symbolizer(struct daemon *d)
 {
-	struct fr_ksyms *ks = NULL;
+	struct fr_ksyms *ks = NULL, *snap = NULL;
 	struct fr_symbolizer *s;
 	struct fr_unwinder *u;
 	char boot[SD_ID128_STRING_MAX];
@@ -713,16 +714,30 @@ static void start_symbolizer(struct daemon *d)
 		_cleanup_close_ int dfd = open(d->conf.store_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		k = dfd < 0 ? -errno : fr_ksyms_save(ks, dfd, sd_id128_to_string(id, boot));
 		if (k < 0)
-			log_warning_errno(k, "Failed to save kernel symbols into %s: %m", d->conf.store_path);
-		else if (k > 0)
+			log_warning_errno(k, "Failed to save kernel symbols into %s, chunks describe kernel frames: %m",
+					  d->conf.store_path);
+		else if (k > 0) {
 			log_info("Saved %zu kernel symbols for this boot into the store.", fr_ksyms_count(ks));
+			snap = ks;
+		} else if (fr_ksyms_load_snapshot(dfd, boot, &snap) < 0)
+			log_warning("Failed to read this boot's kernel symbols in %s, chunks describe kernel frames.",
+				    d->conf.store_path);
+		else if (fr_ksyms_same_functions(ks, snap)) {
+			fr_ksyms_free(snap);
+			snap = ks;
+		}
+		/* else saved by an earlier run of this boot (before a module
+		 * or BPF program came or went): what differs is described */
 	}
 	k = fr_symbolizer_new(ks, d->conf.debug_dir, &s);
 	if (k < 0) {
+		if (snap != ks)
+			fr_ksyms_free(snap);
 		fr_ksyms_free(ks);
 		log_warning_errno(k, "Failed to set up symbol resolution, frames stay unnamed: %m");
 		return;
 	}
+	fr_symbolizer_set_snapshot(s, snap);
 	fr_recorder_set_symbolizer(d->rec, s);
 	/* user frames are named and unwound from /proc/PID: the namespace's
 	 * PID, another process than the records' (see keyframe()) */

@@ -138,6 +138,9 @@ struct name_block {
 
 struct fr_symbolizer {
 	struct fr_ksyms *ksyms;
+	/* what readers name this boot's kernel frames with: the store's
+	 * snapshot (ksyms itself when it is the same); NULL: none */
+	struct fr_ksyms *snapshot;
 	char *debug_dir;
 	unsigned ndwarf; /* files with debug information open */
 	size_t dwarf_bytes; /* their sizes */
@@ -293,6 +296,8 @@ struct fr_symbolizer *fr_symbolizer_free(struct fr_symbolizer *s)
 		file_unload(s, f);
 		free(f);
 	}
+	if (s->snapshot != s->ksyms)
+		fr_ksyms_free(s->snapshot);
 	fr_ksyms_free(s->ksyms);
 	fr_perf_maps_free(s->jit);
 	free_names(s);
@@ -311,10 +316,32 @@ const struct fr_ksyms *fr_symbolizer_ksyms(const struct fr_symbolizer *s)
 	return s->ksyms;
 }
 
+void fr_symbolizer_set_snapshot(struct fr_symbolizer *s, struct fr_ksyms *snapshot)
+{
+	if (s->snapshot != s->ksyms)
+		fr_ksyms_free(s->snapshot);
+	s->snapshot = snapshot;
+}
+
+/* Whether readers name the frame at @a as @k without a description: the
+ * snapshot has the same function there. */
+static bool in_snapshot(const struct fr_symbolizer *s, const struct fr_ksym *k, uint64_t a)
+{
+	const struct fr_ksym *o;
+
+	if (!s->snapshot)
+		return false;
+	if (s->snapshot == s->ksyms)
+		return true;
+	o = fr_ksyms_lookup(s->snapshot, a);
+	return o && o->addr == k->addr && strcmp(o->name, k->name) == 0 && strcmp(o->module, k->module) == 0;
+}
+
 void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, bool leaf, struct fr_frame_desc *ret)
 {
 	/* the same lookup address as readers use (lib/symtab.c) */
-	const struct fr_ksym *k = fr_ksyms_lookup(s->ksyms, fr_frame_lookup_addr(addr, leaf));
+	uint64_t a = fr_frame_lookup_addr(addr, leaf);
+	const struct fr_ksym *k = fr_ksyms_lookup(s->ksyms, a);
 
 	*ret = (struct fr_frame_desc){};
 	if (!k) {
@@ -322,6 +349,13 @@ void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, bool leaf, str
 		return;
 	}
 	s->st.kernel_named++;
+	/* chunks repeat what the snapshot has (a quarter of the store's
+	 * bytes, every chunk describing the same hot functions again);
+	 * incidents carry what theirs need (lib/kernel-names.h) */
+	if (in_snapshot(s, k, a)) {
+		s->st.kernel_by_snapshot++;
+		return;
+	}
 	ret->symbol.type = FR_REC_SYMBOL;
 	ret->symbol.symbol.start = k->addr;
 	ret->symbol.symbol.size = k->size;

@@ -6,7 +6,9 @@
  * tables of the mapped files (libelf; build ids with libdwelf; a separate
  * debug file under /usr/lib/debug/.build-id when the binary is stripped).
  * The recorder writes what it finds into the chunk of each sample as
- * mapping and symbol records, so stores and incidents resolve on their own.
+ * mapping and symbol records, so stores and incidents resolve on their own;
+ * kernel functions the store's per-boot snapshot names are not repeated
+ * (incidents get them from it when written).
  *
  * Memory is bounded: processes and files are cached least recently used
  * first out, trimmed by fr_symbolizer_trim(); between trims, descriptions
@@ -45,7 +47,14 @@ struct fr_frame_desc {
 	struct fr_record inl;
 };
 
-/* Kernel frame @addr (@leaf: the interrupted instruction). */
+/* The kernel symbols this boot's snapshot in the store has (what readers
+ * name kernel frames with when their chunk does not): @snapshot is NULL
+ * (none: every kernel frame is described), the symbolizer's own table
+ * (the snapshot was saved from it), or another table, which the
+ * symbolizer then owns (a snapshot saved by an earlier run of this boot). */
+void fr_symbolizer_set_snapshot(struct fr_symbolizer *s, struct fr_ksyms *snapshot);
+/* Kernel frame @addr (@leaf: the interrupted instruction): described
+ * unless the snapshot names it the same. */
 void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, bool leaf, struct fr_frame_desc *ret);
 /* User frame @addr of process @pid running the executable with inode
  * @exe_ino (0: unknown) when sampled (@leaf: the interrupted instruction,
@@ -79,6 +88,7 @@ struct fr_symbolizer_stats {
 	uint64_t frames_unknown;  /* user frames of processes gone before their maps were
 				     read, or of an image replaced by exec since */
 	uint64_t kernel_named, kernel_unknown;
+	uint64_t kernel_by_snapshot; /* of kernel_named: left to the store's snapshot, not described */
 	uint64_t processes, files, cache_bytes;
 	uint64_t maps_read;      /* /proc/PID/maps read */
 	uint64_t maps_inherited; /* forked children given their parent's mappings */

@@ -214,11 +214,10 @@ static int cmp_newest(const void *a, const void *b)
 	return x->t.tv_nsec > y->t.tv_nsec ? -1 : x->t.tv_nsec < y->t.tv_nsec;
 }
 
-/* Keeps the FR_KSYMS_KEEP newest snapshots (by modification time). */
-static void prune(int dir_fd)
+void fr_ksyms_prune(int dir_fd, uint64_t oldest_wall_ns)
 {
 	_cleanup_close_ int fd = openat(dir_fd, FR_KSYMS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct snap v[64];
+	struct snap v[FR_KSYMS_KEEP * 4];
 	struct dirent *de;
 	size_t n = 0;
 	DIR *d;
@@ -236,9 +235,27 @@ static void prune(int dir_fd)
 		v[n++].t = st.st_mtim;
 	}
 	qsort(v, n, sizeof(v[0]), cmp_newest);
-	for (size_t i = FR_KSYMS_KEEP; i < n; i++)
-		(void)unlinkat(dirfd(d), v[i].name, 0);
+	/* a boot's chunks were all written before the next boot saved its
+	 * snapshot: when that is older than the oldest segment, none of
+	 * them is left */
+	for (size_t i = 1; i < n; i++) {
+		uint64_t next_saved = (uint64_t)v[i - 1].t.tv_sec * 1000000000ULL + (uint64_t)v[i - 1].t.tv_nsec;
+		if (i >= FR_KSYMS_KEEP || (oldest_wall_ns && next_saved <= oldest_wall_ns))
+			(void)unlinkat(dirfd(d), v[i].name, 0);
+	}
 	closedir(d);
+}
+
+bool fr_ksyms_same_functions(const struct fr_ksyms *a, const struct fr_ksyms *b)
+{
+	if (!a || !b || a->n != b->n)
+		return false;
+	/* sizes may differ: a snapshot keeps no data symbols to end functions */
+	for (size_t i = 0; i < a->n; i++)
+		if (a->v[i].addr != b->v[i].addr || strcmp(a->v[i].name, b->v[i].name) != 0 ||
+		    strcmp(a->v[i].module, b->v[i].module) != 0)
+			return false;
+	return true;
 }
 
 int fr_ksyms_save(const struct fr_ksyms *k, int dir_fd, const char *boot_id)
@@ -292,7 +309,7 @@ int fr_ksyms_save(const struct fr_ksyms *k, int dir_fd, const char *boot_id)
 		r = negative_errno();
 		goto fail;
 	}
-	prune(dir_fd);
+	fr_ksyms_prune(dir_fd, 0);
 	return 1;
 fail:
 	(void)unlinkat(dir_fd, tmp, 0);

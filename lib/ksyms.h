@@ -8,12 +8,17 @@
 #ifndef FR_KSYMS_H
 #define FR_KSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define FR_KSYMS_DIR "kallsyms"
-/* Snapshots kept: the newest boots'. */
-#define FR_KSYMS_KEEP 4
+/* Snapshots kept at most: the newest boots'.  Chunks leave the kernel
+ * frames the snapshot names undescribed (daemon/symbolizer.c), so a
+ * snapshot stays while the store may hold chunks of its boot; past this
+ * many boots in the store (a reboot loop), the oldest boots' kernel
+ * frames go unnamed rather than snapshots filling the store. */
+#define FR_KSYMS_KEEP 16
 
 struct fr_ksyms;
 
@@ -40,6 +45,14 @@ const struct fr_ksym *fr_ksyms_lookup(const struct fr_ksyms *k, uint64_t addr);
  * exists; atomically (temporary file, fsync, rename).  Removes snapshots
  * beyond the FR_KSYMS_KEEP newest.  Returns 1 if written, 0 if present. */
 int fr_ksyms_save(const struct fr_ksyms *k, int dir_fd, const char *boot_id);
+/* Removes the snapshots of boots the store can no longer hold chunks of:
+ * those older than one saved no later than @oldest_wall_ns (CLOCK_REALTIME
+ * ns; the oldest segment's creation; 0: unknown), and those beyond the
+ * FR_KSYMS_KEEP newest.  The newest always stays. */
+void fr_ksyms_prune(int dir_fd, uint64_t oldest_wall_ns);
+/* Whether @a and @b hold the same functions at the same addresses (what
+ * a lookup names; sizes aside). */
+bool fr_ksyms_same_functions(const struct fr_ksyms *a, const struct fr_ksyms *b);
 /* Loads the snapshot of @boot_id from store @dir_fd; -ENOENT if none. */
 int fr_ksyms_load_snapshot(int dir_fd, const char *boot_id, struct fr_ksyms **ret);
 /* Bytes the snapshots of store @dir_fd take on disk (as du counts). */

@@ -248,6 +248,23 @@ int fr_store_writer_wait_written(struct fr_store_writer *w)
 
 static int enforce_bound(struct fr_store_writer *w, int skip_slot, uint64_t reserve);
 
+/* When the oldest segment but @skip was started (wall ns): no chunk of the
+ * store is older.  0 when none is readable. */
+static uint64_t oldest_created(struct fr_store_writer *w, uint32_t skip)
+{
+	uint64_t oldest = 0;
+
+	for (uint32_t i = 0; i < w->nseg; i++) {
+		_cleanup_close_ int fd = i == skip ? -EBADF : open_slot(w, i, O_RDONLY);
+		uint64_t created;
+
+		if (fd >= 0 && fr_store_segment_header_read_all(fd, NULL, NULL, &created) == 0 && created &&
+		    (!oldest || created < oldest))
+			oldest = created;
+	}
+	return oldest;
+}
+
 /* Moves to the next slot: the oldest segment is emptied and restarted. */
 static int rotate(struct fr_store_writer *w)
 {
@@ -277,6 +294,7 @@ static int rotate(struct fr_store_writer *w)
 	r = enforce_bound(w, (int)next, w->seg_size);
 	if (r < 0)
 		return r;
+	fr_ksyms_prune(w->dir_fd, oldest_created(w, next));
 	/* the store holds command lines: not for every user, whatever the umask */
 	if (fchmod(fd, 0640) < 0)
 		return negative_errno();

@@ -92,7 +92,8 @@ int fr_store_segment_header_write(int fd, uint64_t seqnum, uint64_t segment_size
 	return 0;
 }
 
-int fr_store_segment_header_read(int fd, uint64_t *ret_seqnum, struct fr_segment_prev *ret_prev)
+int fr_store_segment_header_read_all(int fd, uint64_t *ret_seqnum, struct fr_segment_prev *ret_prev,
+				     uint64_t *ret_created_wall)
 {
 	struct fr_segment_header h;
 	ssize_t n = pread(fd, &h, sizeof(h), 0);
@@ -109,6 +110,8 @@ int fr_store_segment_header_read(int fd, uint64_t *ret_seqnum, struct fr_segment
 		return -EBADMSG;
 	if (ret_seqnum)
 		*ret_seqnum = le64toh(h.seqnum);
+	if (ret_created_wall)
+		*ret_created_wall = le64toh(h.created_wall);
 	if (ret_prev) {
 		uint64_t last = le64toh(h.prev_last_wall), age = le32toh(h.prev_keyframe_age_ms);
 
@@ -121,4 +124,9 @@ int fr_store_segment_header_read(int fd, uint64_t *ret_seqnum, struct fr_segment
 		}
 	}
 	return 0;
+}
+
+int fr_store_segment_header_read(int fd, uint64_t *ret_seqnum, struct fr_segment_prev *ret_prev)
+{
+	return fr_store_segment_header_read_all(fd, ret_seqnum, ret_prev, NULL);
 }

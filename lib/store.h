@@ -28,6 +28,9 @@ struct fr_segment_prev {
 /* Reads and checks a segment header: 0, -EBADMSG, -EPROTONOSUPPORT.
  * @ret_prev may be NULL. */
 int fr_store_segment_header_read(int fd, uint64_t *ret_seqnum, struct fr_segment_prev *ret_prev);
+/* The same, and when the segment was (re)started (CLOCK_REALTIME ns). */
+int fr_store_segment_header_read_all(int fd, uint64_t *ret_seqnum, struct fr_segment_prev *ret_prev,
+				     uint64_t *ret_created_wall);
 /* Writes a segment header at offset 0; @prev NULL: none known. */
 int fr_store_segment_header_write(int fd, uint64_t seqnum, uint64_t segment_size,
 				  const struct fr_segment_prev *prev);

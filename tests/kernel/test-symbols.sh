@@ -5,8 +5,11 @@
 # read.  Then, with no /proc entry and no binary left:
 #   - the folded output attributes 70 +- 10 % / 30 +- 10 % to those names,
 #   - the same from a copy of the store in another directory, without the
-#     kernel symbol snapshots (the chunks name their own frames),
-#   - the same from an incident file copied elsewhere,
+#     kernel symbol snapshots (the chunks name their own user frames),
+#     where the syscall loop's kernel frames are unnamed: chunks leave the
+#     functions the store's snapshot names to it,
+#   - the same from an incident file copied elsewhere, whose kernel frames
+#     are named as the store names them (the incident carries them),
 #   - report's hottest call path is fr-spin's in fr_spin_seventy, the
 #     folded output's biggest stack, with about 70 % of its samples,
 #   - json frames carry sym, module and offset; a syscall loop's samples
@@ -66,10 +69,10 @@ check_shares "$T/folded" "exited process, binary deleted"
 
 mkdir -p "$T/elsewhere"
 cp -a "$T/store" "$T/elsewhere/store"
-rm -rf "$T/elsewhere/store/kallsyms"
-"$FRCTL" --store "$T/elsewhere/store" dump --format folded --pid "$P" >"$T/folded.copy"
+cp -a "$T/elsewhere/store" "$T/elsewhere/nosnap"
+rm -rf "$T/elsewhere/nosnap/kallsyms"
+"$FRCTL" --store "$T/elsewhere/nosnap" dump --format folded --pid "$P" >"$T/folded.copy"
 check_shares "$T/folded.copy" "store copied elsewhere, no kernel snapshot"
-
 cp "$INC" "$T/elsewhere/incident.fri"
 "$FRCTL" dump --input "$T/elsewhere/incident.fri" --format folded --pid "$P" >"$T/folded.inc" ||
 	fail "dump --input of the incident failed"
@@ -127,6 +130,24 @@ jq -e -s --argjson p "$SYS" '[.[] | select(.pid == $p and .kernel_frames > 0)] a
 		.module == "[kernel.kallsyms]"))] | length) >= 0.8 * ($k | length)' "$T/samples.json" >/dev/null ||
 	fail "syscall loop samples without the named syscall entry path: $(jq -c --argjson p "$SYS" 'select(.pid == $p) | [.stack[:.kernel_frames][].sym]' "$T/samples.json" | head -3)"
 ok "kernel frames by name: 80 % of the syscall loop's in-kernel samples pass through entry_SYSCALL_64/do_syscall_64"
+# the chunks leave them to the snapshot: without it, unnamed
+"$FRCTL" --store "$T/elsewhere/nosnap" dump --type sample --pid "$SYS" --format json >"$T/nosnap.json"
+jq -e -s '[.[] | select(.kernel_frames > 0)] as $k | ($k | length) > 0 and
+	([$k[] | select(.stack[:.kernel_frames] | all(.sym == null and .module == "[kernel.kallsyms]"))] | length) >= 0.8 * ($k | length)' \
+	"$T/nosnap.json" >/dev/null ||
+	fail "without the snapshot, the syscall loop's kernel frames are still named by the chunks: $(jq -c '[.stack[:.kernel_frames][].sym]' "$T/nosnap.json" | head -3)"
+ok "the chunks do not repeat the snapshot: without it, the syscall loop's kernel frames are unnamed"
+# an incident copied alone names them as the store does
+"$FRCTL" dump --input "$T/elsewhere/incident.fri" --type sample --pid "$SYS" --format json >"$T/inc.json" ||
+	fail "dump --input of the incident failed"
+"$FRCTL" --store "$T/elsewhere/store" dump --type sample --pid "$SYS" --format json |
+	jq -c --arg a "$(jq -rs '.[0].time' "$T/inc.json")" --arg b "$(jq -rs '.[-1].time' "$T/inc.json")" \
+		'select(.time >= $a and .time <= $b)' >"$T/store-sys.json"
+cmp -s <(jq -c '[.time, .stack]' "$T/inc.json") <(jq -c '[.time, .stack]' "$T/store-sys.json") ||
+	fail "the incident names the syscall loop's frames otherwise than the store: $(diff <(jq -c '[.time, .stack]' "$T/inc.json") <(jq -c '[.time, .stack]' "$T/store-sys.json") | head -4 | cut -c1-600)"
+jq -e -s 'length > 0 and ([.[] | select(.kernel_frames > 0 and (.stack[:.kernel_frames] | any(.sym != null)))] | length) > 0' \
+	"$T/inc.json" >/dev/null || fail "the incident's kernel frames are unnamed"
+ok "an incident copied alone names the syscall loop's frames as the store does ($(jq -s length "$T/inc.json") samples)"
 # frames known by address alone are those of processes gone before their
 # maps were read (within one drain interval), or sampled before an exec
 # (the forked shell: the comm tells).  In the sanitized build the

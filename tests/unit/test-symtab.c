@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ksyms.h"
@@ -76,6 +77,37 @@ static void test_ksyms(void)
 		n += faccessat(dfd, path, F_OK, 0) == 0;
 	}
 	CHECK_EQ(n, FR_KSYMS_KEEP);
+	/* a boot whose successor saved its snapshot before the oldest
+	 * segment began has no chunk left: its snapshot goes; the newest
+	 * always stays */
+	{
+		char a[80], b[80];
+		snprintf(a, sizeof(a), "kallsyms/%032x.zst", FR_KSYMS_KEEP + 2);
+		snprintf(b, sizeof(b), "kallsyms/%032x.zst", FR_KSYMS_KEEP + 1);
+		CHECK(utimensat(dfd, a, (struct timespec[]){ { 3000, 0 }, { 3000, 0 } }, 0) == 0);
+		CHECK(utimensat(dfd, b, (struct timespec[]){ { 2000, 0 }, { 2000, 0 } }, 0) == 0);
+		for (int i = 0; i < FR_KSYMS_KEEP; i++) {
+			char path[80];
+			snprintf(path, sizeof(path), "kallsyms/%032x.zst", i + 3);
+			if (i + 3 <= FR_KSYMS_KEEP)
+				CHECK(utimensat(dfd, path, (struct timespec[]){ { 1000 - i, 0 }, { 1000 - i, 0 } }, 0) == 0);
+		}
+		fr_ksyms_prune(dfd, 2500ULL * 1000000000ULL); /* between b and a */
+		CHECK(faccessat(dfd, a, F_OK, 0) == 0);
+		CHECK(faccessat(dfd, b, F_OK, 0) == 0); /* a saved after the oldest segment began */
+		n = 0;
+		for (int i = 0; i < FR_KSYMS_KEEP + 2; i++) {
+			char path[80];
+			snprintf(path, sizeof(path), "kallsyms/%032x.zst", i + 1);
+			n += faccessat(dfd, path, F_OK, 0) == 0;
+		}
+		CHECK_EQ(n, 2);
+		fr_ksyms_prune(dfd, 3500ULL * 1000000000ULL);
+		CHECK(faccessat(dfd, a, F_OK, 0) == 0);
+		CHECK(faccessat(dfd, b, F_OK, 0) != 0);
+		fr_ksyms_prune(dfd, 0);
+		CHECK(faccessat(dfd, a, F_OK, 0) == 0);
+	}
 	fr_ksyms_free(k);
 	close(dfd);
 	CHECK(system("rm -rf /tmp/fr-test-ksyms-*") == 0);
