@@ -12,6 +12,7 @@
  * metadata's strings are cut too and say what was ("redacted").
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 
 int fr_bundle_write(const struct frctl_source *s, const char *path)
 {
+	struct fr_kernel_names_stats names;
 	struct fr_chunk_ref *refs = NULL;
 	struct json_object *meta, *boots;
 	char host[256] = "", t[64];
@@ -77,12 +79,16 @@ int fr_bundle_write(const struct frctl_source *s, const char *path)
 		fr_redact_json(s->redactor, meta);
 		json_object_object_add(meta, "redacted", fr_redact_summary(s->redactor));
 	}
-	bytes = fr_incident_write(path, json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN), s->reader, refs, n);
+	bytes = fr_incident_write(path, json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN), s->reader, refs, n,
+				  &names);
 	json_object_put(meta);
 	free(refs);
 	if (bytes < 0) {
 		frctl_error("cannot write %s: %s", path, strerror((int)-bytes));
 		return EXIT_FAILURE_;
 	}
+	if (names.addrs_left_out)
+		frctl_error("warning: %s: %" PRIu64 " kernel frame addresses left unnamed (more than %u distinct ones)",
+			    path, names.addrs_left_out, FR_KERNEL_NAMES_ADDRS_MAX);
 	return 0;
 }

@@ -11,6 +11,7 @@
  * bundle's worth.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@ int frctl_source_redact(struct frctl *f, const struct frctl_window_args *a, stru
 	_cleanup_free_ char *meta = NULL;
 	_cleanup_close_ int fd = -EBADF;
 	struct fr_store_reader *r = NULL;
+	struct fr_kernel_names_stats names;
 	struct copy c = {};
 	char path[64];
 	unsigned classes;
@@ -95,11 +97,14 @@ int frctl_source_redact(struct frctl *f, const struct frctl_window_args *a, stru
 	}
 	c.rd = s->redactor;
 	bytes = fr_incident_write_fd(fd, s->meta ? json_object_to_json_string_ext(s->meta, JSON_C_TO_STRING_PLAIN) : "{}",
-				     s->reader, refs, n, redact_chunk, &c);
+				     s->reader, refs, n, redact_chunk, &c, &names);
 	if (bytes < 0) {
 		frctl_error("cannot redact %s: %s", s->name, strerror((int)-bytes));
 		return EXIT_FAILURE_;
 	}
+	if (names.addrs_left_out)
+		frctl_error("warning: %s: %" PRIu64 " kernel frame addresses left unnamed (more than %u distinct ones)",
+			    s->name, names.addrs_left_out, FR_KERNEL_NAMES_ADDRS_MAX);
 	/* the memory file read by its name, as any incident file */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	k = fr_store_reader_open_incident(path, &r, &meta);

@@ -60,6 +60,9 @@
  * written and the file fdatasync()ed, which has only those pages left to
  * write.  A window that grows after that (a trigger joins and moves its
  * end) or metadata that outgrows its room falls back to writing it whole.
+ * The names of the kernel frames the chunks leave to the store's snapshot
+ * (lib/kernel-names.h) are known only when it is sealed: they go last,
+ * and an incident they take past the spare is written as a new file.
  */
 #define STAGE_META_SLACK 16384
 
@@ -896,7 +899,8 @@ static int on_stage(sd_event_source *s, uint64_t usec, void *userdata)
  * that overlap the window, the metadata, the sealed header, then
  * fdatasync.  Returns its bytes once durable, 0 when it must be written
  * whole instead, or -errno. */
-static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, const char *meta)
+static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, const char *meta,
+			     struct fr_kernel_names_stats *names)
 {
 	struct fr_incident_builder *b = t->stage;
 	const uint8_t *data;
@@ -921,7 +925,10 @@ static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, con
 		k = fr_incident_builder_seal(b, meta);
 	if (k < 0)
 		return 0; /* metadata beyond its room, or no memory: written whole */
+	fr_incident_builder_names_stats(b, names);
 	data = fr_incident_builder_data(b, &len);
+	/* the chunks that came since, and the kernel names sealed in, can
+	 * take it past the spare */
 	if (len > t->stage_spare_size)
 		return 0;
 	/* the header, and the metadata as far as it differs from what was
@@ -947,7 +954,7 @@ static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, con
  * returns its bytes once they are durable, 0 when the spare cannot take
  * it, or -errno. */
 static int64_t write_spare(struct fr_triggers *t, const char *meta, struct fr_store_reader *r,
-			   const struct fr_chunk_ref *refs, size_t nrefs)
+			   const struct fr_chunk_ref *refs, size_t nrefs, struct fr_kernel_names_stats *names)
 {
 	uint64_t need = fr_incident_size_max(meta, refs, nrefs);
 	struct fr_incident_builder *b = NULL;
@@ -967,7 +974,13 @@ static int64_t write_spare(struct fr_triggers *t, const char *meta, struct fr_st
 	if (k == 0)
 		k = fr_incident_builder_seal(b, meta);
 	if (k == 0) {
+		fr_incident_builder_names_stats(b, names);
 		data = fr_incident_builder_data(b, &len);
+		/* the kernel names sealed in can take it past @need */
+		if (len > spare_size) {
+			fr_incident_builder_free(b);
+			return 0;
+		}
 		k = fr_incident_write_at(fd, data, len);
 		if (k < 0) {
 			/* what it holds now is unknown: a new one is made */
@@ -991,6 +1004,7 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	size_t nrefs = 0;
 	int64_t bytes = 0;
 	uint64_t t0 = fr_now_ns(CLOCK_MONOTONIC), tf, ts = 0, t1;
+	struct fr_kernel_names_stats names = {};
 	bool spare = false, written_ahead;
 	int k = 0;
 
@@ -1013,7 +1027,7 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
 	snprintf(path, sizeof(path), "%s/%s%s", t->incidents_dir, p->id, FR_INCIDENT_SUFFIX);
 
-	bytes = finish_staged(t, p, m);
+	bytes = finish_staged(t, p, m, &names);
 	if (bytes > 0)
 		how = "written ahead into the spare";
 	if (t->staged == p)
@@ -1028,20 +1042,24 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 		}
 		ts = fr_now_ns(CLOCK_MONOTONIC);
 		if (k >= 0) {
-			bytes = write_spare(t, m, r, refs, nrefs);
+			bytes = write_spare(t, m, r, refs, nrefs, &names);
 			if (bytes > 0)
 				how = "over the spare";
 			else if (bytes == 0)
-				bytes = fr_incident_write(path, m, r, refs, nrefs);
+				bytes = fr_incident_write(path, m, r, refs, nrefs, &names);
 		}
 	}
 	spare = bytes > 0 && strcmp(how, "a new file") != 0;
 	if (k >= 0 && bytes < 0)
 		k = (int)bytes;
 	t1 = fr_now_ns(CLOCK_MONOTONIC);
-	log_debug("Incident %s: store written %.2f ms, window selected %.2f ms, copied and synced %.2f ms (%s).",
+	log_debug("Incident %s: store written %.2f ms, window selected %.2f ms, copied and synced %.2f ms (%s), "
+		  "%" PRIu64 " kernel functions named from the snapshot.",
 		  p->id, (double)(tf - t0) / 1e6, ts ? (double)(ts - tf) / 1e6 : 0.0,
-		  (double)(t1 - (ts ? ts : tf)) / 1e6, how);
+		  (double)(t1 - (ts ? ts : tf)) / 1e6, how, names.symbols);
+	if (names.addrs_left_out)
+		log_warning("Incident %s: %" PRIu64 " kernel frame addresses left unnamed (more than %u distinct ones).",
+			    p->id, names.addrs_left_out, FR_KERNEL_NAMES_ADDRS_MAX);
 	free(refs);
 	fr_store_reader_free(r);
 	if (k >= 0 && spare) {

@@ -209,8 +209,10 @@ void fr_chunk_builder_set_opened(struct fr_chunk_builder *b, uint64_t mono_ns)
 	b->opened = mono_ns;
 }
 
+/* @span, if not NULL: times the header covers besides the records'. */
 static int close_chunk(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, uint64_t seqnum,
-		       const uint8_t boot_id[16], const struct fr_clock_offsets *off, void **ret_buf, size_t *ret_len)
+		       const uint8_t boot_id[16], const struct fr_clock_offsets *off, const struct fr_chunk_info *span,
+		       void **ret_buf, size_t *ret_len)
 {
 	_cleanup_free_ uint8_t *buf = NULL;
 	struct fr_chunk_header h = {};
@@ -240,8 +242,8 @@ static int close_chunk(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, uin
 	h.cpu = htole32(b->cpu);
 	h.nrecords = htole32(b->count);
 	memcpy(h.boot_id, boot_id, 16);
-	h.first_ts = htole64(b->first_ts);
-	h.last_ts = htole64(b->last_ts);
+	h.first_ts = htole64(span ? MIN(b->first_ts, span->first_ts) : b->first_ts);
+	h.last_ts = htole64(span ? MAX(b->last_ts, span->last_ts) : b->last_ts);
 	h.realtime_offset = (int64_t)htole64((uint64_t)off->realtime);
 	h.monotonic_offset = (int64_t)htole64((uint64_t)off->monotonic);
 	h.seqnum = htole64(seqnum);
@@ -283,7 +285,7 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 	/* the offsets turn BPF's boottime stamps into wall and monotonic
 	 * time for this chunk */
 	fr_clock_offsets_read(&off, NULL);
-	return close_chunk(b, cctx, seqnum, boot_id, &off, ret_buf, ret_len);
+	return close_chunk(b, cctx, seqnum, boot_id, &off, NULL, ret_buf, ret_len);
 }
 
 int fr_chunk_builder_close_as(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, const struct fr_chunk_info *like,
@@ -291,7 +293,15 @@ int fr_chunk_builder_close_as(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cc
 {
 	struct fr_clock_offsets off = { like->realtime_offset, like->monotonic_offset };
 
-	return close_chunk(b, cctx, like->seqnum, like->boot_id, &off, ret_buf, ret_len);
+	return close_chunk(b, cctx, like->seqnum, like->boot_id, &off, NULL, ret_buf, ret_len);
+}
+
+int fr_chunk_builder_close_spanning(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
+				    const struct fr_chunk_info *like, void **ret_buf, size_t *ret_len)
+{
+	struct fr_clock_offsets off = { like->realtime_offset, like->monotonic_offset };
+
+	return close_chunk(b, cctx, like->seqnum, like->boot_id, &off, like, ret_buf, ret_len);
 }
 
 int fr_chunk_header_parse(const struct fr_chunk_header *h, struct fr_chunk_info *ci)

@@ -70,6 +70,13 @@ int fr_chunk_builder_close(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 int fr_chunk_builder_close_as(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, const struct fr_chunk_info *like,
 			      void **ret_buf, size_t *ret_len);
 
+/* The same for a chunk of descriptions that stands for other chunks (an
+ * incident's kernel names, kernel-names.h): its header spans @like's
+ * first_ts..last_ts too, whatever its records' times, so that a window
+ * that selects any of those chunks selects it. */
+int fr_chunk_builder_close_spanning(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
+				    const struct fr_chunk_info *like, void **ret_buf, size_t *ret_len);
+
 /* Validates a header read from disk (magic, crc, version, flags, sane
  * sizes) and converts it.  -EBADMSG: damaged; -EPROTONOSUPPORT: a version
  * or incompatible flag this reader does not know. */

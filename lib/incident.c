@@ -13,6 +13,7 @@
 
 #include "chunk.h"
 #include "incident.h"
+#include "kernel-names.h"
 #include "macro.h"
 
 static int write_all(int fd, const void *p, size_t n)
@@ -82,6 +83,7 @@ struct fr_incident_builder {
 	size_t len, cap;  /* len: the end of the chunks so far */
 	size_t meta_room; /* bytes between the header and the first chunk */
 	uint32_t crc;     /* of the chunk area so far */
+	struct fr_kernel_names_collector *names; /* what the chunks leave unnamed */
 };
 
 int fr_incident_builder_new(size_t meta_room, struct fr_incident_builder **ret)
@@ -97,8 +99,8 @@ int fr_incident_builder_new(size_t meta_room, struct fr_incident_builder **ret)
 	b->meta_room = meta_room;
 	b->len = b->cap = sizeof(struct fr_incident_header) + meta_room;
 	b->buf = calloc(1, b->cap);
-	if (!b->buf) {
-		free(b);
+	if (!b->buf || fr_kernel_names_collector_new(&b->names) < 0) {
+		fr_incident_builder_free(b);
 		return -ENOMEM;
 	}
 	*ret = b;
@@ -108,13 +110,15 @@ int fr_incident_builder_new(size_t meta_room, struct fr_incident_builder **ret)
 struct fr_incident_builder *fr_incident_builder_free(struct fr_incident_builder *b)
 {
 	if (b) {
+		fr_kernel_names_collector_free(b->names);
 		free(b->buf);
 		free(b);
 	}
 	return NULL;
 }
 
-int fr_incident_builder_add(struct fr_incident_builder *b, const void *chunk, size_t len)
+/* Appends bytes to the chunk area. */
+static int builder_append(struct fr_incident_builder *b, const void *chunk, size_t len)
 {
 	if (b->len + len > b->cap) {
 		size_t cap = MAX(b->cap * 2, b->len + len);
@@ -128,6 +132,13 @@ int fr_incident_builder_add(struct fr_incident_builder *b, const void *chunk, si
 	b->crc = crc_chunk(b->crc, chunk, len);
 	b->len += len;
 	return 0;
+}
+
+int fr_incident_builder_add(struct fr_incident_builder *b, const void *chunk, size_t len)
+{
+	int k = fr_kernel_names_collector_add(b->names, chunk, len);
+
+	return k < 0 ? k : builder_append(b, chunk, len);
 }
 
 /* Hands each chunk of @refs to @put as stored (header, payload, padding);
@@ -160,21 +171,48 @@ static int builder_put(void *userdata, const uint8_t *buf, size_t len)
 int fr_incident_builder_add_refs(struct fr_incident_builder *b, struct fr_store_reader *r,
 				 const struct fr_chunk_ref *refs, size_t nrefs)
 {
-	return copy_chunks(r, refs, nrefs, builder_put, b);
+	int k = fr_kernel_names_collector_set_store(b->names, fr_store_reader_dir_fd(r));
+
+	return k < 0 ? k : copy_chunks(r, refs, nrefs, builder_put, b);
+}
+
+/* The names chunks for the kernel frames the chunks leave unnamed, last. */
+static int add_names(struct fr_kernel_names_collector *c, int (*put)(void *userdata, const uint8_t *buf, size_t len),
+		     void *userdata)
+{
+	_cleanup_free_ uint8_t *names = NULL;
+	size_t len = 0;
+	int k = fr_kernel_names_collector_finish(c, &names, &len);
+
+	return k < 0 || len == 0 ? k : put(userdata, names, len);
+}
+
+static int builder_put_names(void *userdata, const uint8_t *buf, size_t len)
+{
+	return builder_append(userdata, buf, len);
 }
 
 int fr_incident_builder_seal(struct fr_incident_builder *b, const char *meta)
 {
 	size_t meta_len = strlen(meta);
+	int k;
 
 	if (meta_len > b->meta_room)
 		return -E2BIG;
+	k = add_names(b->names, builder_put_names, b);
+	if (k < 0)
+		return k;
 	memcpy(b->buf + sizeof(struct fr_incident_header), meta, meta_len);
 	/* JSON allows the spaces after the object */
 	memset(b->buf + sizeof(struct fr_incident_header) + meta_len, ' ', b->meta_room - meta_len);
 	header_fill((struct fr_incident_header *)b->buf, b->buf + sizeof(struct fr_incident_header), b->meta_room,
 		    b->len, b->crc);
 	return 0;
+}
+
+void fr_incident_builder_names_stats(const struct fr_incident_builder *b, struct fr_kernel_names_stats *ret)
+{
+	fr_kernel_names_collector_stats(b->names, ret);
 }
 
 const uint8_t *fr_incident_builder_data(const struct fr_incident_builder *b, size_t *ret_len)
@@ -194,10 +232,13 @@ struct file_out {
 	int64_t total;
 	fr_incident_chunk_filter filter;
 	void *filter_userdata;
+	struct fr_kernel_names_collector *names;
 };
 
-static int file_write(struct file_out *o, const uint8_t *buf, size_t len)
+/* Appends to the file: a chunk or more, or the names chunks. */
+static int file_append(void *userdata, const uint8_t *buf, size_t len)
 {
+	struct file_out *o = userdata;
 	int k = write_all(o->fd, buf, len);
 
 	if (k == 0) {
@@ -205,6 +246,15 @@ static int file_write(struct file_out *o, const uint8_t *buf, size_t len)
 		o->total += (int64_t)len;
 	}
 	return k;
+}
+
+/* Chunks into the file: their kernel frames are named from what the file
+ * holds, after the filter. */
+static int file_write(struct file_out *o, const uint8_t *buf, size_t len)
+{
+	int k = fr_kernel_names_collector_add(o->names, buf, len);
+
+	return k < 0 ? k : file_append(o, buf, len);
 }
 
 static int file_put(void *userdata, const uint8_t *buf, size_t len)
@@ -225,7 +275,8 @@ static int file_put(void *userdata, const uint8_t *buf, size_t len)
 }
 
 int64_t fr_incident_write_fd(int fd, const char *meta, struct fr_store_reader *r, const struct fr_chunk_ref *refs,
-			     size_t nrefs, fr_incident_chunk_filter filter, void *userdata)
+			     size_t nrefs, fr_incident_chunk_filter filter, void *userdata,
+			     struct fr_kernel_names_stats *names_st)
 {
 	struct fr_incident_header h = {};
 	static const uint8_t zero[8];
@@ -233,10 +284,16 @@ int64_t fr_incident_write_fd(int fd, const char *meta, struct fr_store_reader *r
 	struct file_out out = { .fd = fd, .filter = filter, .filter_userdata = userdata };
 	int k;
 
+	if (names_st)
+		*names_st = (struct fr_kernel_names_stats){};
 	if (meta_len > FR_INCIDENT_META_MAX)
 		return -E2BIG;
+	k = fr_kernel_names_collector_new(&out.names);
+	if (k == 0)
+		k = fr_kernel_names_collector_set_store(out.names, fr_store_reader_dir_fd(r));
 	/* the header last: it holds the length and crc of what follows */
-	k = write_all(fd, &h, sizeof(h));
+	if (k == 0)
+		k = write_all(fd, &h, sizeof(h));
 	if (k == 0)
 		k = write_all(fd, meta, meta_len);
 	if (k == 0)
@@ -244,6 +301,11 @@ int64_t fr_incident_write_fd(int fd, const char *meta, struct fr_store_reader *r
 	out.total = (int64_t)(sizeof(h) + ALIGN8(meta_len));
 	if (k == 0)
 		k = copy_chunks(r, refs, nrefs, file_put, &out);
+	if (k == 0)
+		k = add_names(out.names, file_append, &out);
+	if (names_st && out.names)
+		fr_kernel_names_collector_stats(out.names, names_st);
+	fr_kernel_names_collector_free(out.names);
 	if (k == 0) {
 		header_fill(&h, meta, meta_len, (uint64_t)out.total, out.crc);
 		ssize_t n = pwrite(fd, &h, sizeof(h), 0);
@@ -254,7 +316,7 @@ int64_t fr_incident_write_fd(int fd, const char *meta, struct fr_store_reader *r
 }
 
 int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_reader *r,
-			  const struct fr_chunk_ref *refs, size_t nrefs)
+			  const struct fr_chunk_ref *refs, size_t nrefs, struct fr_kernel_names_stats *names_st)
 {
 	_cleanup_free_ char *tmp = NULL, *dir = NULL;
 	_cleanup_close_ int fd = -EBADF, dfd = -EBADF;
@@ -270,7 +332,7 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 		return negative_errno();
 	(void)fchmod(fd, 0640);
 
-	total = fr_incident_write_fd(fd, meta, r, refs, nrefs, NULL, NULL);
+	total = fr_incident_write_fd(fd, meta, r, refs, nrefs, NULL, NULL, names_st);
 	if (total < 0)
 		k = (int)total;
 	if (k == 0 && fsync(fd) < 0)

@@ -124,6 +124,14 @@ _Static_assert(sizeof(struct fr_chunk_header) == 128, "chunk header layout");
 /* The cpu field of chunks that hold keyframes (process metadata) rather
  * than one CPU's records. */
 #define FR_CPU_META 0xffffffffu
+/* The cpu field of chunks found only in incident files: kernel symbol
+ * descriptions (FR_REC_SYMBOL, pid 0) for the kernel frames of the other
+ * chunks of the same boot in the file that they do not describe
+ * themselves: the store's snapshot of the boot (ksyms.h) does not travel
+ * with the incident (lib/kernel-names.h).  No CPU's records, no events:
+ * its header spans those chunks' times, so that a window of any of them
+ * selects it. */
+#define FR_CPU_NAMES 0xfffffffeu
 
 /* Hard limits a reader enforces before trusting sizes in a header. */
 #define FR_CHUNK_RAW_MAX (16u << 20)

@@ -2,11 +2,13 @@
 /*
  * A sample's frames, named: from the code its chunk describes, kernel
  * frames also from the store's snapshot of the boot's kernel symbols
- * (loaded once per boot, on first use), user frames the chunk left
- * unnamed from the window's late names (lib/late-names.h).
+ * (loaded once per boot, on first use) or in an incident file from its
+ * names chunks of the boot (lib/kernel-names.h), user frames the chunk
+ * left unnamed from the window's late names (lib/late-names.h).
  */
 #include <string.h>
 
+#include "kernel-names.h"
 #include "ksyms.h"
 #include "late-names.h"
 #include "macro.h"
@@ -69,11 +71,15 @@ int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struc
 		struct fr_frame f;
 
 		fr_symtab_resolve(t, ks, &e->r, (unsigned)i, addr[i], &f);
-		/* a kernel frame the chunk did not name: try the snapshot */
+		/* a kernel frame the chunk did not name: try the snapshot,
+		 * or the names an incident carries in its stead (the same) */
 		if (f.kernel && !f.sym && !ks && t) {
+			const struct fr_symtab *nt;
 			ks = window_ksyms(w, w->chunks[e->chunk].boot_id);
 			if (ks)
 				fr_symtab_resolve(t, ks, &e->r, (unsigned)i, addr[i], &f);
+			else if ((nt = fr_kernel_names_find(w->names, w->chunks[e->chunk].boot_id)))
+				fr_symtab_resolve(nt, NULL, &e->r, (unsigned)i, addr[i], &f);
 		}
 		/* the functions inlined where a user frame is are called
 		 * from it, as it were: leaf side of it, innermost first */
@@ -96,8 +102,10 @@ unsigned fr_window_ncpu(const struct fr_window *w)
 {
 	unsigned n = 0;
 
+	/* not keyframes or an incident's kernel names (FR_CPU_META,
+	 * FR_CPU_NAMES), nor a hostile header's cpu */
 	for (size_t i = 0; i < w->nchunks; i++)
-		if (w->chunks[i].cpu != FR_CPU_META && w->chunks[i].cpu < 4096)
+		if (w->chunks[i].cpu != FR_CPU_META && w->chunks[i].cpu != FR_CPU_NAMES && w->chunks[i].cpu < 4096)
 			n = MAX(n, w->chunks[i].cpu + 1);
 	return n;
 }

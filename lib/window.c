@@ -13,6 +13,7 @@
 #include <fcntl.h>
 
 #include "big-alloc.h"
+#include "kernel-names.h"
 #include "macro.h"
 #include "window-internal.h"
 
@@ -43,6 +44,17 @@ static int window_open(struct fr_store_reader *r, const struct fr_window_query *
 	w->store_fd = -EBADF;
 	if (fr_store_reader_dir_fd(r) >= 0)
 		w->store_fd = fcntl(fr_store_reader_dir_fd(r), F_DUPFD_CLOEXEC, 3);
+	else {
+		/* an incident's kernel names, read once: the stream may drop
+		 * their chunks before the last sample they name (the window
+		 * counts a damaged one when it loads it) */
+		int k = fr_kernel_names_load(r, refs, n, &w->names, NULL);
+		if (k < 0) {
+			free(refs);
+			fr_window_free(w);
+			return k;
+		}
+	}
 	pthread_mutex_init(&w->ksyms_lock, NULL);
 	s = w->stream = calloc(1, sizeof(*s));
 	if (!s) {
@@ -231,6 +243,7 @@ struct fr_window *fr_window_free(struct fr_window *w)
 	free(w->cd);
 	free(w->chunks);
 	window_ksyms_free(w);
+	fr_kernel_names_free(w->names);
 	closep(&w->store_fd);
 	pthread_mutex_destroy(&w->ksyms_lock);
 	fr_big_free(w->items, w->cap * sizeof(*w->items));

@@ -43,6 +43,7 @@ struct fr_window_item {
 	bool hidden;
 };
 
+struct fr_kernel_names;
 struct fr_late_names;
 struct fr_out;
 struct fr_window_chunk; /* per loaded chunk: payload, names (window-chunk.c) */
@@ -61,6 +62,7 @@ struct fr_window {
 	size_t nksyms;
 	pthread_mutex_t ksyms_lock;
 	int store_fd;            /* for the snapshots; -EBADF for incidents */
+	struct fr_kernel_names *names; /* an incident's, instead (kernel-names.h) */
 	struct fr_window_stream *stream; /* the reader (window-internal.h) */
 	struct fr_late_names *late_names; /* not owned; NULL: none */
 };
@@ -167,7 +169,8 @@ void fr_window_set_late_names(struct fr_window *w, struct fr_late_names *ln);
 
 /* The frames of sample @e, kernel frames first, each part leaf first, named
  * from the code its chunk describes (kernel frames also from the store's
- * snapshot of that boot; user frames it does not name, with a build id,
+ * snapshot of that boot, or an incident's names chunks of it; user frames
+ * it does not name, with a build id,
  * from the window's late names if it has them).  A user frame with
  * functions inlined where it is (FR_REC_INLINE) comes after a frame for
  * each of them, innermost first (inlined set): there can be more frames

@@ -1,0 +1,593 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel names an incident carries (kernel-names.h).  Collecting: each
+ * chunk copied is decoded; the lookup addresses of its samples' kernel
+ * frames go into a set for the chunk, and when it is read to its end
+ * (descriptions may come after the samples they describe) those its own
+ * pid 0 symbols do not cover go into the set of its boot.  At the end
+ * each boot's addresses are looked up in its snapshot, once per function.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "chunk.h"
+#include "kernel-names.h"
+#include "ksyms.h"
+#include "macro.h"
+#include "record-fields.h"
+
+/* Records of a names chunk, before the next one: a chunk of ~1 MiB. */
+#define NAMES_RAW_MAX (1u << 20)
+
+/* A set of addresses, open addressing; a slot is taken when its gen is
+ * the set's, so emptying it is one increment.  @list: the members, in
+ * order of insertion. */
+struct addr_slot {
+	uint64_t addr;
+	uint32_t gen;
+};
+
+struct addr_set {
+	struct addr_slot *slot;
+	uint64_t *list;
+	size_t cap, n; /* cap: slots, a power of two (or 0); n: members */
+	uint32_t gen;
+};
+
+struct boot_names {
+	uint8_t boot_id[16];
+	struct addr_set addrs; /* not covered by their chunks */
+	bool carried;          /* a names chunk of it was copied */
+	/* the copied chunks' span (wall ns), and the clock offsets of the
+	 * last one, which the names chunk takes */
+	uint64_t first_wall, last_wall;
+	int64_t realtime_offset, monotonic_offset;
+};
+
+struct range {
+	uint64_t start, end;
+};
+
+struct fr_kernel_names_collector {
+	int dir_fd;
+	bool store_set;
+	struct boot_names *boots;
+	size_t nboots;
+	uint64_t seqnum_max;
+	size_t naddrs; /* in all boots' sets, against FR_KERNEL_NAMES_ADDRS_MAX */
+	struct fr_kernel_names_stats st;
+	/* one chunk's: its kernel addresses, and the pid 0 symbols it has */
+	struct addr_set chunk;
+	struct range *ranges;
+	size_t nranges, rangecap;
+	ZSTD_DCtx *dctx;
+	uint8_t *content;
+	size_t content_cap;
+};
+
+static void set_done(struct addr_set *s)
+{
+	free(s->slot);
+	free(s->list);
+	*s = (struct addr_set){};
+}
+
+static void set_clear(struct addr_set *s)
+{
+	s->n = 0;
+	if (++s->gen == 0) {
+		memset(s->slot, 0, s->cap * sizeof(*s->slot));
+		s->gen = 1;
+	}
+}
+
+static struct addr_slot *set_slot(const struct addr_set *s, uint64_t addr)
+{
+	size_t i = (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> 32) & (s->cap - 1);
+
+	while (s->slot[i].gen == s->gen && s->slot[i].addr != addr)
+		i = (i + 1) & (s->cap - 1);
+	return &s->slot[i];
+}
+
+/* 1: added, 0: there already, -ENOSPC: @max members already. */
+static int set_add(struct addr_set *s, uint64_t addr, size_t max)
+{
+	struct addr_slot *sl;
+
+	if (s->cap && (sl = set_slot(s, addr))->gen == s->gen)
+		return 0;
+	if (s->n >= max)
+		return -ENOSPC;
+	/* at most half full: probes stay short */
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		struct addr_slot *v = calloc(cap, sizeof(*v));
+		uint64_t *l = realloc(s->list, cap / 2 * sizeof(*l));
+		if (!v || !l) {
+			free(v);
+			if (l)
+				s->list = l;
+			return -ENOMEM;
+		}
+		free(s->slot);
+		s->slot = v;
+		s->list = l;
+		s->cap = cap;
+		s->gen = 1;
+		for (size_t i = 0; i < s->n; i++)
+			*set_slot(s, s->list[i]) = (struct addr_slot){ s->list[i], s->gen };
+	}
+	*set_slot(s, addr) = (struct addr_slot){ addr, s->gen };
+	s->list[s->n++] = addr;
+	return 1;
+}
+
+int fr_kernel_names_collector_new(struct fr_kernel_names_collector **ret)
+{
+	struct fr_kernel_names_collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->dir_fd = -EBADF;
+	*ret = c;
+	return 0;
+}
+
+struct fr_kernel_names_collector *fr_kernel_names_collector_free(struct fr_kernel_names_collector *c)
+{
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < c->nboots; i++)
+		set_done(&c->boots[i].addrs);
+	free(c->boots);
+	set_done(&c->chunk);
+	free(c->ranges);
+	ZSTD_freeDCtx(c->dctx);
+	free(c->content);
+	closep(&c->dir_fd);
+	free(c);
+	return NULL;
+}
+
+int fr_kernel_names_collector_set_store(struct fr_kernel_names_collector *c, int dir_fd)
+{
+	if (c->store_set)
+		return 0;
+	c->store_set = true;
+	if (dir_fd < 0)
+		return 0;
+	c->dir_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 3);
+	return c->dir_fd < 0 ? negative_errno() : 0;
+}
+
+void fr_kernel_names_collector_stats(const struct fr_kernel_names_collector *c, struct fr_kernel_names_stats *ret)
+{
+	*ret = c->st;
+}
+
+static struct boot_names *boot_of(struct fr_kernel_names_collector *c, const struct fr_chunk_info *ci)
+{
+	struct boot_names *v;
+
+	for (size_t i = 0; i < c->nboots; i++)
+		if (memcmp(c->boots[i].boot_id, ci->boot_id, 16) == 0)
+			return &c->boots[i];
+	v = realloc(c->boots, (c->nboots + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	c->boots = v;
+	v = &c->boots[c->nboots++];
+	*v = (struct boot_names){ .first_wall = UINT64_MAX };
+	memcpy(v->boot_id, ci->boot_id, 16);
+	return v;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Whether the chunk's symbols (sorted) name @a as a reader finds it
+ * (symtab.c): the last one starting at or below it reaches past it. */
+static bool covered(const struct fr_kernel_names_collector *c, uint64_t a)
+{
+	size_t lo = 0, hi = c->nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->ranges[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && a < c->ranges[lo - 1].end;
+}
+
+/* One chunk's records: its kernel frames' addresses and its pid 0
+ * symbols, then those not covered into its boot's set. */
+static int collect_chunk(struct fr_kernel_names_collector *c, struct boot_names *bn, const struct fr_chunk_info *ci,
+			 struct fr_record_iter *it)
+{
+	uint64_t frames[FR_SAMPLE_FRAMES_MAX];
+	struct fr_record r;
+	size_t pos;
+	int k = 0;
+
+	set_clear(&c->chunk);
+	c->nranges = 0;
+	/* a record that does not decode ends the chunk, for readers too:
+	 * those before it are named */
+	for (uint32_t i = 0; i < ci->nrecords; i++) {
+		if (fr_record_iter_next(it, &r, &pos) < 0) {
+			c->st.chunks_undecoded++;
+			break;
+		}
+		if (r.type == FR_REC_SYMBOL && r.pid == 0) {
+			if (c->nranges == c->rangecap) {
+				size_t cap = c->rangecap ? 2 * c->rangecap : 256;
+				struct range *v = realloc(c->ranges, cap * sizeof(*v));
+				if (!v)
+					return -ENOMEM;
+				c->ranges = v;
+				c->rangecap = cap;
+			}
+			c->ranges[c->nranges++] = (struct range){ r.symbol.start, r.symbol.start + r.symbol.size };
+			continue;
+		}
+		if (!fr_record_type_has_stack(r.type) || r.stack.kernel_frames == 0)
+			continue;
+		int n = fr_record_frames(&r, frames, ELEMENTSOF(frames));
+		if (n < 0) {
+			c->st.chunks_undecoded++;
+			break;
+		}
+		for (int f = 0; f < n && f < r.stack.kernel_frames; f++) {
+			k = set_add(&c->chunk, fr_frame_lookup_addr(frames[f], f == 0), FR_KERNEL_NAMES_ADDRS_MAX);
+			if (k == -ENOSPC)
+				c->st.addrs_left_out++;
+			else if (k < 0)
+				return k;
+		}
+	}
+	if (c->nranges > 1)
+		qsort(c->ranges, c->nranges, sizeof(*c->ranges), cmp_range);
+	for (size_t i = 0; i < c->chunk.n; i++) {
+		uint64_t a = c->chunk.list[i];
+		if (covered(c, a))
+			continue;
+		/* the bound is on all boots together */
+		k = set_add(&bn->addrs, a, bn->addrs.n + (FR_KERNEL_NAMES_ADDRS_MAX - c->naddrs));
+		if (k == -ENOSPC)
+			c->st.addrs_left_out++;
+		else if (k < 0)
+			return k;
+		else
+			c->naddrs += (size_t)k;
+	}
+	return 0;
+}
+
+static int add_one(struct fr_kernel_names_collector *c, const uint8_t *chunk, size_t len)
+{
+	const size_t hl = sizeof(struct fr_chunk_header);
+	struct fr_chunk_info ci;
+	struct fr_record_iter it;
+	struct boot_names *bn;
+	size_t size;
+	int k;
+
+	k = fr_chunk_header_parse((const struct fr_chunk_header *)chunk, &ci);
+	if (k < 0 || hl + ci.payload_size > len) {
+		c->st.chunks_undecoded++;
+		return 0;
+	}
+	c->seqnum_max = MAX(c->seqnum_max, ci.seqnum);
+	if (ci.cpu == FR_CPU_META)
+		return 0; /* keyframes: no stacks */
+	bn = boot_of(c, &ci);
+	if (!bn)
+		return -ENOMEM;
+	if (ci.cpu == FR_CPU_NAMES) {
+		bn->carried = true;
+		return 0;
+	}
+	bn->first_wall = MIN(bn->first_wall, ci.first_ts + (uint64_t)ci.realtime_offset);
+	bn->last_wall = MAX(bn->last_wall, ci.last_ts + (uint64_t)ci.realtime_offset);
+	bn->realtime_offset = ci.realtime_offset;
+	bn->monotonic_offset = ci.monotonic_offset;
+	if (bn->carried)
+		return 0;
+	size = fr_chunk_content_size(&ci);
+	if (size > c->content_cap) {
+		uint8_t *p = realloc(c->content, size);
+		if (!p)
+			return -ENOMEM;
+		c->content = p;
+		c->content_cap = size;
+	}
+	if (!c->dctx && !(c->dctx = ZSTD_createDCtx()))
+		return -ENOMEM;
+	/* no rows: the records are read where they are decompressed */
+	k = fr_chunk_payload_decode(c->dctx, &ci, chunk + hl, NULL, c->content, &it);
+	if (k < 0) {
+		c->st.chunks_undecoded++;
+		return 0;
+	}
+	return collect_chunk(c, bn, &ci, &it);
+}
+
+int fr_kernel_names_collector_add(struct fr_kernel_names_collector *c, const uint8_t *chunks, size_t len)
+{
+	const size_t hl = sizeof(struct fr_chunk_header);
+
+	while (len >= hl) {
+		struct fr_chunk_info ci;
+		size_t n = len;
+		int k;
+
+		/* the next chunk's place, from its header (the rest, when that
+		 * does not verify: add_one counts it) */
+		if (fr_chunk_header_parse((const struct fr_chunk_header *)chunks, &ci) == 0)
+			n = MIN(len, (size_t)fr_chunk_disk_size(&ci));
+		k = add_one(c, chunks, n);
+		if (k < 0)
+			return k;
+		chunks += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct fr_ksym *x = *(const struct fr_ksym *const *)a, *y = *(const struct fr_ksym *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int append(uint8_t **out, size_t *len, void *buf, size_t n)
+{
+	uint8_t *p = realloc(*out, *len + n);
+
+	if (!p) {
+		free(buf);
+		return -ENOMEM;
+	}
+	memcpy(p + *len, buf, n);
+	free(buf);
+	*out = p;
+	*len += n;
+	return 0;
+}
+
+/* The names chunks of boot @bn from snapshot @ks, appended to *out. */
+static int boot_chunks(struct fr_kernel_names_collector *c, struct boot_names *bn, const struct fr_ksyms *ks,
+		       ZSTD_CCtx *cctx, uint8_t **out, size_t *out_len)
+{
+	_cleanup_free_ const struct fr_ksym **v = malloc(MAX(bn->addrs.n, (size_t)1) * sizeof(*v));
+	struct fr_chunk_builder *b = NULL;
+	/* spanning the boot's chunks on the wall clock, as windows select */
+	struct fr_chunk_info like = {
+		.first_ts = bn->first_wall - (uint64_t)bn->realtime_offset,
+		.last_ts = bn->last_wall - (uint64_t)bn->realtime_offset,
+		.realtime_offset = bn->realtime_offset,
+		.monotonic_offset = bn->monotonic_offset,
+	};
+	size_t n = 0;
+	int k;
+
+	if (!v)
+		return -ENOMEM;
+	memcpy(like.boot_id, bn->boot_id, 16);
+	if (like.first_ts > like.last_ts)
+		like.first_ts = like.last_ts;
+	for (size_t i = 0; i < bn->addrs.n; i++) {
+		const struct fr_ksym *s = fr_ksyms_lookup(ks, bn->addrs.list[i]);
+		if (s)
+			v[n++] = s;
+		else
+			c->st.addrs_unknown++;
+	}
+	if (n == 0)
+		return 0;
+	/* once per function, in address order (the snapshot's) */
+	qsort(v, n, sizeof(*v), cmp_ksym);
+	k = fr_chunk_builder_new(FR_CPU_NAMES, NAMES_RAW_MAX, &b);
+	for (size_t i = 0; i < n && k >= 0; i++) {
+		if (i && v[i] == v[i - 1])
+			continue;
+		struct fr_record r = { .type = FR_REC_SYMBOL, .ts = like.first_ts };
+		r.symbol.start = v[i]->addr;
+		r.symbol.size = v[i]->size;
+		r.symbol.name = v[i]->name;
+		r.symbol.name_len = (uint32_t)strlen(v[i]->name);
+		r.symbol.module = v[i]->module;
+		r.symbol.module_len = (uint32_t)strlen(v[i]->module);
+		k = fr_chunk_builder_add(b, &r);
+		if (k == -ENOBUFS) {
+			void *buf;
+			size_t len;
+			like.seqnum = ++c->seqnum_max;
+			k = fr_chunk_builder_close_spanning(b, cctx, &like, &buf, &len);
+			if (k == 0)
+				k = append(out, out_len, buf, len);
+			if (k == 0)
+				k = fr_chunk_builder_add(b, &r);
+		}
+		if (k == 0)
+			c->st.symbols++;
+	}
+	if (k >= 0 && fr_chunk_builder_count(b)) {
+		void *buf;
+		size_t len;
+		like.seqnum = ++c->seqnum_max;
+		k = fr_chunk_builder_close_spanning(b, cctx, &like, &buf, &len);
+		if (k == 0)
+			k = append(out, out_len, buf, len);
+	}
+	fr_chunk_builder_free(b);
+	return k < 0 ? k : 0;
+}
+
+int fr_kernel_names_collector_finish(struct fr_kernel_names_collector *c, uint8_t **ret, size_t *ret_len)
+{
+	_cleanup_free_ uint8_t *out = NULL;
+	ZSTD_CCtx *cctx = NULL;
+	size_t out_len = 0;
+	int k = 0;
+
+	for (size_t i = 0; i < c->nboots && k >= 0; i++) {
+		struct boot_names *bn = &c->boots[i];
+		struct fr_ksyms *ks = NULL;
+		char id[33];
+
+		if (bn->carried || bn->addrs.n == 0)
+			continue;
+		if (c->dir_fd < 0 ||
+		    fr_ksyms_load_snapshot(c->dir_fd, fr_format_boot_id(bn->boot_id, id, sizeof(id)), &ks) < 0) {
+			/* as a reader of the store would: unnamed */
+			c->st.boots_unnamed++;
+			continue;
+		}
+		/* as the daemon compresses (the frame checksum lets any zstd
+		 * tool verify a payload alone) */
+		if (!cctx && (!(cctx = ZSTD_createCCtx()) ||
+			      ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3)) ||
+			      ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1))))
+			k = -ENOMEM;
+		if (k >= 0)
+			k = boot_chunks(c, bn, ks, cctx, &out, &out_len);
+		fr_ksyms_free(ks);
+	}
+	ZSTD_freeCCtx(cctx);
+	for (size_t i = 0; i < c->nboots; i++)
+		set_done(&c->boots[i].addrs);
+	free(c->boots);
+	c->boots = NULL;
+	c->nboots = 0;
+	c->naddrs = 0;
+	if (k < 0)
+		return k;
+	*ret = TAKE_PTR(out);
+	*ret_len = out_len;
+	return 0;
+}
+
+struct names_chunk {
+	uint8_t boot_id[16];
+	struct fr_symtab t;
+};
+
+struct fr_kernel_names {
+	struct names_chunk *v; /* one per boot */
+	size_t n;
+	void **bufs; /* the chunks' contents, which the symbols point into */
+	size_t nbufs;
+};
+
+struct fr_kernel_names *fr_kernel_names_free(struct fr_kernel_names *kn)
+{
+	if (!kn)
+		return NULL;
+	for (size_t i = 0; i < kn->n; i++)
+		fr_symtab_done(&kn->v[i].t);
+	for (size_t i = 0; i < kn->nbufs; i++)
+		free(kn->bufs[i]);
+	free(kn->v);
+	free(kn->bufs);
+	free(kn);
+	return NULL;
+}
+
+static struct names_chunk *names_of(struct fr_kernel_names *kn, const uint8_t boot_id[16])
+{
+	struct names_chunk *v;
+
+	for (size_t i = 0; i < kn->n; i++)
+		if (memcmp(kn->v[i].boot_id, boot_id, 16) == 0)
+			return &kn->v[i];
+	v = realloc(kn->v, (kn->n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	kn->v = v;
+	v = &kn->v[kn->n++];
+	*v = (struct names_chunk){};
+	memcpy(v->boot_id, boot_id, 16);
+	return v;
+}
+
+/* Names chunk @ref into @kn: its buffer kept, its symbols into its boot's
+ * table. */
+static int load_one(struct fr_kernel_names *kn, struct fr_store_reader *r, const struct fr_chunk_ref *ref)
+{
+	_cleanup_free_ void *buf = NULL;
+	struct fr_record_iter it;
+	struct names_chunk *nc;
+	size_t cap = 0, pos;
+	void **bufs;
+	int k;
+
+	bufs = realloc(kn->bufs, (kn->nbufs + 1) * sizeof(*bufs));
+	if (!bufs)
+		return -ENOMEM;
+	kn->bufs = bufs;
+	/* no rows: the symbols point into the buffer, kept */
+	k = fr_store_reader_load_into(r, NULL, ref, NULL, &buf, &cap, &it);
+	if (k < 0)
+		return k;
+	nc = names_of(kn, ref->info.boot_id);
+	if (!nc)
+		return -ENOMEM;
+	kn->bufs[kn->nbufs++] = TAKE_PTR(buf);
+	for (uint32_t i = 0; i < ref->info.nrecords; i++) {
+		struct fr_record rec;
+		if (fr_record_iter_next(&it, &rec, &pos) < 0)
+			return -EBADMSG; /* the symbols before stay */
+		if (rec.type == FR_REC_SYMBOL && rec.pid == 0 && fr_symtab_add(&nc->t, &rec) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int fr_kernel_names_load(struct fr_store_reader *r, const struct fr_chunk_ref *refs, size_t n,
+			 struct fr_kernel_names **ret, uint64_t *ret_damaged)
+{
+	struct fr_kernel_names *kn = NULL;
+	int k = 0;
+
+	*ret = NULL;
+	for (size_t i = 0; i < n && k >= 0; i++) {
+		if (refs[i].info.cpu != FR_CPU_NAMES)
+			continue;
+		if (!kn && !(kn = calloc(1, sizeof(*kn))))
+			return -ENOMEM;
+		k = load_one(kn, r, &refs[i]);
+		if (k == -EBADMSG) {
+			if (ret_damaged)
+				(*ret_damaged)++;
+			k = 0;
+		}
+	}
+	if (k < 0) {
+		fr_kernel_names_free(kn);
+		return k;
+	}
+	for (size_t i = 0; kn && i < kn->n; i++)
+		fr_symtab_finish(&kn->v[i].t);
+	*ret = kn;
+	return 0;
+}
+
+const struct fr_symtab *fr_kernel_names_find(const struct fr_kernel_names *kn, const uint8_t boot_id[16])
+{
+	for (size_t i = 0; kn && i < kn->n; i++)
+		if (memcmp(kn->v[i].boot_id, boot_id, 16) == 0)
+			return &kn->v[i].t;
+	return NULL;
+}
