@@ -173,7 +173,12 @@ int fr_incident_builder_add_refs(struct fr_incident_builder *b, struct fr_store_
 {
 	int k = fr_kernel_names_collector_set_store(b->names, fr_store_reader_dir_fd(r));
 
-	return k < 0 ? k : copy_chunks(r, refs, nrefs, builder_put, b);
+	if (k == 0)
+		k = copy_chunks(r, refs, nrefs, builder_put, b);
+	/* named now: the seal has only the chunks added after to look up */
+	if (k == 0)
+		k = fr_kernel_names_collector_resolve(b->names);
+	return k;
 }
 
 /* The names chunks for the kernel frames the chunks leave unnamed, last. */

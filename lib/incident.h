@@ -48,7 +48,9 @@ struct fr_incident_builder *fr_incident_builder_free(struct fr_incident_builder 
  * first fr_incident_builder_add_refs() (none: left unnamed). */
 int fr_incident_builder_add(struct fr_incident_builder *b, const void *chunk, size_t len);
 /* Appends the chunks @refs read from @r; those that no longer verify
- * (overwritten or damaged since selected) are left out. */
+ * (overwritten or damaged since selected) are left out.  Their kernel
+ * frames are looked up now (the seal, on an incident's critical path,
+ * names only the chunks added after). */
 int fr_incident_builder_add_refs(struct fr_incident_builder *b, struct fr_store_reader *r,
 				 const struct fr_chunk_ref *refs, size_t nrefs);
 /* Appends the names chunks (kernel-names.h), then fills in @meta and the

@@ -4,8 +4,10 @@
  * chunk copied is decoded; the lookup addresses of its samples' kernel
  * frames go into a set for the chunk, and when it is read to its end
  * (descriptions may come after the samples they describe) those its own
- * pid 0 symbols do not cover go into the set of its boot.  At the end
- * each boot's addresses are looked up in its snapshot, once per function.
+ * pid 0 symbols do not cover go into the set of its boot.  They are
+ * looked up in the boot's snapshot when the caller asks
+ * (fr_kernel_names_collector_resolve()) and at the end, which makes a
+ * chunk of the functions found, once each.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +47,13 @@ struct boot_names {
 	 * last one, which the names chunk takes */
 	uint64_t first_wall, last_wall;
 	int64_t realtime_offset, monotonic_offset;
+	/* addrs.list[0..resolved) looked up in ks (NULL: none, once
+	 * loaded), their functions in found */
+	bool loaded;
+	struct fr_ksyms *ks;
+	size_t resolved;
+	const struct fr_ksym **found;
+	size_t nfound, foundcap;
 };
 
 struct range {
@@ -126,6 +135,19 @@ static int set_add(struct addr_set *s, uint64_t addr, size_t max)
 	return 1;
 }
 
+static void boots_free(struct fr_kernel_names_collector *c)
+{
+	for (size_t i = 0; i < c->nboots; i++) {
+		set_done(&c->boots[i].addrs);
+		fr_ksyms_free(c->boots[i].ks);
+		free(c->boots[i].found);
+	}
+	free(c->boots);
+	c->boots = NULL;
+	c->nboots = 0;
+	c->naddrs = 0;
+}
+
 int fr_kernel_names_collector_new(struct fr_kernel_names_collector **ret)
 {
 	struct fr_kernel_names_collector *c = calloc(1, sizeof(*c));
@@ -141,9 +163,7 @@ struct fr_kernel_names_collector *fr_kernel_names_collector_free(struct fr_kerne
 {
 	if (!c)
 		return NULL;
-	for (size_t i = 0; i < c->nboots; i++)
-		set_done(&c->boots[i].addrs);
-	free(c->boots);
+	boots_free(c);
 	set_done(&c->chunk);
 	free(c->ranges);
 	ZSTD_freeDCtx(c->dctx);
@@ -366,11 +386,56 @@ static int append(uint8_t **out, size_t *len, void *buf, size_t n)
 	return 0;
 }
 
-/* The names chunks of boot @bn from snapshot @ks, appended to *out. */
-static int boot_chunks(struct fr_kernel_names_collector *c, struct boot_names *bn, const struct fr_ksyms *ks,
-		       ZSTD_CCtx *cctx, uint8_t **out, size_t *out_len)
+/* The addresses of @bn collected since the last call looked up in its
+ * snapshot (loaded on first use). */
+static int resolve_boot(struct fr_kernel_names_collector *c, struct boot_names *bn)
 {
-	_cleanup_free_ const struct fr_ksym **v = malloc(MAX(bn->addrs.n, (size_t)1) * sizeof(*v));
+	char id[33];
+
+	if (bn->carried || bn->resolved == bn->addrs.n)
+		return 0;
+	if (!bn->loaded) {
+		bn->loaded = true;
+		/* none: as a reader of the store would, unnamed (counted at
+		 * the end) */
+		if (c->dir_fd >= 0)
+			(void)fr_ksyms_load_snapshot(c->dir_fd, fr_format_boot_id(bn->boot_id, id, sizeof(id)), &bn->ks);
+	}
+	if (!bn->ks)
+		return 0;
+	for (; bn->resolved < bn->addrs.n; bn->resolved++) {
+		const struct fr_ksym *s = fr_ksyms_lookup(bn->ks, bn->addrs.list[bn->resolved]);
+		if (!s) {
+			c->st.addrs_unknown++;
+			continue;
+		}
+		if (bn->nfound == bn->foundcap) {
+			size_t cap = bn->foundcap ? 2 * bn->foundcap : 256;
+			const struct fr_ksym **v = realloc(bn->found, cap * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			bn->found = v;
+			bn->foundcap = cap;
+		}
+		bn->found[bn->nfound++] = s;
+	}
+	return 0;
+}
+
+int fr_kernel_names_collector_resolve(struct fr_kernel_names_collector *c)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < c->nboots && k >= 0; i++)
+		k = resolve_boot(c, &c->boots[i]);
+	return k;
+}
+
+/* The names chunks of boot @bn, its functions found, appended to *out. */
+static int boot_chunks(struct fr_kernel_names_collector *c, struct boot_names *bn, ZSTD_CCtx *cctx, uint8_t **out,
+		       size_t *out_len)
+{
+	const struct fr_ksym **v = bn->found;
 	struct fr_chunk_builder *b = NULL;
 	/* spanning the boot's chunks on the wall clock, as windows select */
 	struct fr_chunk_info like = {
@@ -379,23 +444,12 @@ static int boot_chunks(struct fr_kernel_names_collector *c, struct boot_names *b
 		.realtime_offset = bn->realtime_offset,
 		.monotonic_offset = bn->monotonic_offset,
 	};
-	size_t n = 0;
+	size_t n = bn->nfound;
 	int k;
 
-	if (!v)
-		return -ENOMEM;
 	memcpy(like.boot_id, bn->boot_id, 16);
 	if (like.first_ts > like.last_ts)
 		like.first_ts = like.last_ts;
-	for (size_t i = 0; i < bn->addrs.n; i++) {
-		const struct fr_ksym *s = fr_ksyms_lookup(ks, bn->addrs.list[i]);
-		if (s)
-			v[n++] = s;
-		else
-			c->st.addrs_unknown++;
-	}
-	if (n == 0)
-		return 0;
 	/* once per function, in address order (the snapshot's) */
 	qsort(v, n, sizeof(*v), cmp_ksym);
 	k = fr_chunk_builder_new(FR_CPU_NAMES, NAMES_RAW_MAX, &b);
@@ -440,21 +494,19 @@ int fr_kernel_names_collector_finish(struct fr_kernel_names_collector *c, uint8_
 	_cleanup_free_ uint8_t *out = NULL;
 	ZSTD_CCtx *cctx = NULL;
 	size_t out_len = 0;
-	int k = 0;
+	int k = fr_kernel_names_collector_resolve(c);
 
 	for (size_t i = 0; i < c->nboots && k >= 0; i++) {
 		struct boot_names *bn = &c->boots[i];
-		struct fr_ksyms *ks = NULL;
-		char id[33];
 
 		if (bn->carried || bn->addrs.n == 0)
 			continue;
-		if (c->dir_fd < 0 ||
-		    fr_ksyms_load_snapshot(c->dir_fd, fr_format_boot_id(bn->boot_id, id, sizeof(id)), &ks) < 0) {
-			/* as a reader of the store would: unnamed */
+		if (!bn->ks) {
 			c->st.boots_unnamed++;
 			continue;
 		}
+		if (bn->nfound == 0)
+			continue;
 		/* as the daemon compresses (the frame checksum lets any zstd
 		 * tool verify a payload alone) */
 		if (!cctx && (!(cctx = ZSTD_createCCtx()) ||
@@ -462,16 +514,10 @@ int fr_kernel_names_collector_finish(struct fr_kernel_names_collector *c, uint8_
 			      ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1))))
 			k = -ENOMEM;
 		if (k >= 0)
-			k = boot_chunks(c, bn, ks, cctx, &out, &out_len);
-		fr_ksyms_free(ks);
+			k = boot_chunks(c, bn, cctx, &out, &out_len);
 	}
 	ZSTD_freeCCtx(cctx);
-	for (size_t i = 0; i < c->nboots; i++)
-		set_done(&c->boots[i].addrs);
-	free(c->boots);
-	c->boots = NULL;
-	c->nboots = 0;
-	c->naddrs = 0;
+	boots_free(c);
 	if (k < 0)
 		return k;
 	*ret = TAKE_PTR(out);

@@ -47,6 +47,11 @@ int fr_kernel_names_collector_set_store(struct fr_kernel_names_collector *c, int
  * or more end to end).  A names chunk among them covers its boot: its
  * frames are named already (an incident of an incident). */
 int fr_kernel_names_collector_add(struct fr_kernel_names_collector *c, const uint8_t *chunks, size_t len);
+/* Looks up what was added so far in the snapshots (loaded now, kept
+ * until the end): the daemon resolves the window's chunks when it writes
+ * them ahead, so that finishing, on an incident's critical path, has only
+ * the chunks added since to look up. */
+int fr_kernel_names_collector_resolve(struct fr_kernel_names_collector *c);
 /* The names chunks for what was added, end to end, into *ret (malloc'd;
  * NULL and 0 when there are none), seqnums after the last chunk added.
  * The collector is empty afterwards. */
