@@ -44,8 +44,8 @@ struct fr_incident_builder;
 int fr_incident_builder_new(size_t meta_room, struct fr_incident_builder **ret);
 struct fr_incident_builder *fr_incident_builder_free(struct fr_incident_builder *b);
 /* Appends one chunk as stored (header, payload, padding).  Its kernel
- * frames are named at the seal from the snapshots of the store of the
- * first fr_incident_builder_add_refs() (none: left unnamed). */
+ * frames are named at the seal from the snapshots of the store of an
+ * fr_incident_builder_add_refs() before it (none: left unnamed). */
 int fr_incident_builder_add(struct fr_incident_builder *b, const void *chunk, size_t len);
 /* Appends the chunks @refs read from @r; those that no longer verify
  * (overwritten or damaged since selected) are left out.  Their kernel

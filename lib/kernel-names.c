@@ -4,8 +4,9 @@
  * chunk copied is decoded; the lookup addresses of its samples' kernel
  * frames go into a set for the chunk, and when it is read to its end
  * (descriptions may come after the samples they describe) those its own
- * pid 0 symbols do not cover go into the set of its boot.  They are
- * looked up in the boot's snapshot when the caller asks
+ * pid 0 symbols do not cover go into the set of its boot (chunks of a
+ * boot without snapshot are not decoded: nothing would name them).  They
+ * are looked up in the boot's snapshot when the caller asks
  * (fr_kernel_names_collector_resolve()) and at the end, which makes a
  * chunk of the functions found, once each.
  */
@@ -20,6 +21,9 @@
 #include "ksyms.h"
 #include "macro.h"
 #include "record-fields.h"
+
+/* Records decoded at once (7 KiB of them, on the stack). */
+#define DECODE_BATCH 64
 
 /* Records of a names chunk, before the next one: a chunk of ~1 MiB. */
 #define NAMES_RAW_MAX (1u << 20)
@@ -47,8 +51,8 @@ struct boot_names {
 	 * last one, which the names chunk takes */
 	uint64_t first_wall, last_wall;
 	int64_t realtime_offset, monotonic_offset;
-	/* addrs.list[0..resolved) looked up in ks (NULL: none, once
-	 * loaded), their functions in found */
+	/* its snapshot (NULL: none, once loaded); addrs.list[0..resolved)
+	 * looked up in it, their functions in found */
 	bool loaded;
 	struct fr_ksyms *ks;
 	size_t resolved;
@@ -235,8 +239,8 @@ static int collect_chunk(struct fr_kernel_names_collector *c, struct boot_names 
 			 struct fr_record_iter *it)
 {
 	uint64_t frames[FR_SAMPLE_FRAMES_MAX];
-	struct fr_record r;
-	size_t pos;
+	struct fr_record batch[DECODE_BATCH];
+	size_t pos[DECODE_BATCH], got = 0, at = 0;
 	int k = 0;
 
 	set_clear(&c->chunk);
@@ -244,11 +248,17 @@ static int collect_chunk(struct fr_kernel_names_collector *c, struct boot_names 
 	/* a record that does not decode ends the chunk, for readers too:
 	 * those before it are named */
 	for (uint32_t i = 0; i < ci->nrecords; i++) {
-		if (fr_record_iter_next(it, &r, &pos) < 0) {
-			c->st.chunks_undecoded++;
-			break;
+		if (at == got) {
+			size_t want = MIN((size_t)(ci->nrecords - i), (size_t)DECODE_BATCH);
+			got = fr_record_iter_read(it, batch, sizeof(*batch), pos, want);
+			at = 0;
+			if (got == 0) {
+				c->st.chunks_undecoded++;
+				break;
+			}
 		}
-		if (r.type == FR_REC_SYMBOL && r.pid == 0) {
+		const struct fr_record *r = &batch[at++];
+		if (r->type == FR_REC_SYMBOL && r->pid == 0) {
 			if (c->nranges == c->rangecap) {
 				size_t cap = c->rangecap ? 2 * c->rangecap : 256;
 				struct range *v = realloc(c->ranges, cap * sizeof(*v));
@@ -257,17 +267,17 @@ static int collect_chunk(struct fr_kernel_names_collector *c, struct boot_names 
 				c->ranges = v;
 				c->rangecap = cap;
 			}
-			c->ranges[c->nranges++] = (struct range){ r.symbol.start, r.symbol.start + r.symbol.size };
+			c->ranges[c->nranges++] = (struct range){ r->symbol.start, r->symbol.start + r->symbol.size };
 			continue;
 		}
-		if (!fr_record_type_has_stack(r.type) || r.stack.kernel_frames == 0)
+		if (!fr_record_type_has_stack(r->type) || r->stack.kernel_frames == 0)
 			continue;
-		int n = fr_record_frames(&r, frames, ELEMENTSOF(frames));
+		int n = fr_record_frames(r, frames, ELEMENTSOF(frames));
 		if (n < 0) {
 			c->st.chunks_undecoded++;
 			break;
 		}
-		for (int f = 0; f < n && f < r.stack.kernel_frames; f++) {
+		for (int f = 0; f < n && f < r->stack.kernel_frames; f++) {
 			k = set_add(&c->chunk, fr_frame_lookup_addr(frames[f], f == 0), FR_KERNEL_NAMES_ADDRS_MAX);
 			if (k == -ENOSPC)
 				c->st.addrs_left_out++;
@@ -291,6 +301,19 @@ static int collect_chunk(struct fr_kernel_names_collector *c, struct boot_names 
 			c->naddrs += (size_t)k;
 	}
 	return 0;
+}
+
+/* The snapshot of @bn's boot, once: none (or no store), and its frames
+ * stay as the chunks leave them, as a reader of the store would. */
+static void load_snapshot(struct fr_kernel_names_collector *c, struct boot_names *bn)
+{
+	char id[33];
+
+	bn->loaded = true;
+	if (c->dir_fd >= 0)
+		(void)fr_ksyms_load_snapshot(c->dir_fd, fr_format_boot_id(bn->boot_id, id, sizeof(id)), &bn->ks);
+	if (!bn->ks)
+		c->st.boots_unnamed++;
 }
 
 static int add_one(struct fr_kernel_names_collector *c, const uint8_t *chunk, size_t len)
@@ -322,6 +345,11 @@ static int add_one(struct fr_kernel_names_collector *c, const uint8_t *chunk, si
 	bn->realtime_offset = ci.realtime_offset;
 	bn->monotonic_offset = ci.monotonic_offset;
 	if (bn->carried)
+		return 0;
+	/* without the boot's snapshot nothing can be named: not decoded */
+	if (!bn->loaded)
+		load_snapshot(c, bn);
+	if (!bn->ks)
 		return 0;
 	size = fr_chunk_content_size(&ci);
 	if (size > c->content_cap) {
@@ -387,21 +415,10 @@ static int append(uint8_t **out, size_t *len, void *buf, size_t n)
 }
 
 /* The addresses of @bn collected since the last call looked up in its
- * snapshot (loaded on first use). */
+ * snapshot. */
 static int resolve_boot(struct fr_kernel_names_collector *c, struct boot_names *bn)
 {
-	char id[33];
-
-	if (bn->carried || bn->resolved == bn->addrs.n)
-		return 0;
-	if (!bn->loaded) {
-		bn->loaded = true;
-		/* none: as a reader of the store would, unnamed (counted at
-		 * the end) */
-		if (c->dir_fd >= 0)
-			(void)fr_ksyms_load_snapshot(c->dir_fd, fr_format_boot_id(bn->boot_id, id, sizeof(id)), &bn->ks);
-	}
-	if (!bn->ks)
+	if (bn->carried || !bn->ks)
 		return 0;
 	for (; bn->resolved < bn->addrs.n; bn->resolved++) {
 		const struct fr_ksym *s = fr_ksyms_lookup(bn->ks, bn->addrs.list[bn->resolved]);
@@ -499,13 +516,7 @@ int fr_kernel_names_collector_finish(struct fr_kernel_names_collector *c, uint8_
 	for (size_t i = 0; i < c->nboots && k >= 0; i++) {
 		struct boot_names *bn = &c->boots[i];
 
-		if (bn->carried || bn->addrs.n == 0)
-			continue;
-		if (!bn->ks) {
-			c->st.boots_unnamed++;
-			continue;
-		}
-		if (bn->nfound == 0)
+		if (bn->carried || bn->nfound == 0)
 			continue;
 		/* as the daemon compresses (the frame checksum lets any zstd
 		 * tool verify a payload alone) */
@@ -568,14 +579,16 @@ static struct names_chunk *names_of(struct fr_kernel_names *kn, const uint8_t bo
 	return v;
 }
 
-/* Names chunk @ref into @kn: its buffer kept, its symbols into its boot's
- * table. */
-static int load_one(struct fr_kernel_names *kn, struct fr_store_reader *r, const struct fr_chunk_ref *ref)
+/* Names chunk @ref into @kn: its content kept, its symbols into its
+ * boot's table.  Read, not loaded: the window counts a damaged one when
+ * it loads it as one of its chunks. */
+static int load_one(struct fr_kernel_names *kn, struct fr_store_reader *r, ZSTD_DCtx *dctx,
+		    const struct fr_chunk_ref *ref)
 {
-	_cleanup_free_ void *buf = NULL;
+	_cleanup_free_ uint8_t *chunk = NULL, *content = NULL;
 	struct fr_record_iter it;
 	struct names_chunk *nc;
-	size_t cap = 0, pos;
+	size_t len, pos;
 	void **bufs;
 	int k;
 
@@ -583,14 +596,20 @@ static int load_one(struct fr_kernel_names *kn, struct fr_store_reader *r, const
 	if (!bufs)
 		return -ENOMEM;
 	kn->bufs = bufs;
-	/* no rows: the symbols point into the buffer, kept */
-	k = fr_store_reader_load_into(r, NULL, ref, NULL, &buf, &cap, &it);
+	k = fr_store_reader_read_chunk(r, ref, &chunk, &len);
+	if (k < 0)
+		return k;
+	content = malloc(MAX(fr_chunk_content_size(&ref->info), (size_t)1));
+	if (!content)
+		return -ENOMEM;
+	/* no rows: the symbols point into the content, kept */
+	k = fr_chunk_payload_decode(dctx, &ref->info, chunk + sizeof(struct fr_chunk_header), NULL, content, &it);
 	if (k < 0)
 		return k;
 	nc = names_of(kn, ref->info.boot_id);
 	if (!nc)
 		return -ENOMEM;
-	kn->bufs[kn->nbufs++] = TAKE_PTR(buf);
+	kn->bufs[kn->nbufs++] = TAKE_PTR(content);
 	for (uint32_t i = 0; i < ref->info.nrecords; i++) {
 		struct fr_record rec;
 		if (fr_record_iter_next(&it, &rec, &pos) < 0)
@@ -605,21 +624,25 @@ int fr_kernel_names_load(struct fr_store_reader *r, const struct fr_chunk_ref *r
 			 struct fr_kernel_names **ret, uint64_t *ret_damaged)
 {
 	struct fr_kernel_names *kn = NULL;
+	ZSTD_DCtx *dctx = NULL;
 	int k = 0;
 
 	*ret = NULL;
 	for (size_t i = 0; i < n && k >= 0; i++) {
 		if (refs[i].info.cpu != FR_CPU_NAMES)
 			continue;
-		if (!kn && !(kn = calloc(1, sizeof(*kn))))
-			return -ENOMEM;
-		k = load_one(kn, r, &refs[i]);
+		if ((!kn && !(kn = calloc(1, sizeof(*kn)))) || (!dctx && !(dctx = ZSTD_createDCtx()))) {
+			k = -ENOMEM;
+			break;
+		}
+		k = load_one(kn, r, dctx, &refs[i]);
 		if (k == -EBADMSG) {
 			if (ret_damaged)
 				(*ret_damaged)++;
 			k = 0;
 		}
 	}
+	ZSTD_freeDCtx(dctx);
 	if (k < 0) {
 		fr_kernel_names_free(kn);
 		return k;

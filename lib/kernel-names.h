@@ -33,8 +33,9 @@ struct fr_kernel_names_stats {
 	uint64_t addrs_left_out;   /* past FR_KERNEL_NAMES_ADDRS_MAX */
 	uint64_t addrs_unknown;    /* the snapshot has no function there */
 	uint64_t chunks_undecoded; /* did not verify or decode: their frames unnamed */
-	uint64_t boots_unnamed;    /* frames to name, but no snapshot (or no
-				      store: the chunks came from an incident) */
+	uint64_t boots_unnamed;    /* no snapshot of the boot (or no store: the
+				      chunks came from an incident): its
+				      chunks' frames stay as they are */
 };
 
 struct fr_kernel_names_collector;
