@@ -738,6 +738,8 @@ static void start_symbolizer(struct daemon *d)
 		return;
 	}
 	fr_symbolizer_set_snapshot(s, snap);
+	if (d->triggers)
+		fr_triggers_lend_ksyms(d->triggers, snap);
 	fr_recorder_set_symbolizer(d->rec, s);
 	/* user frames are named and unwound from /proc/PID: the namespace's
 	 * PID, another process than the records' (see keyframe()) */
@@ -1060,6 +1062,8 @@ static void daemon_done(struct daemon *d)
 	fr_store_writer_close(d->writer); /* syncs */
 	if (d->running)
 		log_accounting(d);
+	if (d->triggers)
+		fr_triggers_lend_ksyms(d->triggers, NULL); /* the recorder's symbolizer has it */
 	fr_recorder_free(d->rec);
 	fr_triggers_free(d->triggers); /* after the recorder that calls it */
 	fr_rings_free(d->rings);

@@ -323,6 +323,11 @@ void fr_symbolizer_set_snapshot(struct fr_symbolizer *s, struct fr_ksyms *snapsh
 	s->snapshot = snapshot;
 }
 
+const struct fr_ksyms *fr_symbolizer_snapshot(const struct fr_symbolizer *s)
+{
+	return s->snapshot;
+}
+
 /* Whether readers name the frame at @a as @k without a description: the
  * snapshot has the same function there. */
 static bool in_snapshot(const struct fr_symbolizer *s, const struct fr_ksym *k, uint64_t a)

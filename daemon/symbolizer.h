@@ -53,6 +53,9 @@ struct fr_frame_desc {
  * (the snapshot was saved from it), or another table, which the
  * symbolizer then owns (a snapshot saved by an earlier run of this boot). */
 void fr_symbolizer_set_snapshot(struct fr_symbolizer *s, struct fr_ksyms *snapshot);
+/* That table, or NULL: it names every kernel frame the chunks leave
+ * undescribed as the store's snapshot does. */
+const struct fr_ksyms *fr_symbolizer_snapshot(const struct fr_symbolizer *s);
 /* Kernel frame @addr (@leaf: the interrupted instruction): described
  * unless the snapshot names it the same. */
 void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, bool leaf, struct fr_frame_desc *ret);

@@ -105,6 +105,9 @@ struct fr_triggers {
 	struct fr_triggers_params p;
 	char *store_dir, *config_path, *incidents_dir;
 	uint8_t boot_id[16];
+	/* names this boot's kernel frames as its snapshot does: lent to the
+	 * incidents' kernel names, so they do not load the snapshot */
+	const struct fr_ksyms *ksyms;
 	struct fr_rules rules;     /* copy owned here */
 	struct rule_state *state;
 	struct pending *pending[PENDING_MAX];
@@ -222,6 +225,11 @@ static bool id_pending(const struct fr_triggers *t, const char *id, const struct
 static bool spare_name_taken(const char *id, void *userdata)
 {
 	return id_pending(userdata, id, NULL);
+}
+
+void fr_triggers_lend_ksyms(struct fr_triggers *t, const struct fr_ksyms *ks)
+{
+	t->ksyms = ks;
 }
 
 int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *rules, struct fr_triggers **ret)
@@ -843,6 +851,8 @@ static void stage(struct fr_triggers *t, struct pending *p)
 		uint64_t need = fr_incident_size_max(m, refs, nrefs) + STAGE_META_SLACK;
 		fr_spare_want(t->spare, need);
 		k = need > spare_size ? -EFBIG : fr_incident_builder_new(strlen(m) + STAGE_META_SLACK, &b);
+		if (k >= 0)
+			fr_incident_builder_lend_ksyms(b, t->boot_id, t->ksyms);
 	}
 	if (k >= 0)
 		k = fr_incident_builder_add_refs(b, r, refs, nrefs);
@@ -969,6 +979,8 @@ static int64_t write_spare(struct fr_triggers *t, const char *meta, struct fr_st
 	if (fd < 0 || need > spare_size || t->staged)
 		return 0;
 	k = fr_incident_builder_new(strlen(meta), &b);
+	if (k == 0)
+		fr_incident_builder_lend_ksyms(b, t->boot_id, t->ksyms);
 	if (k == 0)
 		k = fr_incident_builder_add_refs(b, r, refs, nrefs);
 	if (k == 0)

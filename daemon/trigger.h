@@ -56,6 +56,12 @@ struct fr_triggers_params {
 int fr_triggers_new(const struct fr_triggers_params *p, const struct fr_rules *rules, struct fr_triggers **ret);
 struct fr_triggers *fr_triggers_free(struct fr_triggers *t);
 /* New rules (reload): governance state of rules that keep their name stays. */
+/* @ks names this boot's kernel frames as the store's snapshot of it does
+ * (NULL: none): incidents look their kernel names up in it rather than
+ * load the snapshot, ~20 ms of the event loop at each.  Lent: set NULL
+ * before it is freed. */
+struct fr_ksyms;
+void fr_triggers_lend_ksyms(struct fr_triggers *t, const struct fr_ksyms *ks);
 int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules);
 
 /* Checks an event record; @cgroup is its cgroup path, @exe its process's

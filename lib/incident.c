@@ -215,6 +215,12 @@ int fr_incident_builder_seal(struct fr_incident_builder *b, const char *meta)
 	return 0;
 }
 
+void fr_incident_builder_lend_ksyms(struct fr_incident_builder *b, const uint8_t boot_id[16],
+				    const struct fr_ksyms *ks)
+{
+	fr_kernel_names_collector_lend_ksyms(b->names, boot_id, ks);
+}
+
 void fr_incident_builder_names_stats(const struct fr_incident_builder *b, struct fr_kernel_names_stats *ret)
 {
 	fr_kernel_names_collector_stats(b->names, ret);

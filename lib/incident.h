@@ -57,6 +57,10 @@ int fr_incident_builder_add_refs(struct fr_incident_builder *b, struct fr_store_
  * sealed header.  -E2BIG: @meta exceeds the room.  Once. */
 int fr_incident_builder_seal(struct fr_incident_builder *b, const char *meta);
 /* What the names chunks sealed in left unnamed (counts). */
+/* Lends the kernel-names collector a table for boot @boot_id in place of
+ * its snapshot (fr_kernel_names_collector_lend_ksyms()). */
+void fr_incident_builder_lend_ksyms(struct fr_incident_builder *b, const uint8_t boot_id[16],
+				    const struct fr_ksyms *ks);
 void fr_incident_builder_names_stats(const struct fr_incident_builder *b, struct fr_kernel_names_stats *ret);
 /* The file's bytes so far (the whole file once sealed). */
 const uint8_t *fr_incident_builder_data(const struct fr_incident_builder *b, size_t *ret_len);

@@ -55,6 +55,7 @@ struct boot_names {
 	 * looked up in it, their functions in found */
 	bool loaded;
 	struct fr_ksyms *ks;
+	bool ks_lent; /* the caller's (fr_kernel_names_collector_lend_ksyms()) */
 	size_t resolved;
 	const struct fr_ksym **found;
 	size_t nfound, foundcap;
@@ -67,6 +68,9 @@ struct range {
 struct fr_kernel_names_collector {
 	int dir_fd;
 	bool store_set;
+	/* a boot's table lent by the caller, in place of loading its snapshot */
+	const struct fr_ksyms *lent;
+	uint8_t lent_boot[16];
 	struct boot_names *boots;
 	size_t nboots;
 	uint64_t seqnum_max;
@@ -143,7 +147,8 @@ static void boots_free(struct fr_kernel_names_collector *c)
 {
 	for (size_t i = 0; i < c->nboots; i++) {
 		set_done(&c->boots[i].addrs);
-		fr_ksyms_free(c->boots[i].ks);
+		if (!c->boots[i].ks_lent)
+			fr_ksyms_free(c->boots[i].ks);
 		free(c->boots[i].found);
 	}
 	free(c->boots);
@@ -186,6 +191,14 @@ int fr_kernel_names_collector_set_store(struct fr_kernel_names_collector *c, int
 		return 0;
 	c->dir_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 3);
 	return c->dir_fd < 0 ? negative_errno() : 0;
+}
+
+void fr_kernel_names_collector_lend_ksyms(struct fr_kernel_names_collector *c, const uint8_t boot_id[16],
+					  const struct fr_ksyms *ks)
+{
+	c->lent = ks;
+	if (ks)
+		memcpy(c->lent_boot, boot_id, 16);
 }
 
 void fr_kernel_names_collector_stats(const struct fr_kernel_names_collector *c, struct fr_kernel_names_stats *ret)
@@ -310,7 +323,10 @@ static void load_snapshot(struct fr_kernel_names_collector *c, struct boot_names
 	char id[33];
 
 	bn->loaded = true;
-	if (c->dir_fd >= 0)
+	if (c->lent && c->dir_fd >= 0 && memcmp(c->lent_boot, bn->boot_id, 16) == 0) {
+		bn->ks = (struct fr_ksyms *)c->lent; /* not freed: ks_lent */
+		bn->ks_lent = true;
+	} else if (c->dir_fd >= 0)
 		(void)fr_ksyms_load_snapshot(c->dir_fd, fr_format_boot_id(bn->boot_id, id, sizeof(id)), &bn->ks);
 	if (!bn->ks)
 		c->st.boots_unnamed++;

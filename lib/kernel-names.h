@@ -57,6 +57,13 @@ int fr_kernel_names_collector_resolve(struct fr_kernel_names_collector *c);
  * NULL and 0 when there are none), seqnums after the last chunk added.
  * The collector is empty afterwards. */
 int fr_kernel_names_collector_finish(struct fr_kernel_names_collector *c, uint8_t **ret, size_t *ret_len);
+/* @ks (NULL: none) names the frames of boot @boot_id instead of that
+ * boot's snapshot in the store, which is then not loaded (parsing one
+ * takes ~20 ms): a table the caller holds that names every frame as the
+ * snapshot does, the daemon's.  Lent: it must outlive the collector's
+ * use of it.  Only with a store set (no store: nothing is named). */
+void fr_kernel_names_collector_lend_ksyms(struct fr_kernel_names_collector *c, const uint8_t boot_id[16],
+					  const struct fr_ksyms *ks);
 void fr_kernel_names_collector_stats(const struct fr_kernel_names_collector *c, struct fr_kernel_names_stats *ret);
 
 /* The names chunks of a window of an incident file, read once: the

@@ -408,6 +408,38 @@ int main(void)
 	CHECK_EQ(fn.names_chunks, 0);
 	CHECK(fn.chunks > 0);
 	check_reads_as(path, bare_want, bare_want, ncpu_want);
+
+	/* a table lent for the boot (the daemon's) names them in place of
+	 * the snapshot, here absent: the incident reads as the store with
+	 * its snapshot does; lent for another boot, it is not used */
+	for (int other = 0; other < 2; other++) {
+		struct fr_ksyms *k = NULL;
+		struct fr_incident_builder *b = NULL;
+		struct fr_chunk_ref *refs = NULL;
+		const uint8_t *data;
+		uint8_t lb[16];
+		size_t n = 0, len;
+		memcpy(lb, boot, 16);
+		lb[15] ^= (uint8_t)other;
+		CHECK_EQ(fr_ksyms_parse(strdup(kallsyms), sizeof(kallsyms) - 1, &k), 0);
+		CHECK_EQ(fr_window_select(r, &all, &refs, &n), 0);
+		CHECK_EQ(fr_incident_builder_new(64, &b), 0);
+		fr_incident_builder_lend_ksyms(b, lb, k);
+		CHECK_EQ(fr_incident_builder_add_refs(b, r, refs, n), 0);
+		CHECK_EQ(fr_incident_builder_seal(b, "{}"), 0);
+		data = fr_incident_builder_data(b, &len);
+		snprintf(path, sizeof(path), "%s/lent%d.fri", dir, other);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		CHECK(fd >= 0);
+		CHECK_EQ(fr_incident_write_at(fd, data, len), 0);
+		close(fd);
+		fr_incident_builder_free(b);
+		fr_ksyms_free(k);
+		free(refs);
+		inspect(path, &fn, NULL);
+		CHECK_EQ(fn.names_chunks, other ? 0 : 1);
+		check_reads_as(path, other ? bare_want : want, other ? bare_want : want_streamed, ncpu_want);
+	}
 	fr_store_reader_free(r);
 
 	free(want);
