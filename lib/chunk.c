@@ -304,6 +304,21 @@ int fr_chunk_builder_close_spanning(struct fr_chunk_builder *b, struct ZSTD_CCtx
 	return close_chunk(b, cctx, like->seqnum, like->boot_id, &off, like, ret_buf, ret_len);
 }
 
+int fr_chunks_append(uint8_t **out, size_t *len, void *buf, size_t n)
+{
+	uint8_t *p = realloc(*out, *len + n);
+
+	if (!p) {
+		free(buf);
+		return -ENOMEM;
+	}
+	memcpy(p + *len, buf, n);
+	free(buf);
+	*out = p;
+	*len += n;
+	return 0;
+}
+
 int fr_chunk_header_parse(const struct fr_chunk_header *h, struct fr_chunk_info *ci)
 {
 	if (memcmp(h->magic, FR_CHUNK_MAGIC, FR_MAGIC_LEN) != 0)

@@ -77,6 +77,10 @@ int fr_chunk_builder_close_as(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cc
 int fr_chunk_builder_close_spanning(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 				    const struct fr_chunk_info *like, void **ret_buf, size_t *ret_len);
 
+/* Appends a closed chunk (@buf, @n bytes, malloc'd: taken, freed) to the
+ * chunks end to end in *@out (*@len bytes, realloc'd). */
+int fr_chunks_append(uint8_t **out, size_t *len, void *buf, size_t n);
+
 /* Validates a header read from disk (magic, crc, version, flags, sane
  * sizes) and converts it.  -EBADMSG: damaged; -EPROTONOSUPPORT: a version
  * or incompatible flag this reader does not know. */

@@ -415,21 +415,6 @@ static int cmp_ksym(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int append(uint8_t **out, size_t *len, void *buf, size_t n)
-{
-	uint8_t *p = realloc(*out, *len + n);
-
-	if (!p) {
-		free(buf);
-		return -ENOMEM;
-	}
-	memcpy(p + *len, buf, n);
-	free(buf);
-	*out = p;
-	*len += n;
-	return 0;
-}
-
 /* The addresses of @bn collected since the last call looked up in its
  * snapshot. */
 static int resolve_boot(struct fr_kernel_names_collector *c, struct boot_names *bn)
@@ -503,7 +488,7 @@ static int boot_chunks(struct fr_kernel_names_collector *c, struct boot_names *b
 			like.seqnum = ++c->seqnum_max;
 			k = fr_chunk_builder_close_spanning(b, cctx, &like, &buf, &len);
 			if (k == 0)
-				k = append(out, out_len, buf, len);
+				k = fr_chunks_append(out, out_len, buf, len);
 			if (k == 0)
 				k = fr_chunk_builder_add(b, &r);
 		}
@@ -516,7 +501,7 @@ static int boot_chunks(struct fr_kernel_names_collector *c, struct boot_names *b
 		like.seqnum = ++c->seqnum_max;
 		k = fr_chunk_builder_close_spanning(b, cctx, &like, &buf, &len);
 		if (k == 0)
-			k = append(out, out_len, buf, len);
+			k = fr_chunks_append(out, out_len, buf, len);
 	}
 	fr_chunk_builder_free(b);
 	return k < 0 ? k : 0;

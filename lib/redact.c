@@ -357,21 +357,6 @@ int fr_redact_record(struct fr_redactor *rd, struct fr_record *r)
 	return args || home || tcp || marks;
 }
 
-static int append(uint8_t **out, size_t *len, void *buf, size_t n)
-{
-	uint8_t *p = realloc(*out, *len + n);
-
-	if (!p) {
-		free(buf);
-		return -ENOMEM;
-	}
-	memcpy(p + *len, buf, n);
-	free(buf);
-	*out = p;
-	*len += n;
-	return 0;
-}
-
 /* A chunk that does not decode cannot be checked: it is left out (no
  * bytes instead of it), not copied as it is. */
 static int leave_out(struct fr_redactor *rd, uint8_t **ret, int k)
@@ -456,7 +441,7 @@ int fr_redact_chunk(void *userdata, const uint8_t *chunk, size_t len, uint8_t **
 			size_t n;
 			k = fr_chunk_builder_close_as(b, rd->cctx, &ci, &buf, &n);
 			if (k == 0)
-				k = append(&out, &out_len, buf, n);
+				k = fr_chunks_append(&out, &out_len, buf, n);
 			if (k == 0)
 				k = fr_chunk_builder_add(b, &r);
 		}
@@ -468,7 +453,7 @@ int fr_redact_chunk(void *userdata, const uint8_t *chunk, size_t len, uint8_t **
 		size_t n;
 		k = fr_chunk_builder_close_as(b, rd->cctx, &ci, &buf, &n);
 		if (k == 0)
-			k = append(&out, &out_len, buf, n);
+			k = fr_chunks_append(&out, &out_len, buf, n);
 	}
 	fr_chunk_builder_free(b);
 	if (k < 0)

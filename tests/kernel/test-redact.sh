@@ -190,10 +190,19 @@ for src in store incident; do
 	check "any(.[]; .type == \"tcp\" and .dport == $TPORT and .saddr == \"[redacted]\" and .daddr == \"[redacted]\")" \
 		"no TCP record to port $TPORT with its addresses redacted"
 	check 'any(.[]; .type == "mark" and .comm == "frctl" and .text == "[redacted]")' "no mark of frctl redacted"
-	# as many records as the plain bundle: nothing cut but what was named
-	[ "$(wc -l <"$T/$src-red.json")" = "$(wc -l <"$T/$src-plain.json")" ] ||
-		fail "$src: the redacted bundle has $(wc -l <"$T/$src-red.json") records, the plain one $(wc -l <"$T/$src-plain.json")"
-	ok "$src: it reads back: argv[0] kept, arguments, home, addresses and mark [redacted], as many records"
+	# every record of the plain bundle, and for the incident (a file) no
+	# other: nothing cut but what was named.  The store's window was read
+	# live twice: a chunk of it written between the two reads (the
+	# settling above makes that rare, not impossible: seen 2 in ~25 runs)
+	# is in the second bundle only, so there it may hold more
+	jq -c '[.time, .type, .pid, .cpu]' "$T/$src-plain.json" | sort >"$T/$src-plain.keys"
+	jq -c '[.time, .type, .pid, .cpu]' "$T/$src-red.json" | sort >"$T/$src-red.keys"
+	missing=$(comm -23 "$T/$src-plain.keys" "$T/$src-red.keys")
+	[ -z "$missing" ] ||
+		fail "$src: the redacted bundle lacks $(wc -l <<<"$missing") records of the plain one: $(head -3 <<<"$missing" | tr '\n' ' ')"
+	[ $src = store ] || [ "$(wc -l <"$T/$src-red.json")" = "$(wc -l <"$T/$src-plain.json")" ] ||
+		fail "$src: the redacted bundle has $(wc -l <"$T/$src-red.json") records, the plain one $(wc -l <"$T/$src-plain.json"): $(comm -13 "$T/$src-plain.keys" "$T/$src-red.keys" | head -3 | tr '\n' ' ')"
+	ok "$src: it reads back: argv[0] kept, arguments, home, addresses and mark [redacted], every record ($(wc -l <"$T/$src-plain.json") plain, $(wc -l <"$T/$src-red.json") redacted)"
 
 	# the metadata: the header's JSON, after the 64-byte incident header
 	/usr/bin/python3 -c '
