@@ -42,6 +42,7 @@ static int window_open(struct fr_store_reader *r, const struct fr_window_query *
 		return -ENOMEM;
 	}
 	w->store_fd = -EBADF;
+	pthread_mutex_init(&w->ksyms_lock, NULL);
 	if (fr_store_reader_dir_fd(r) >= 0)
 		w->store_fd = fcntl(fr_store_reader_dir_fd(r), F_DUPFD_CLOEXEC, 3);
 	else {
@@ -55,7 +56,6 @@ static int window_open(struct fr_store_reader *r, const struct fr_window_query *
 			return k;
 		}
 	}
-	pthread_mutex_init(&w->ksyms_lock, NULL);
 	s = w->stream = calloc(1, sizeof(*s));
 	if (!s) {
 		free(refs);
