@@ -43,6 +43,11 @@
 /* A process whose frame falls outside every known mapping (dlopen) has its
  * maps read again, at most this often. */
 #define REREAD_NS 1000000000ULL
+/* ... but once sooner: maps read while the dynamic loader was still
+ * mapping the libraries (a sample in ld.so just after exec) lack them,
+ * and the program's first second would go unnamed.  One extra read per
+ * process, on its first frame outside them at least this long after. */
+#define REREAD_FIRST_NS 10000000ULL
 #define LOADS_MAX 16
 #define MAPS_MAX 4096
 /* Debug information (for inlined frames) held open at once: at most this
@@ -119,6 +124,7 @@ struct proc {
 	size_t nmaps;
 	uint64_t read_at;
 	uint64_t used;
+	bool reread_early; /* its one sooner read (REREAD_FIRST_NS) is spent */
 };
 
 /* Mappings replaced by a re-read, freed at the next trim: descriptions
@@ -752,9 +758,13 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 		return;
 	}
 	m = find_mapping(p, a);
-	if (!m && fr_now_ns(CLOCK_MONOTONIC) - p->read_at >= REREAD_NS) {
-		(void)read_maps(s, p); /* a library loaded since */
-		m = find_mapping(p, a);
+	if (!m) {
+		uint64_t since = fr_now_ns(CLOCK_MONOTONIC) - p->read_at;
+		if (since >= REREAD_NS || (!p->reread_early && since >= REREAD_FIRST_NS)) {
+			p->reread_early = true;
+			(void)read_maps(s, p); /* a library loaded since */
+			m = find_mapping(p, a);
+		}
 	}
 	if (!m) {
 		if (!jit_symbol(s, pid, a, ret))
