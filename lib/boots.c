@@ -94,3 +94,24 @@ int fr_boot_lookup(const struct fr_boot *boots, size_t n, const char *spec)
 		return -ENOENT;
 	return (int)(n - 1 + (size_t)rel);
 }
+
+void *fr_boot_slot(void **v, size_t *n, size_t size, const uint8_t boot_id[16], bool *ret_new)
+{
+	uint8_t *a = *v, *e;
+
+	if (ret_new)
+		*ret_new = false;
+	for (size_t i = 0; i < *n; i++)
+		if (memcmp(a + i * size, boot_id, 16) == 0)
+			return a + i * size;
+	a = realloc(a, (*n + 1) * size);
+	if (!a)
+		return NULL;
+	*v = a;
+	e = a + (*n)++ * size;
+	memset(e, 0, size);
+	memcpy(e, boot_id, 16);
+	if (ret_new)
+		*ret_new = true;
+	return e;
+}

@@ -3,6 +3,7 @@
 #ifndef FR_BOOTS_H
 #define FR_BOOTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,11 @@ struct fr_boot {
 
 /* Boots oldest first (by their first record).  Caller frees *ret. */
 int fr_store_boots(struct fr_store_reader *r, struct fr_boot **ret, size_t *n);
+
+/* The element of boot @boot_id in the array *@v of *@n elements of @size
+ * bytes, each starting with its uint8_t boot_id[16]: found, or appended
+ * zeroed with that id (*@ret_new set).  NULL: no memory. */
+void *fr_boot_slot(void **v, size_t *n, size_t size, const uint8_t boot_id[16], bool *ret_new);
 
 /* Resolves "0" (the newest), "-N" (N before it) or a 32-digit boot id
  * against @boots.  Returns the index, -EINVAL for a malformed spec,

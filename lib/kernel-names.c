@@ -12,10 +12,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
+#include "boots.h"
 #include "chunk.h"
 #include "kernel-names.h"
 #include "ksyms.h"
@@ -60,6 +62,7 @@ struct boot_names {
 	const struct fr_ksym **found;
 	size_t nfound, foundcap;
 };
+_Static_assert(offsetof(struct boot_names, boot_id) == 0, "fr_boot_slot()");
 
 struct range {
 	uint64_t start, end;
@@ -208,18 +211,11 @@ void fr_kernel_names_collector_stats(const struct fr_kernel_names_collector *c, 
 
 static struct boot_names *boot_of(struct fr_kernel_names_collector *c, const struct fr_chunk_info *ci)
 {
-	struct boot_names *v;
+	bool added;
+	struct boot_names *v = fr_boot_slot((void **)&c->boots, &c->nboots, sizeof(*v), ci->boot_id, &added);
 
-	for (size_t i = 0; i < c->nboots; i++)
-		if (memcmp(c->boots[i].boot_id, ci->boot_id, 16) == 0)
-			return &c->boots[i];
-	v = realloc(c->boots, (c->nboots + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	c->boots = v;
-	v = &c->boots[c->nboots++];
-	*v = (struct boot_names){ .first_wall = UINT64_MAX };
-	memcpy(v->boot_id, ci->boot_id, 16);
+	if (v && added)
+		v->first_wall = UINT64_MAX;
 	return v;
 }
 
@@ -449,6 +445,19 @@ int fr_kernel_names_collector_resolve(struct fr_kernel_names_collector *c)
 	return k;
 }
 
+/* Closes @b as the next names chunk, spanning @like, onto *@out. */
+static int close_into(struct fr_kernel_names_collector *c, struct fr_chunk_builder *b, ZSTD_CCtx *cctx,
+		      struct fr_chunk_info *like, uint8_t **out, size_t *out_len)
+{
+	void *buf;
+	size_t len;
+	int k;
+
+	like->seqnum = ++c->seqnum_max;
+	k = fr_chunk_builder_close_spanning(b, cctx, like, &buf, &len);
+	return k < 0 ? k : fr_chunks_append(out, out_len, buf, len);
+}
+
 /* The names chunks of boot @bn, its functions found, appended to *out. */
 static int boot_chunks(struct fr_kernel_names_collector *c, struct boot_names *bn, ZSTD_CCtx *cctx, uint8_t **out,
 		       size_t *out_len)
@@ -483,26 +492,15 @@ static int boot_chunks(struct fr_kernel_names_collector *c, struct boot_names *b
 		r.symbol.module_len = (uint32_t)strlen(v[i]->module);
 		k = fr_chunk_builder_add(b, &r);
 		if (k == -ENOBUFS) {
-			void *buf;
-			size_t len;
-			like.seqnum = ++c->seqnum_max;
-			k = fr_chunk_builder_close_spanning(b, cctx, &like, &buf, &len);
-			if (k == 0)
-				k = fr_chunks_append(out, out_len, buf, len);
+			k = close_into(c, b, cctx, &like, out, out_len);
 			if (k == 0)
 				k = fr_chunk_builder_add(b, &r);
 		}
 		if (k == 0)
 			c->st.symbols++;
 	}
-	if (k >= 0 && fr_chunk_builder_count(b)) {
-		void *buf;
-		size_t len;
-		like.seqnum = ++c->seqnum_max;
-		k = fr_chunk_builder_close_spanning(b, cctx, &like, &buf, &len);
-		if (k == 0)
-			k = fr_chunks_append(out, out_len, buf, len);
-	}
+	if (k >= 0 && fr_chunk_builder_count(b))
+		k = close_into(c, b, cctx, &like, out, out_len);
 	fr_chunk_builder_free(b);
 	return k < 0 ? k : 0;
 }
@@ -541,6 +539,7 @@ struct names_chunk {
 	uint8_t boot_id[16];
 	struct fr_symtab t;
 };
+_Static_assert(offsetof(struct names_chunk, boot_id) == 0, "fr_boot_slot()");
 
 struct fr_kernel_names {
 	struct names_chunk *v; /* one per boot */
@@ -565,19 +564,7 @@ struct fr_kernel_names *fr_kernel_names_free(struct fr_kernel_names *kn)
 
 static struct names_chunk *names_of(struct fr_kernel_names *kn, const uint8_t boot_id[16])
 {
-	struct names_chunk *v;
-
-	for (size_t i = 0; i < kn->n; i++)
-		if (memcmp(kn->v[i].boot_id, boot_id, 16) == 0)
-			return &kn->v[i];
-	v = realloc(kn->v, (kn->n + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	kn->v = v;
-	v = &kn->v[kn->n++];
-	*v = (struct names_chunk){};
-	memcpy(v->boot_id, boot_id, 16);
-	return v;
+	return fr_boot_slot((void **)&kn->v, &kn->n, sizeof(*kn->v), boot_id, NULL);
 }
 
 /* Names chunk @ref into @kn: its content kept, its symbols into its

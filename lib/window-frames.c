@@ -6,8 +6,10 @@
  * names chunks of the boot (lib/kernel-names.h), user frames the chunk
  * left unnamed from the window's late names (lib/late-names.h).
  */
+#include <stddef.h>
 #include <string.h>
 
+#include "boots.h"
 #include "kernel-names.h"
 #include "ksyms.h"
 #include "late-names.h"
@@ -20,6 +22,7 @@ struct fr_window_ksyms {
 	uint8_t boot_id[16];
 	struct fr_ksyms *k; /* NULL: no snapshot */
 };
+_Static_assert(offsetof(struct fr_window_ksyms, boot_id) == 0, "fr_boot_slot()");
 
 /* The store's kernel symbol snapshot of @boot_id, loaded once (under the
  * lock: threads print in parallel). */
@@ -27,26 +30,17 @@ static const struct fr_ksyms *window_ksyms(struct fr_window *w, const uint8_t bo
 {
 	struct fr_window_ksyms *v;
 	const struct fr_ksyms *k = NULL;
+	bool added;
 	char id[33];
 
 	if (w->store_fd < 0)
 		return NULL;
 	pthread_mutex_lock(&w->ksyms_lock);
-	for (size_t i = 0; i < w->nksyms; i++)
-		if (memcmp(w->ksyms[i].boot_id, boot_id, 16) == 0) {
-			k = w->ksyms[i].k;
-			goto out;
-		}
-	v = realloc(w->ksyms, (w->nksyms + 1) * sizeof(*v));
-	if (!v)
-		goto out;
-	w->ksyms = v;
-	v = &w->ksyms[w->nksyms++];
-	memcpy(v->boot_id, boot_id, 16);
-	v->k = NULL;
-	(void)fr_ksyms_load_snapshot(w->store_fd, fr_format_boot_id(boot_id, id, sizeof(id)), &v->k);
-	k = v->k;
-out:
+	v = fr_boot_slot((void **)&w->ksyms, &w->nksyms, sizeof(*v), boot_id, &added);
+	if (v && added)
+		(void)fr_ksyms_load_snapshot(w->store_fd, fr_format_boot_id(boot_id, id, sizeof(id)), &v->k);
+	if (v)
+		k = v->k;
 	pthread_mutex_unlock(&w->ksyms_lock);
 	return k;
 }
