@@ -1,6 +1,10 @@
 # Sourced by scripts/check and scripts/quickstart: installs the Debian 12
 # packages the build and tests need, quietly when they are already there.
-fr_install_deps() {
+# Every command a test runs comes from one of these packages (or from what
+# debootstrap's minbase has): tests/integration/test-commands.sh checks it.
+
+# fr_packages: the list, one a line
+fr_packages() {
 	local pkgs=(meson ninja-build pkg-config gcc clang llvm libclang-rt-14-dev bpftool
 		libbpf-dev libsystemd-dev liburing-dev libzstd-dev libconfig-dev
 		libjson-c-dev libseccomp-dev zlib1g-dev libelf-dev libdw-dev libdebuginfod-dev debuginfod bash-completion jq zstd python3 valgrind nftables iproute2 util-linux linux-perf systemd-container nodejs
@@ -21,9 +25,17 @@ fr_install_deps() {
 		# checked by promtool (test-textfile)
 		prometheus prometheus-node-exporter
 		# frctl upload: HTTP(S) PUT of incident files
-		libcurl4-openssl-dev)
+		libcurl4-openssl-dev
+		# the command the tests scrape node_exporter and serve uploads
+		# with (test-textfile, test-upload): the -dev package above is
+		# the library only
+		curl)
+	printf '%s\n' "${pkgs[@]}"
+}
+
+fr_install_deps() {
 	local missing=() p
-	for p in "${pkgs[@]}"; do
+	for p in $(fr_packages); do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
