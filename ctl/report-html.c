@@ -31,7 +31,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 /* GLib's MIN and MAX give way to lib/macro.h's (the same definitions) */
 #undef MIN
@@ -45,6 +44,7 @@
 #include "output-folded.h"
 #include "output-text.h"
 #include "report.h"
+#include "source-host.h"
 
 #define LANES_MAX 16
 #define COLUMNS 1000
@@ -973,19 +973,15 @@ static void put_dd(FILE *out, const char *dt, const char *dd)
 
 static void put_header(FILE *out, const struct frctl_source *s, const struct report *rp, const struct page *pg)
 {
-	const char *host = frctl_meta_string(s->meta, "host"), *kernel = frctl_meta_string(s->meta, "kernel");
 	const char *id = frctl_meta_string(s->meta, "id"), *reason = frctl_meta_string(s->meta, "reason");
+	const char *host, *kernel;
 	struct json_object *rules;
-	struct utsname u;
 	char a[64], b[64], d[32], *line = NULL;
 	size_t len = 0;
 	FILE *m;
 
-	/* a store is this machine's */
-	if (!s->is_file && uname(&u) == 0) {
-		host = host ? host : u.nodename;
-		kernel = kernel ? kernel : u.release;
-	}
+	/* the machine that recorded the window, whoever reads it */
+	frctl_hosts_window(s->hosts, pg->w, &host, &kernel);
 	fputs("<header id=\"summary\">\n<h1>", out);
 	if (id) {
 		fputs("Incident ", out);

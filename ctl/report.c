@@ -26,6 +26,7 @@
 #include "output-file.h"
 #include "output-text.h"
 #include "report.h"
+#include "source-host.h"
 #include "string-counts.h"
 #include "window-args.h"
 
@@ -272,17 +273,20 @@ static void print_header(const struct frctl_source *s, const struct report *rp)
 	struct json_object *v;
 	char a[64], b[64], d[32];
 
+	const char *host, *kernel;
+
 	printf("Source: %s%s\n", s->is_file ? "" : "store ", s->name);
+	/* the machine that recorded the window, whoever reads it */
+	frctl_hosts_window(s->hosts, s->w, &host, &kernel);
+	if (host || kernel) {
+		fputs("Host: ", stdout);
+		print_safe(host ? host : "?");
+		fputs(", kernel ", stdout);
+		print_safe(kernel ? kernel : "?");
+		putchar('\n');
+	}
 	if (s->meta) {
-		const char *host = frctl_meta_string(s->meta, "host"), *kernel = frctl_meta_string(s->meta, "kernel");
 		const char *reason = frctl_meta_string(s->meta, "reason");
-		if (host || kernel) {
-			fputs("Host: ", stdout);
-			print_safe(host ? host : "?");
-			fputs(", kernel ", stdout);
-			print_safe(kernel ? kernel : "?");
-			putchar('\n');
-		}
 		if (json_object_object_get_ex(s->meta, "rules", &v)) {
 			printf("Incident: rules %s", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 			if (reason) {

@@ -18,6 +18,7 @@
 #include "frctl-error.h"
 #include "paths.h"
 #include "redact-source.h"
+#include "source-host.h"
 #include "window-args.h"
 
 const char frctl_window_help[] =
@@ -384,6 +385,8 @@ int frctl_source_open(struct frctl *f, const struct frctl_window_args *a, struct
 		if (frctl_open_store(f, s->name, &s->reader) < 0)
 			return EXIT_FAILURE_;
 	}
+	/* before --redact: the copy read then is a file without them */
+	s->hosts = frctl_source_hosts_load(fr_store_reader_dir_fd(s->reader), s->meta);
 	if (a->boot && (k = select_boot(s->reader, a->boot, &s->q)) != 0)
 		return k;
 	if (a->redact && (k = frctl_source_redact(f, a, s)) != 0)
@@ -462,6 +465,7 @@ void frctl_source_done(struct frctl_source *s)
 	fr_late_names_free(s->late_names);
 	fr_store_reader_free(s->reader);
 	json_object_put(s->meta);
+	json_object_put(s->hosts);
 	fr_redactor_free(s->redactor);
 	*s = (struct frctl_source){};
 }

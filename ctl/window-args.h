@@ -109,6 +109,8 @@ struct frctl_source {
 	struct fr_window_query q;
 	struct json_object *meta; /* of an incident or bundle file, else NULL
 				     (redacted with --redact) */
+	struct json_object *hosts; /* boot id -> the host that recorded it
+				      (source-host.h) */
 	const char *name;         /* for messages: store path or file */
 	bool is_file;             /* an incident or bundle file */
 	uint64_t progress_start;  /* progress line: when loading began */

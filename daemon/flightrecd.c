@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/boot-host.h"
 #include "../lib/clock.h"
 #include "../lib/conf.h"
 #include "../lib/ksyms.h"
@@ -694,6 +695,20 @@ static int add_timer(struct daemon *d, sd_event_source **s, uint64_t interval_ns
 	return sd_event_add_time_relative(d->event, s, CLOCK_MONOTONIC, interval_ns / 1000, accuracy_us, cb, d);
 }
 
+/* The host this boot records on, beside the segments: readers of the
+ * store elsewhere and later name it, not their own. */
+static void save_boot_host(struct daemon *d, const uint8_t boot_id[16])
+{
+	struct fr_boot_host h;
+	int k = fr_boot_host_current(&h);
+
+	if (k >= 0)
+		k = fr_boot_host_save(fr_store_writer_dir_fd(d->writer), boot_id, &h);
+	if (k < 0)
+		log_warning_errno(k, "Failed to save this boot's host and kernel into %s, readers will not know "
+				  "which machine recorded it: %m", d->conf.store_path);
+}
+
 /* Kernel symbols for sample frames, saved into the store once per boot;
  * without them (kptr_restrict) kernel frames show addresses only. */
 static void start_symbolizer(struct daemon *d)
@@ -932,6 +947,7 @@ static int run(struct daemon *d)
 		if (sd_id128_get_boot(&boot) < 0)
 			memset(&boot, 0, sizeof(boot));
 		tp.boot_id = boot.bytes;
+		save_boot_host(d, boot.bytes);
 		k = fr_triggers_new(&tp, &d->conf.rules, &d->triggers);
 		if (k < 0)
 			return log_error_errno(k, "Failed to set up triggers in %s/incidents: %m", d->conf.store_path);

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "boot-files.h"
 #include "ksyms.h"
 #include "macro.h"
 #include "range-find.h"
@@ -200,50 +200,9 @@ static void snapshot_name(const char *boot_id, char *buf, size_t len)
 	snprintf(buf, len, "%s/%s.zst", FR_KSYMS_DIR, boot_id);
 }
 
-struct snap {
-	char name[64];
-	struct timespec t;
-};
-
-static int cmp_newest(const void *a, const void *b)
-{
-	const struct snap *x = a, *y = b;
-
-	if (x->t.tv_sec != y->t.tv_sec)
-		return x->t.tv_sec > y->t.tv_sec ? -1 : 1;
-	return x->t.tv_nsec > y->t.tv_nsec ? -1 : x->t.tv_nsec < y->t.tv_nsec;
-}
-
 void fr_ksyms_prune(int dir_fd, uint64_t oldest_wall_ns)
 {
-	_cleanup_close_ int fd = openat(dir_fd, FR_KSYMS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct snap v[FR_KSYMS_KEEP * 4];
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d;
-
-	if (fd < 0 || !(d = fdopendir(fd)))
-		return;
-	fd = -EBADF; /* owned by d */
-	while ((de = readdir(d)) && n < ELEMENTSOF(v)) {
-		struct stat st;
-
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(v[0].name) ||
-		    fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
-		v[n++].t = st.st_mtim;
-	}
-	qsort(v, n, sizeof(v[0]), cmp_newest);
-	/* a boot's chunks were all written before the next boot saved its
-	 * snapshot: when that is older than the oldest segment, none of
-	 * them is left */
-	for (size_t i = 1; i < n; i++) {
-		uint64_t next_saved = (uint64_t)v[i - 1].t.tv_sec * 1000000000ULL + (uint64_t)v[i - 1].t.tv_nsec;
-		if (i >= FR_KSYMS_KEEP || (oldest_wall_ns && next_saved <= oldest_wall_ns))
-			(void)unlinkat(dirfd(d), v[i].name, 0);
-	}
-	closedir(d);
+	fr_boot_files_prune(dir_fd, FR_KSYMS_DIR, FR_KSYMS_KEEP, oldest_wall_ns);
 }
 
 bool fr_ksyms_same_functions(const struct fr_ksyms *a, const struct fr_ksyms *b)
@@ -349,19 +308,5 @@ int fr_ksyms_load_snapshot(int dir_fd, const char *boot_id, struct fr_ksyms **re
 
 uint64_t fr_ksyms_disk_usage(int dir_fd)
 {
-	_cleanup_close_ int fd = openat(dir_fd, FR_KSYMS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	uint64_t sum = 0;
-	struct dirent *de;
-	DIR *d;
-
-	if (fd < 0 || !(d = fdopendir(fd)))
-		return 0;
-	fd = -EBADF;
-	while ((de = readdir(d))) {
-		struct stat st;
-		if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &st, 0) == 0 && S_ISREG(st.st_mode))
-			sum += (uint64_t)st.st_blocks * 512;
-	}
-	closedir(d);
-	return sum;
+	return fr_boot_files_disk_usage(dir_fd, FR_KSYMS_DIR);
 }

@@ -19,6 +19,7 @@
 #include "incident-header.h"
 #include "macro.h"
 #include "segment-walk.h"
+#include "boot-host.h"
 #include "ksyms.h"
 #include "store-reader.h"
 #include "store.h"
@@ -194,7 +195,7 @@ static int scan_segments(struct fr_store_reader *r)
 			r->segs[i].summary = r->segs[i + 1].prev;
 	r->st.segments = r->nsegs;
 	r->st.segments_unsupported = unsupported;
-	r->st.bytes_on_disk = bytes + fr_ksyms_disk_usage(r->dir_fd);
+	r->st.bytes_on_disk = bytes + fr_ksyms_disk_usage(r->dir_fd) + fr_boot_host_disk_usage(r->dir_fd);
 	return 0;
 }
 

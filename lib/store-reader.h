@@ -31,7 +31,7 @@ struct fr_store_reader_stats {
 	uint64_t segments_unsupported; /* newer format: not read */
 	uint64_t segments_skipped; /* by the last walk: not needed (see
 				      fr_store_reader_foreach_since) */
-	uint64_t bytes_on_disk;   /* segment files and kernel symbol snapshots */
+	uint64_t bytes_on_disk;   /* segment files, kernel symbol snapshots, boots' hosts */
 };
 
 /* -ENOENT: no store at @dir; -ENOTDIR; -EACCES. */
@@ -129,7 +129,7 @@ int fr_store_reader_load(struct fr_store_reader *r, struct ZSTD_DCtx_s *dctx, co
 int fr_store_reader_load_into(struct fr_store_reader *r, struct ZSTD_DCtx_s *dctx, const struct fr_chunk_ref *ref,
 			      uint8_t *raw, void **buf, size_t *cap, struct fr_record_iter *it);
 
-/* The store directory (for its kernel symbol snapshots); -EBADF when
+/* The store directory (for the files beside its segments); -EBADF when
  * reading an incident file. */
 int fr_store_reader_dir_fd(const struct fr_store_reader *r);
 

@@ -30,6 +30,7 @@
 #include "chunk.h"
 #include "macro.h"
 #include "segment-walk.h"
+#include "boot-host.h"
 #include "ksyms.h"
 #include "store-writer.h"
 #include "store.h"
@@ -295,6 +296,7 @@ static int rotate(struct fr_store_writer *w)
 	if (r < 0)
 		return r;
 	fr_ksyms_prune(w->dir_fd, oldest_created(w, next));
+	fr_boot_host_prune(w->dir_fd, oldest_created(w, next));
 	/* the store holds command lines: not for every user, whatever the umask */
 	if (fchmod(fd, 0640) < 0)
 		return negative_errno();
@@ -418,6 +420,11 @@ int fr_store_writer_submit(struct fr_store_writer *w)
 	return r < 0 ? r : 0;
 }
 
+int fr_store_writer_dir_fd(const struct fr_store_writer *w)
+{
+	return w->dir_fd;
+}
+
 int fr_store_writer_fd(struct fr_store_writer *w)
 {
 	return w->event_fd;
@@ -472,8 +479,9 @@ static int recover_cb(uint64_t offset, const struct fr_chunk_info *ci, void *use
  * sizes remain.  Counts what it empties in segments_trimmed. */
 static int enforce_bound(struct fr_store_writer *w, int skip_slot, uint64_t reserve)
 {
-	/* kernel symbol snapshots live beside the segments, inside the bound */
-	uint64_t extra = fr_ksyms_disk_usage(w->dir_fd);
+	/* kernel symbol snapshots and boots' hosts live beside the segments,
+	 * inside the bound */
+	uint64_t extra = fr_ksyms_disk_usage(w->dir_fd) + fr_boot_host_disk_usage(w->dir_fd);
 
 	for (;;) {
 		uint64_t sum = reserve + extra, oldest_seq = UINT64_MAX;

@@ -65,6 +65,8 @@ int fr_store_writer_submit(struct fr_store_writer *w);
 
 /* The eventfd signalled on completions, and the function draining them. */
 int fr_store_writer_fd(struct fr_store_writer *w);
+/* The store directory (for the files beside the segments: boot-files.h). */
+int fr_store_writer_dir_fd(const struct fr_store_writer *w);
 int fr_store_writer_process(struct fr_store_writer *w);
 /* Blocks until nothing is in flight. */
 int fr_store_writer_drain(struct fr_store_writer *w);

@@ -88,7 +88,10 @@ expect 1 "no such file $T/missing.frb" "$FRCTL" dump --input "$T/missing.frb"
 # are not incident files; a bundle cut after its metadata is shorter than
 # the length sealed in its header: truncated.
 meta_end=$(od -An -t u8 -j 32 -N 8 "$T/good.frb" | tr -d ' ')
-for cut in 63 64 $((meta_end - 3)) $((meta_end + 300)) $((size - 7)); do
+# in the metadata: 3 bytes before its end, not before the chunks' start
+# (up to 7 bytes of padding after it)
+meta_len=$(od -An -t u4 -j 24 -N 4 "$T/good.frb" | tr -d ' ')
+for cut in 63 64 $((64 + meta_len - 3)) $((meta_end + 300)) $((size - 7)); do
 	head -c "$cut" "$T/good.frb" >"$T/cut-$cut.frb"
 	if [ "$cut" -lt "$meta_end" ]; then
 		expect 1 "cut-$cut.frb is not an incident or bundle file, or it is damaged" "$FRCTL" report --input "$T/cut-$cut.frb"

@@ -17,7 +17,17 @@
 #   test-window-golden.sh BUILD_DIR FR_STORE_GOLDEN [--regenerate]
 # --regenerate prints the hash file for the current frctl instead (only
 # after a deliberate change of an output format).
+# The store was recorded on "golden-recorder", kernel 6.1.0-golden-amd64
+# (fr-store-golden writes its hosts file): the outputs name that machine,
+# never the one reading it.  The test runs under another host name (a UTS
+# namespace of its own, "golden-reader"), and no machine runs the golden
+# kernel release: an output that took either from the reader changes a
+# hash, and the bundle's metadata is checked to name both apart.
 set -euo pipefail
+if [ -z "${FR_GOLDEN_UTS:-}" ]; then
+	# shellcheck disable=SC2016 # the inner shell's
+	exec env FR_GOLDEN_UTS=1 unshare -u sh -c 'hostname golden-reader && exec "$0" "$@"' "$0" "$@"
+fi
 BUILD=$1
 GEN=$2
 FRCTL="$BUILD/ctl/frctl"
@@ -77,7 +87,24 @@ while read -r sum name; do
 done <"$HASHES"
 [ "$(wc -l <"$HASHES")" -ge 60 ] || { echo "FAIL: $HASHES lists too few outputs"; exit 1; }
 [ "$fails" = 0 ] || { echo "FAIL: $fails outputs differ"; exit 1; }
-echo "ok: $(wc -l <"$HASHES") outputs of dump and report as at a7ab838"
+echo "ok: $(wc -l <"$HASHES") outputs of dump and report as at a7ab838 (the host lines since issue 40)"
+
+# the bundle names the machine that recorded it, and apart the one that cut it
+for w in all sub; do
+	/usr/bin/python3 -c '
+import json, struct, sys
+d = open(sys.argv[1], "rb").read()
+print(d[64:64 + struct.unpack_from("<I", d, 24)[0]].decode())' $w.fri >$w.meta
+	jq -e --arg me "$(hostname)" --arg kernel "$(uname -r)" '.host == "golden-recorder" and
+		.kernel == "6.1.0-golden-amd64" and .boot_id == "601de5704e00112233445566778899aa" and
+		.recorded_on == [{boot_id: "601de5704e00112233445566778899aa", host: "golden-recorder",
+			kernel: "6.1.0-golden-amd64", kernel_version: "#1 SMP PREEMPT_DYNAMIC Debian 6.1.0-golden",
+			machine: "x86_64", machine_id: "0123456789abcdef0123456789abcdef"}] and
+		.bundled_on == {host: $me, kernel: $kernel}' $w.meta >/dev/null ||
+		{ echo "FAIL: the $w bundle does not name its recording host apart from $(hostname): $(jq -c '{host, kernel, boot_id, recorded_on, bundled_on}' $w.meta)"; exit 1; }
+done
+[ "$(hostname)" = golden-reader ] || { echo "FAIL: not run under its own host name"; exit 1; }
+echo "ok: bundles name golden-recorder (6.1.0-golden-amd64) as the recorder, read and cut on $(hostname) ($(uname -r))"
 
 # the same outputs read in other slices: one chunk each (every chunk's
 # start a slice boundary, where records tie), and a few chunks each

@@ -4,7 +4,8 @@
 #     named track per CPU and per thread, and its slices carry exactly the
 #     durations of the syscall and off-CPU records;
 #   - a bundle moved to an empty directory, with the store deleted, dumps
-#     as JSON byte for byte like the store did for the same window;
+#     as JSON byte for byte like the store did for the same window, and
+#     names the host that recorded it, not the one that cut it;
 #   - report names the slow reads, the CPU hog's function, the hottest
 #     call paths and the mark;
 #   - --cgroup keeps the records of that cgroup and the ones below;
@@ -53,7 +54,22 @@ env -u NO_COLOR TERM=xterm script -qec "$FRCTL --store $T/store dump --last 1m -
 stop_daemon
 "$FRCTL" --store "$T/store" dump "${W[@]}" --format json >"$T/store.json"
 "$FRCTL" --store "$T/store" dump "${W[@]}" --format perfetto -o "$T/trace.json" || fail "perfetto dump failed"
-"$FRCTL" --store "$T/store" dump "${W[@]}" -o "$T/b.frb" || fail "bundle failed"
+# cut on a machine of another name (a UTS namespace): the bundle must
+# still name this one, which recorded it
+# shellcheck disable=SC2016 # the inner shell's
+unshare -u sh -c 'hostname fr-bundler && exec "$@"' sh "$FRCTL" --store "$T/store" dump "${W[@]}" -o "$T/b.frb" ||
+	fail "bundle failed"
+BOOT=$(tr -d '-' </proc/sys/kernel/random/boot_id)
+jq -e --arg h "$(hostname)" --arg k "$(uname -r)" --arg b "$BOOT" '.boot_id == $b and .host == $h and .kernel == $k' \
+	"$T/store/hosts/$BOOT.json" >/dev/null || fail "the store's hosts/$BOOT.json does not name this host: $(cat "$T/store/hosts/$BOOT.json")"
+python3 -c '
+import json, struct, sys
+d = open(sys.argv[1], "rb").read()
+print(d[64:64 + struct.unpack_from("<I", d, 24)[0]].decode())' "$T/b.frb" >"$T/b.meta"
+jq -e --arg h "$(hostname)" --arg k "$(uname -r)" --arg b "$BOOT" '.host == $h and .kernel == $k and .boot_id == $b and
+	.recorded_on[0].host == $h and .bundled_on.host == "fr-bundler"' "$T/b.meta" >/dev/null ||
+	fail "the bundle does not name the recording host $(hostname) apart from the bundling one: $(jq -c '{host, kernel, boot_id, bundled_on}' "$T/b.meta")"
+ok "the store names its boot's host ($(hostname), $(uname -r)); a bundle cut as fr-bundler names both apart"
 "$FRCTL" --store "$T/store" dump --format perfetto -o "$T/trace-all.json" || fail "perfetto dump of the whole store failed"
 
 # perfetto
@@ -114,6 +130,8 @@ cmp -s "$T/store.json" "$T/bundle.json" ||
 ok "bundle moved to an empty directory, store deleted: $(wc -l <"$T/bundle.json") records, dump --format json identical byte for byte"
 "$FRCTL" report --input "$T/empty/b.frb" >"$T/report.bundle" || fail "report --input of the bundle failed"
 grep -q 'read.*took' "$T/report.bundle" || fail "bundle report lacks the slow reads: $(cat "$T/report.bundle")"
+grep -qxF "Host: $(hostname), kernel $(uname -r)" "$T/report.bundle" ||
+	fail "the bundle's report does not name the recording host: $(head -3 "$T/report.bundle")"
 ok "report reads the bundle too"
 
 # report
