@@ -45,6 +45,8 @@
 #   --chroot            enter the root with chroot(2), not pivot_root
 #   --variant V         debootstrap variant: minbase (default) or
 #                       buildd; "default" for debootstrap's own
+#   --remove            remove the root after the run (CI: each run is
+#                       made afresh anyway; the log stays)
 #   -l, --log FILE      (default DIR.log)
 #   --run CMD           instead of scripts/check: bash -c CMD in the clone
 #   -- ARGS             instead of scripts/check: the dependencies, the
@@ -60,6 +62,7 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 COMMIT=HEAD
 KEEP=
 KEEP_BUILD=
+REMOVE=
 DISK_TMP=
 CHROOT=
 VARIANT=minbase
@@ -87,6 +90,7 @@ while [ $# -gt 0 ]; do
 	-c | --commit) COMMIT=${2:?}; shift ;;
 	-k | --keep) KEEP=1 ;;
 	--keep-build) KEEP_BUILD=1 ;;
+	--remove) REMOVE=1 ;;
 	--copy) COPY+=("${2:?}"); shift ;;
 	-e | --env) [[ "${2:?}" == [A-Za-z_]*=* ]] || die "--env $2: NAME=VALUE"; ENVS+=("$2"); shift ;;
 	--disk-tmp) DISK_TMP=1 ;;
@@ -275,6 +279,8 @@ else
 	fi
 	command -v debootstrap >/dev/null || {
 		echo "fresh-root: installing debootstrap" >&2
+		# a machine whose package lists were never fetched has none
+		apt-get update -qq >/dev/null 2>&1 || die "apt-get update failed: is the Debian mirror reachable?"
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 \
 			--no-install-recommends debootstrap >/dev/null
 	}
@@ -296,7 +302,7 @@ else
 	# namespace of its own, nothing is left on the host if it fails
 	unshare -m --propagation private debootstrap "${VARIANT_ARG[@]}" --include="$INCLUDE" \
 		"$SUITE" "$ROOT" "$MIRROR" >>"$LOG" 2>&1 ||
-		die "debootstrap failed (exit $?): see $LOG and $ROOT/debootstrap/debootstrap.log"
+		die "debootstrap from $MIRROR failed (exit $?; is the mirror reachable?): see $LOG and $ROOT/debootstrap/debootstrap.log"
 	echo "fresh-root: debootstrap took $(($(date +%s) - t0)) s" | tee -a "$LOG"
 fi
 
@@ -319,5 +325,8 @@ unshare -m --propagation private "$0" "${inner[@]}" </dev/null 2>&1 | tee -a "$L
 if [ -n "$(under_root)" ]; then
 	echo "fresh-root: warning: mounts left in $ROOT on the host: $(under_root | tr '\n' ' ')" | tee -a "$LOG" >&2
 	rc=1
+elif [ -n "$REMOVE" ] && [ -f "$ROOT/$MARK" ]; then
+	rm -rf --one-file-system "${ROOT:?}"
+	echo "fresh-root: removed $ROOT" | tee -a "$LOG"
 fi
 exit "$rc"
