@@ -21,7 +21,11 @@ fr_install_deps() {
 		# checked by promtool (test-textfile)
 		prometheus prometheus-node-exporter
 		# frctl upload: HTTP(S) PUT of incident files
-		libcurl4-openssl-dev)
+		libcurl4-openssl-dev
+		# the kernel matrix (tests/tools/kernel-matrix.sh): Debian 12's
+		# 6.1 kernel booted in QEMU with a busybox initrd (cpio), the
+		# .deb fetched by apt-get and unpacked by dpkg-deb
+		qemu-system-x86 busybox-static cpio)
 	local missing=() p
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
