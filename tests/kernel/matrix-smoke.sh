@@ -28,7 +28,7 @@ MEMCG=
 teardown() {
 	[ -n "$MEMCG" ] && rmdir "$MEMCG" 2>/dev/null
 	cp "$T/daemon.log" "$RES/daemon.log" 2>/dev/null
-	"$FRCTL" --store "$T/store" status --json >"$RES/status.json" 2>/dev/null
+	cp "$T/status.json" "$RES/status.json" 2>/dev/null
 	cleanup
 }
 trap teardown EXIT
@@ -47,12 +47,6 @@ stamp() { echo "[$((SECONDS - t_begin)) s] $*"; }
 
 echo "kernel $(uname -r), $(nproc) CPUs"
 ip link set lo up 2>/dev/null
-# where Debian's node_exporter reads the textfile: writable for the daemon
-PROM=/var/lib/prometheus/node-exporter
-if [ -d "$PROM" ] && ! touch "$PROM/.fr-matrix" 2>/dev/null; then
-	mount -t tmpfs tmpfs "$PROM" && PROM_MOUNTED=1
-fi
-rm -f "$PROM/.fr-matrix"
 
 mkdir -p "$T/store"
 start_daemon "$SRC/conf/flightrec.conf"
@@ -145,13 +139,14 @@ if [ "$OOM" != 0 ]; then
 	check "any(.[0][]; any(.triggers[]; .pid == $OOM and .type == \"oom\"))" "$T/inc.json" "oom: an incident"
 fi
 check '.[0].reset' "$T/sum.json" "tcp: the reset of a connect to a closed port"
-if [ -n "${PROM_MOUNTED:-}" ]; then
-	# (rewritten every 10 s: the incidents' wait was longer)
-	if grep -q '^flightrec_' "$PROM/flightrec.prom" 2>/dev/null; then
-		echo "ok textfile: $PROM/flightrec.prom written" | tee -a "$RES/result"
-	else
-		note "textfile: no $PROM/flightrec.prom"
-	fi
+# off-CPU user stacks: copied by BPF task work (6.18+); without it each
+# record is counted (no_task_work) and the daemon says why, once
+if jq -e '.sources.sched.attached' "$T/status.json" >/dev/null && ! grep -q bpf_task_work_schedule_resume_impl <(bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null); then
+	check '.[0].offcpu_stacks.no_task_work > 0' "$T/status.json" \
+		"offcpu: no BPF task work here: records counted as no_task_work ($(jq -c .offcpu_stacks "$T/status.json"))"
+	[ "$(grep -c 'lacks BPF task work' "$T/daemon.log")" = 1 ] &&
+		echo "ok offcpu: the daemon says once that this kernel lacks BPF task work" | tee -a "$RES/result" ||
+		note "offcpu: the daemon did not say once that this kernel lacks BPF task work"
 fi
 
 # what the shipped configuration leaves off: the syscall source and the
@@ -173,5 +168,4 @@ fi
 end_daemon
 echo "the probes' notes in the log:"
 grep -E '^<[0-4]>' "$T/daemon.log" | sort | uniq -c | sort -rn | head -20
-[ -n "${PROM_MOUNTED:-}" ] && umount "$PROM"
 stamp "smoke done"
