@@ -11,6 +11,7 @@
 #   records   exec, fork, exit, offcpu, signal, oom, tcp, sample, metrics
 #   sample    fr-spin's samples have named user stacks (fr_spin_*, main)
 #   crash     fr-segv's SIGSEGV gives a crash incident naming its exe
+#             (fr-segv exec'd by sh in place: not /usr/bin/dash)
 #   oom       a real OOM kill in a cgroup2 memory cgroup (memory.max):
 #             an oom record and an incident
 # Also runs on the host (RESULTS: any writable directory), as a check of
@@ -58,7 +59,10 @@ SPIN_JOB=$!
 "$HELPERS/fr-wait" pipe 1500 >"$T/wait.pid" &
 WAIT_JOB=$!
 ulimit -c 0
-SEGV=$("$HELPERS/fr-segv" 2>/dev/null)
+# exec'd by sh (dash on Debian) in its own process, as a service's
+# wrapper does: the exec record and the signal race to the daemon, and the
+# trigger must name fr-segv, not the shell (seen once on 6.1)
+SEGV=$(sh -c 'exec "$1"' sh "$HELPERS/fr-segv" 2>/dev/null)
 (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null
 # the memory controller where this machine has it: cgroup2 (the guest
 # mounts only that; memory.max) or v1 (memory.limit_in_bytes)
