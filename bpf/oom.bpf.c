@@ -2,6 +2,35 @@
 /* OOM kills: the victim the OOM killer marked, its RSS and memory cgroup. */
 #include "emit.bpf.h"
 
+/* mm->rss_stat before Linux 6.2: a struct of atomic counters.  Commit
+ * f1a7941243c1 ("mm: convert mm's rss stats into percpu_counter", 6.2)
+ * made it the array of percpu_counter that vmlinux.h has.  The flavour
+ * below (libbpf drops the ___ suffix) matches the old layout, which is
+ * what Debian 12's 6.1 kernel has; each layout's reads are relocated
+ * only on a kernel that has it, the other branch being dead there. */
+struct mm_rss_stat___pre62 {
+	atomic_long_t count[4];
+};
+struct mm_struct___pre62 {
+	struct mm_rss_stat___pre62 rss_stat;
+} __attribute__((preserve_access_index));
+
+/* rss = file + anon + shmem pages (MM_FILEPAGES, MM_ANONPAGES,
+ * MM_SHMEMPAGES): the shared totals, which the per-CPU (6.2+) or per-task
+ * (before) caches make approximate by a batch */
+static __always_inline __s64 rss_pages(struct mm_struct *mm)
+{
+	if (bpf_core_type_exists(struct mm_rss_stat___pre62)) {
+		struct mm_struct___pre62 *old = (void *)mm;
+
+		return BPF_CORE_READ(old, rss_stat.count[0].counter) +
+		       BPF_CORE_READ(old, rss_stat.count[1].counter) +
+		       BPF_CORE_READ(old, rss_stat.count[3].counter);
+	}
+	return BPF_CORE_READ(mm, rss_stat[0].count) + BPF_CORE_READ(mm, rss_stat[1].count) +
+	       BPF_CORE_READ(mm, rss_stat[3].count);
+}
+
 SEC("tp_btf/mark_victim")
 int BPF_PROG(fr_mark_victim, struct task_struct *task)
 {
@@ -14,14 +43,9 @@ int BPF_PROG(fr_mark_victim, struct task_struct *task)
 	if (!e)
 		return 0;
 	fr_fill_hdr_task(&e->hdr, FR_EV_OOM, task, bpf_ktime_get_boot_ns());
-	/* rss = file + anon + shmem pages (MM_FILEPAGES, MM_ANONPAGES,
-	 * MM_SHMEMPAGES); percpu_counter totals, approximate by a batch */
 	mm = BPF_CORE_READ(task, mm);
-	if (mm) {
-		pages += BPF_CORE_READ(mm, rss_stat[0].count);
-		pages += BPF_CORE_READ(mm, rss_stat[1].count);
-		pages += BPF_CORE_READ(mm, rss_stat[3].count);
-	}
+	if (mm)
+		pages = rss_pages(mm);
 	e->rss_pages = pages > 0 ? pages : 0;
 	struct kernfs_node *kn = BPF_CORE_READ(task, cgroups,
 					       subsys[bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id)],

@@ -57,6 +57,7 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *task;
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), *known;
 	__u32 tgid = pid_tgid >> 32, len;
+	__u64 ino;
 	struct fr_slot slot;
 	bool first = false;
 	long n;
@@ -70,12 +71,15 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	n = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
 	e->kernel_frames = n > 0 ? (__u64)n / 8 : 0;
 	task = bpf_get_current_task_btf();
-	e->exe_ino = BPF_CORE_READ(task, mm, exe_file, f_inode, i_ino);
+	/* also the map value below: Linux 6.1's verifier takes a value from
+	 * the stack or a map, not from ring-buffer memory (alloc_mem) */
+	ino = BPF_CORE_READ(task, mm, exe_file, f_inode, i_ino);
+	e->exe_ino = ino;
 	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	e->pad = 0;
 	e->user_mode = (BPF_CORE_READ(&ctx->regs, cs) & 3) == 3;
 	e->ustack_len = 0;
-	if (!e->exe_ino) { /* a kernel thread: no user stack */
+	if (!ino) { /* a kernel thread: no user stack */
 		__builtin_memset(e->uregs, 0, sizeof(e->uregs));
 		fr_submit(e, &slot);
 		return 0;
@@ -94,8 +98,8 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	else
 		e->ustack_len = copy_pages(e->ustack, e->uregs[7], len);
 	known = bpf_map_lookup_elem(&seen, &tgid);
-	if (!known || *known != e->exe_ino) {
-		bpf_map_update_elem(&seen, &tgid, &e->exe_ino, BPF_ANY);
+	if (!known || *known != ino) {
+		bpf_map_update_elem(&seen, &tgid, &ino, BPF_ANY);
 		first = true;
 	}
 	if (first)

@@ -139,9 +139,18 @@ static bool task_work_supported(void)
 
 static void apply_sched(struct sched_bpf *o, const struct fr_conf *c)
 {
+	static bool told_task_work;
+
 	if (c->runq_enabled && !runq_supported())
 		log_warning("Run-queue latency (sources.sched.runq) is not recorded: this kernel lacks "
 			    "CONFIG_SCHED_INFO or CONFIG_FAIR_GROUP_SCHED, whose accounting it is read from.");
+	/* once: the kernel does not change under the daemon */
+	if (c->offcpu_enabled && c->offcpu_stacks && !task_work_supported() && !told_task_work) {
+		log_notice("Off-CPU user stacks (sources.sched.offcpu_stacks) end at the innermost frame: this kernel "
+			   "lacks BPF task work (Linux 6.18), which copies a sleeping thread's user stack from the "
+			   "thread itself; such records are counted as no_task_work in frctl status.");
+		told_task_work = true;
+	}
 	o->data->offcpu_enabled = c->offcpu_enabled;
 	o->data->offcpu_threshold_ns = c->offcpu_threshold_ns;
 	o->data->offcpu_stacks = c->offcpu_stacks;

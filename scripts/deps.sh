@@ -27,9 +27,13 @@ fr_packages() {
 		# frctl upload: HTTP(S) PUT of incident files
 		libcurl4-openssl-dev
 		# the command the tests scrape node_exporter and serve uploads
-		# with (test-textfile, test-upload): the -dev package above is
+		# with (test-textfile): the -dev package above is
 		# the library only
-		curl)
+		curl
+		# the kernel matrix (tests/tools/kernel-matrix.sh): Debian 12's
+		# 6.1 kernel booted in QEMU with a busybox initrd (cpio), the
+		# .deb fetched by apt-get and unpacked by dpkg-deb
+		qemu-system-x86 busybox-static cpio)
 	printf '%s\n' "${pkgs[@]}"
 }
 
