@@ -31,9 +31,10 @@ fr_packages() {
 		# the library only
 		curl
 		# the kernel matrix (tests/tools/kernel-matrix.sh): Debian 12's
-		# 6.1 kernel booted in QEMU with a busybox initrd (cpio), the
-		# .deb fetched by apt-get and unpacked by dpkg-deb
-		qemu-system-x86 busybox-static cpio)
+		# 6.1 kernel booted in QEMU with a busybox initrd (cpio, and xz
+		# for its compressed modules), the .deb fetched by apt-get and
+		# unpacked by dpkg-deb
+		qemu-system-x86 busybox-static cpio xz-utils)
 	printf '%s\n' "${pkgs[@]}"
 }
 
