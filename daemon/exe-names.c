@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ struct exe {
 
 struct proc {
 	struct exe *exe;
+	uint64_t since;  /* CLOCK_BOOTTIME ns of the record that named it */
 	uint64_t exited; /* CLOCK_BOOTTIME ns; 0: alive */
 };
 
@@ -59,57 +61,66 @@ struct fr_exe_names *fr_exe_names_free(struct fr_exe_names *x)
 	return NULL;
 }
 
-/* @pid runs @e (a reference taken here); NULL forgets it. */
-static void set(struct fr_exe_names *x, uint32_t pid, struct exe *e)
+/* @pid runs @e (a reference taken here) from @since on; NULL forgets it.
+ * The CPUs' records come in batches, one CPU after the other: what a
+ * record older than the one that named the process says is past (a
+ * shell's exec drained after the exec it then made, on another CPU: the
+ * crash of the program it ran was named after the shell).  Returns
+ * whether it took it. */
+static bool set(struct fr_exe_names *x, uint32_t pid, struct exe *e, uint64_t since)
 {
 	struct proc *p = fr_pid_map_get(&x->procs, pid);
 
 	if (!p) {
 		if (!e || x->procs.n >= EXE_NAMES_MAX || !(p = calloc(1, sizeof(*p))))
-			return;
+			return false;
 		if (fr_pid_map_put(&x->procs, pid, p, NULL) < 0) {
 			free(p);
-			return;
+			return false;
 		}
-	}
+	} else if (since < p->since)
+		return false;
 	if (e)
 		e->refs++;
 	exe_unref(p->exe);
 	p->exe = e;
+	p->since = since;
 	p->exited = 0;
+	return true;
 }
 
-static void set_name(struct fr_exe_names *x, uint32_t pid, const char *name, size_t len)
+static bool set_name(struct fr_exe_names *x, uint32_t pid, const char *name, size_t len, uint64_t since)
 {
 	struct exe *e = malloc(sizeof(*e) + len + 1);
+	bool took;
 
 	if (!e)
-		return;
+		return false;
 	e->refs = 0;
 	memcpy(e->name, name, len);
 	e->name[len] = 0;
-	set(x, pid, e);
+	took = set(x, pid, e, since);
 	if (e->refs == 0)
 		free(e);
+	return took;
 }
 
-void fr_exe_names_on_record(struct fr_exe_names *x, const struct fr_record *rec)
+bool fr_exe_names_on_record(struct fr_exe_names *x, const struct fr_record *rec)
 {
 	struct proc *p;
 
 	switch (rec->type) {
 	case FR_REC_EXEC:
-		set_name(x, rec->pid, rec->exec.filename, rec->exec.filename_len);
-		break;
+		return set_name(x, rec->pid, rec->exec.filename, rec->exec.filename_len, rec->ts);
 	case FR_REC_PROCESS:
 		/* a kernel thread has none */
 		if (rec->process.exe_len)
-			set_name(x, rec->pid, rec->process.exe, rec->process.exe_len);
+			return set_name(x, rec->pid, rec->process.exe, rec->process.exe_len, rec->ts);
 		break;
 	case FR_REC_FORK:
 		p = fr_pid_map_get(&x->procs, rec->pid);
 		if (p && p->exe)
-			set(x, rec->fork.child_pid, p->exe);
+			return set(x, rec->fork.child_pid, p->exe, rec->ts);
 		break;
 	case FR_REC_EXIT:
 		/* kept a while: the records of its end (a crash's signal, the
@@ -121,6 +132,7 @@ void fr_exe_names_on_record(struct fr_exe_names *x, const struct fr_record *rec)
 	default:
 		break;
 	}
+	return false;
 }
 
 void fr_exe_names_prune(struct fr_exe_names *x, uint64_t before)

@@ -10,6 +10,7 @@
 #ifndef FR_EXE_NAMES_H
 #define FR_EXE_NAMES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../lib/record.h"
@@ -18,8 +19,10 @@ struct fr_exe_names;
 
 int fr_exe_names_new(struct fr_exe_names **ret);
 struct fr_exe_names *fr_exe_names_free(struct fr_exe_names *x);
-/* Takes what an exec, fork, exit or process record says. */
-void fr_exe_names_on_record(struct fr_exe_names *x, const struct fr_record *rec);
+/* Takes what an exec, fork, exit or process record says, unless a newer
+ * record named the process already (records come out of order across
+ * CPUs).  Returns whether it named the process. */
+bool fr_exe_names_on_record(struct fr_exe_names *x, const struct fr_record *rec);
 /* Forgets processes that exited before @before (CLOCK_BOOTTIME ns). */
 void fr_exe_names_prune(struct fr_exe_names *x, uint64_t before);
 /* The executable of @pid (NUL-terminated), or NULL when not known. */

@@ -645,9 +645,10 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		add_stacked(r, cpu, &rec, exe_ino, ppid);
 	else
 		add_record(r, cpu, &rec);
-	if (rec.type == FR_REC_EXEC || rec.type == FR_REC_FORK || rec.type == FR_REC_EXIT)
-		fr_exe_names_on_record(r->exes, &rec);
-	if (rec.type == FR_REC_EXEC && r->triggers)
+	/* an exec older than what named the process already (drained late
+	 * from another CPU) names neither it nor its triggers */
+	if ((rec.type == FR_REC_EXEC || rec.type == FR_REC_FORK || rec.type == FR_REC_EXIT) &&
+	    fr_exe_names_on_record(r->exes, &rec) && rec.type == FR_REC_EXEC && r->triggers)
 		fr_triggers_on_exe(r->triggers, &rec, fr_exe_names_get(r->exes, rec.pid));
 	/* after it is stored: a trigger record follows its cause */
 	if (r->triggers && fr_triggers_may_match(r->triggers, rec.type))
