@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -33,6 +34,7 @@
 #include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "../lib/store-writer.h"
+#include "../lib/store.h"
 #include "annotate.h"
 #include "control.h"
 #include "disk-latency.h"
@@ -920,6 +922,19 @@ static int run(struct daemon *d)
 				       d->conf.ring_size);
 	fr_recorder_set_rings(d->rec, d->rings);
 
+	{
+		/* before anything is written into it: a store someone else may
+		 * write to is refused, not repaired (as PostgreSQL refuses its
+		 * data directory): they could have left anything in it */
+		char why[PATH_MAX + 128];
+		k = fr_store_check_dirs(d->conf.store_path, geteuid(), why, sizeof(why));
+		if (k == -EPERM)
+			return log_error_errno(k, "Refusing the store: %s; the store, its directories and its "
+					       "segments must be the daemon's (uid %u) and not writable by group or "
+					       "others, or others could aim its writes.", why, (unsigned)geteuid());
+		if (k < 0)
+			return log_error_errno(k, "Failed to check the store: %s: %m", why);
+	}
 	k = fr_store_writer_open(d->conf.store_path, &sp, fr_recorder_on_write_loss, d->rec, &d->writer);
 	if (k == -EBUSY)
 		return log_error_errno(k, "Store %s is in use by another flightrecd.", d->conf.store_path);
