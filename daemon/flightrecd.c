@@ -444,6 +444,7 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(sy, "maps_read", json_object_new_uint64(ys.maps_read));
 			json_object_object_add(sy, "maps_inherited", json_object_new_uint64(ys.maps_inherited));
 			json_object_object_add(sy, "files_unopened", json_object_new_uint64(ys.files_unopened));
+			json_object_object_add(sy, "files_refused", json_object_new_uint64(ys.files_refused));
 			json_object_object_add(smp, "symbols", sy);
 			{
 				/* JIT code named from perf maps, and the cache's bound */
@@ -478,6 +479,7 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(uw, "heap_trims", json_object_new_uint64(us.heap_trims));
 			json_object_object_add(uw, "files", json_object_new_uint64(us.files));
 			json_object_object_add(uw, "files_evicted", json_object_new_uint64(us.files_evicted));
+			json_object_object_add(uw, "files_refused", json_object_new_uint64(us.files_refused));
 			json_object_object_add(smp, "unwind", uw);
 		}
 		json_object_object_add(o, "sampler", smp);
