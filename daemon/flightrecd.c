@@ -49,6 +49,7 @@
 #include "unwinder.h"
 #include "textfile.h"
 #include "trigger.h"
+#include "unix-socket.h"
 #include <systemd/sd-id128.h>
 
 int fr_log_debug;
@@ -868,7 +869,8 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	if (d->control)
 		fr_control_set_group(d->control, d->conf.control_group);
 	if (d->annotate && (k = fr_annotate_apply_group(d->annotate)) < 0)
-		log_warning_errno(k, "Failed to give the annotation socket to group '%s': %m", d->conf.control_group);
+		log_warning_errno(k, "Failed to give the annotation socket %s to group '%s' (not a socket of ours "
+				  "now, left alone): %m", d->annotate_path, d->conf.control_group);
 	changed = fr_sources_update(d->sources, &d->conf);
 	if (changed & (1u << FR_SRC_SAMPLE | 1u << FR_SRC_SCHED) && wants_symbolizer(&d->conf))
 		start_symbolizer(d);
@@ -936,6 +938,12 @@ static int run(struct daemon *d)
 					       "others, or others could aim its writes.", why, (unsigned)geteuid());
 		if (k < 0)
 			return log_error_errno(k, "Failed to check the store: %s: %m", why);
+		k = fr_unix_socket_check_dir(d->socket_path, why, sizeof(why));
+		if (k == -EPERM)
+			return log_error_errno(k, "Refusing the socket directory: %s; others could put their own "
+					       "socket or a symbolic link in the daemon's place.", why);
+		if (k < 0)
+			return log_error_errno(k, "Failed to check the socket directory: %s", why);
 	}
 	k = fr_store_writer_open(d->conf.store_path, &sp, fr_recorder_on_write_loss, d->rec, &d->writer);
 	if (k == -EBUSY)
