@@ -10,6 +10,9 @@
  * "remapped", and spins SECONDS more there.  A daemon that opens the
  * mapped file by its path opens the FIFO and waits for a writer; one that
  * opens only what is mapped finds nothing, then another file, and refuses.
+ * fr-fifo-swap --jit SECONDS: prints its pid, then runs the same code from
+ * an anonymous mapping only (as JIT code is) for SECONDS of CPU, at
+ * 0x10000000000 (FR_JIT_ADDR), so a perf map written beforehand names it.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -20,6 +23,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#define FR_JIT_ADDR 0x10000000000ULL
 
 static uint64_t cpu_ns(void)
 {
@@ -73,6 +78,21 @@ int main(int argc, char **argv)
 	FILE *maps;
 	int fd;
 
+	if (argc == 3 && strcmp(argv[1], "--jit") == 0) {
+		len = 2 * (size_t)page;
+		region = mmap((void *)FR_JIT_ADDR, len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (region == MAP_FAILED)
+			return 1;
+		/* the function and what follows it, from its page */
+		memcpy(region, (void *)(fn & ~(uintptr_t)(page - 1)), len);
+		mprotect(region, len, PROT_READ | PROT_EXEC);
+		copy_fn = (void (*)(volatile uint64_t *, uint64_t))(region + (fn & (uintptr_t)(page - 1)));
+		printf("%d\n", getpid());
+		fflush(stdout);
+		spin(copy_fn, atof(argv[2]));
+		return 0;
+	}
 	if (argc != 3)
 		return 2;
 	snprintf(victim, sizeof(victim), "%s/victim", argv[1]);
