@@ -37,11 +37,7 @@ int fr_annotate_apply_group(struct fr_annotate *a)
 
 	/* chown before chmod: until both are done the file keeps the mode
 	 * bind() gave it under the daemon's umask, which is no wider */
-	if (chown(a->path, 0, have ? gid : 0) < 0)
-		return negative_errno();
-	if (chmod(a->path, have ? 0660 : 0600) < 0)
-		return negative_errno();
-	return 0;
+	return fr_unix_socket_set_owner(a->path, 0, have ? gid : 0, have ? 0660 : 0600);
 }
 
 static int on_datagram(sd_event_source *s, int fd, uint32_t revents, void *userdata)

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -33,6 +34,7 @@
 #include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "../lib/store-writer.h"
+#include "../lib/store.h"
 #include "annotate.h"
 #include "control.h"
 #include "disk-latency.h"
@@ -47,6 +49,7 @@
 #include "unwinder.h"
 #include "textfile.h"
 #include "trigger.h"
+#include "unix-socket.h"
 #include <systemd/sd-id128.h>
 
 int fr_log_debug;
@@ -113,9 +116,12 @@ static void help(void)
 	       "\n"
 	       "  -c, --config FILE          configuration (default %s;\n"
 	       "                             built-in defaults if that file does not exist)\n"
-	       "  -s, --store DIR            store directory (overrides store.path)\n"
+	       "  -s, --store DIR            store directory (overrides store.path); refused\n"
+	       "                             if others own it or may write to it\n"
 	       "      --socket PATH          control socket (default: DIR/control.sock with\n"
-	       "                             --store, else control.socket from the config)\n"
+	       "                             --store, else control.socket from the config);\n"
+	       "                             its directory root's (or ours), not writable by\n"
+	       "                             others unless sticky\n"
 	       "      --check-config         validate the configuration, print\n"
 	       "                             \"configuration OK\" or the errors, and exit\n"
 	       "      --status-interval DUR  log a status line every DUR (e.g. 5s)\n"
@@ -442,6 +448,7 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(sy, "maps_read", json_object_new_uint64(ys.maps_read));
 			json_object_object_add(sy, "maps_inherited", json_object_new_uint64(ys.maps_inherited));
 			json_object_object_add(sy, "files_unopened", json_object_new_uint64(ys.files_unopened));
+			json_object_object_add(sy, "files_refused", json_object_new_uint64(ys.files_refused));
 			json_object_object_add(smp, "symbols", sy);
 			{
 				/* JIT code named from perf maps, and the cache's bound */
@@ -476,6 +483,7 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(uw, "heap_trims", json_object_new_uint64(us.heap_trims));
 			json_object_object_add(uw, "files", json_object_new_uint64(us.files));
 			json_object_object_add(uw, "files_evicted", json_object_new_uint64(us.files_evicted));
+			json_object_object_add(uw, "files_refused", json_object_new_uint64(us.files_refused));
 			json_object_object_add(smp, "unwind", uw);
 		}
 		json_object_object_add(o, "sampler", smp);
@@ -864,7 +872,8 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	if (d->control)
 		fr_control_set_group(d->control, d->conf.control_group);
 	if (d->annotate && (k = fr_annotate_apply_group(d->annotate)) < 0)
-		log_warning_errno(k, "Failed to give the annotation socket to group '%s': %m", d->conf.control_group);
+		log_warning_errno(k, "Failed to give the annotation socket %s to group '%s' (not a socket of ours "
+				  "now, left alone): %m", d->annotate_path, d->conf.control_group);
 	changed = fr_sources_update(d->sources, &d->conf);
 	if (changed & (1u << FR_SRC_SAMPLE | 1u << FR_SRC_SCHED) && wants_symbolizer(&d->conf))
 		start_symbolizer(d);
@@ -920,6 +929,25 @@ static int run(struct daemon *d)
 				       d->conf.ring_size);
 	fr_recorder_set_rings(d->rec, d->rings);
 
+	{
+		/* before anything is written into it: a store someone else may
+		 * write to is refused, not repaired (as PostgreSQL refuses its
+		 * data directory): they could have left anything in it */
+		char why[PATH_MAX + 128];
+		k = fr_store_check_dirs(d->conf.store_path, geteuid(), why, sizeof(why));
+		if (k == -EPERM)
+			return log_error_errno(k, "Refusing the store: %s; the store, its directories and its "
+					       "segments must be the daemon's (uid %u) and not writable by group or "
+					       "others, or others could aim its writes.", why, (unsigned)geteuid());
+		if (k < 0)
+			return log_error_errno(k, "Failed to check the store: %s: %m", why);
+		k = fr_unix_socket_check_dir(d->socket_path, why, sizeof(why));
+		if (k == -EPERM)
+			return log_error_errno(k, "Refusing the socket directory: %s; others could put their own "
+					       "socket or a symbolic link in the daemon's place.", why);
+		if (k < 0)
+			return log_error_errno(k, "Failed to check the socket directory: %s", why);
+	}
 	k = fr_store_writer_open(d->conf.store_path, &sp, fr_recorder_on_write_loss, d->rec, &d->writer);
 	if (k == -EBUSY)
 		return log_error_errno(k, "Store %s is in use by another flightrecd.", d->conf.store_path);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The file a process maps, opened for the symbolizer and the unwinder,
- * which read binaries as they name and unwind frames, maybe after the
- * process is gone.
+ * which read binaries as they name and unwind frames.  The process may be
+ * another user's, and hostile: only what it really maps is opened.
  */
 #ifndef FR_MAPPED_FILE_H
 #define FR_MAPPED_FILE_H
@@ -10,12 +10,17 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Opens the file mapped at [@start, @end) in @pid: through
- * /proc/PID/map_files (the file itself, even deleted or in another mount
- * namespace); else, @pid gone (or a zombie, whose map_files and root are
- * unreadable), by @path as @pid saw it or as we see it, if that is still
- * the mapped file (@dev, @ino, from /proc/PID/maps).  Returns a descriptor
- * or -ENOENT. */
-int fr_open_mapped_file(uint32_t pid, uint64_t start, uint64_t end, const char *path, dev_t dev, uint64_t ino);
+/* Opens the file mapped at [@start, @end) in @pid, through
+ * /proc/PID/map_files only (the file itself, even deleted or in another
+ * mount namespace), O_NONBLOCK, if it is still the file /proc/PID/maps
+ * named (@dev, @ino) and a regular file.  Never by the path the maps
+ * gave, in any namespace: a process can put anything there after we read
+ * its maps (a FIFO whose open would stall the daemon's loop, a file it
+ * could not map itself).  A zombie's map_files is unreadable (a process
+ * whose leader exited included): its files are not opened.  Returns a
+ * descriptor, -ENOENT (no such mapping: the process gone, the range
+ * unmapped or anonymous now) or -ESTALE (refused: another file, or not a
+ * regular file, is mapped there now). */
+int fr_open_mapped_file(uint32_t pid, uint64_t start, uint64_t end, dev_t dev, uint64_t ino);
 
 #endif

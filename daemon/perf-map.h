@@ -46,9 +46,12 @@ struct fr_perf_sym {
  * cannot stall a drain.  Only complete lines are used.
  *
  * A missing file (or process) is 0.  A file that is not a regular file
- * (-EISDIR, -EBADFD, -ELOOP for a symlink), is owned by neither root nor
- * the process's uid, or is writable by others (-EPERM) is refused and
- * never read: another user must not name someone else's frames.  Errors
+ * (-EISDIR, -EBADFD, -ELOOP for a symlink), is owned by neither the
+ * process's real nor its effective uid, is writable by others, or is not
+ * on the mount of the process's /tmp (a bind mount over the path, which
+ * a user namespace may make of a root-only file) (-EPERM) is refused and
+ * never read: another user must not name someone else's frames, nor
+ * read what only root may.  Errors
  * are returned by the lookup that tried the file; the lookups until the
  * next try return 0 (or what was read before). */
 int fr_perf_maps_lookup(struct fr_perf_maps *m, uint32_t pid, uint64_t addr, struct fr_perf_sym *ret);
@@ -65,7 +68,7 @@ struct fr_perf_maps_stats {
 	uint64_t bytes;     /* bytes read from map files */
 	uint64_t evicted;   /* processes dropped for the bounds (not by forget) */
 	uint64_t trimmed;   /* entries dropped to keep one process within max_bytes */
-	uint64_t refused;   /* tries that found a file of the wrong type or owner */
+	uint64_t refused;   /* tries that found a file of the wrong type, owner or mount */
 	uint64_t held;      /* memory held now, in bytes (<= max_bytes) */
 };
 void fr_perf_maps_get_stats(const struct fr_perf_maps *m, struct fr_perf_maps_stats *ret);

@@ -95,8 +95,10 @@ struct fr_symbolizer_stats {
 	uint64_t processes, files, cache_bytes;
 	uint64_t maps_read;      /* /proc/PID/maps read */
 	uint64_t maps_inherited; /* forked children given their parent's mappings */
-	uint64_t files_unopened; /* binaries not opened: their process gone, their path
-				    replaced (frames named by module only) */
+	uint64_t files_unopened; /* binaries not opened: their process gone, their range
+				    unmapped or refused (frames named by module only) */
+	uint64_t files_refused;  /* of which refused: another file, or no regular file,
+				    is mapped there now (fr_open_mapped_file()) */
 };
 void fr_symbolizer_get_stats(const struct fr_symbolizer *s, struct fr_symbolizer_stats *ret);
 /* The JIT symbol cache (daemon/perf-map.h). */

@@ -63,6 +63,8 @@ struct fr_unwinder_stats {
 	uint64_t heap_trims;    /* times the heap bound dropped most processes */
 	uint64_t files;         /* mapped files held open (shared by processes) */
 	uint64_t files_evicted; /* files closed by the bound */
+	uint64_t files_refused; /* not opened: another file, or no regular file, is
+				   mapped there now (fr_open_mapped_file()) */
 };
 void fr_unwinder_get_stats(const struct fr_unwinder *u, struct fr_unwinder_stats *ret);
 

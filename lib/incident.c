@@ -338,7 +338,10 @@ int64_t fr_incident_write(const char *path, const char *meta, struct fr_store_re
 		return -E2BIG;
 	if (asprintf(&tmp, "%s.tmp", path) < 0 || !(dir = strdup(path)))
 		return -ENOMEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	/* a new file of ours, never one (or a link) left there: a stale
+	 * temporary file of a crash goes first */
+	(void)unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (fd < 0)
 		return negative_errno();
 	(void)fchmod(fd, 0640);

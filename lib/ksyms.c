@@ -251,7 +251,9 @@ int fr_ksyms_save(const struct fr_ksyms *k, int dir_fd, const char *boot_id)
 	if (ZSTD_isError(zlen))
 		return -EIO;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
-	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	/* a new file of ours, never one (or a link) left there */
+	(void)unlinkat(dir_fd, tmp, 0);
+	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (fd < 0)
 		return negative_errno();
 	for (size_t off = 0; off < zlen;) {

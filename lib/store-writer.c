@@ -97,8 +97,22 @@ static int open_slot(struct fr_store_writer *w, uint32_t slot, int flags)
 {
 	char name[32];
 
+	char why[128];
+	int fd, r;
+
 	fr_store_segment_name(slot, name, sizeof(name));
-	return openat(w->seg_dir_fd, name, flags | O_CLOEXEC, 0640);
+	/* never through a symbolic link, never into a file someone else
+	 * made (fr_store_check_dirs() keeps them out; this is the backstop) */
+	fd = openat(w->seg_dir_fd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return fd;
+	r = (flags & O_ACCMODE) == O_RDONLY ? 0 : fr_store_check_file(fd, name, why, sizeof(why));
+	if (r < 0) {
+		close(fd);
+		errno = -r;
+		return -1;
+	}
+	return fd;
 }
 
 static struct io_uring_sqe *get_sqe(struct fr_store_writer *w)
@@ -618,7 +632,7 @@ int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 	r = fr_store_create_dirs(dir);
 	if (r < 0)
 		goto fail;
-	w->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	w->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (w->dir_fd < 0) {
 		r = negative_errno();
 		goto fail;
@@ -627,7 +641,7 @@ int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 		r = errno == EWOULDBLOCK ? -EBUSY : negative_errno();
 		goto fail;
 	}
-	w->seg_dir_fd = openat(w->dir_fd, FR_STORE_SEGMENT_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	w->seg_dir_fd = openat(w->dir_fd, FR_STORE_SEGMENT_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (w->seg_dir_fd < 0) {
 		r = negative_errno();
 		goto fail;

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "boot-host.h"
 #include "chunk.h"
+#include "incident.h"
+#include "ksyms.h"
 #include "macro.h"
 #include "store-format.h"
 #include "store.h"
@@ -57,6 +62,121 @@ int fr_store_create_dirs(const char *dir)
 	if (asprintf(&seg, "%s/%s", dir, FR_STORE_SEGMENT_DIR) < 0)
 		return -ENOMEM;
 	return mkdir_mode(seg, 0750);
+}
+
+/* @fd (a directory, or a file in one, named @path) is safe for a root
+ * daemon to write into: ours, and no one else may write to it. */
+static int check_owned(int fd, const char *path, bool dir, uid_t uid, char *why, size_t len)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
+		snprintf(why, len, "%s is not a %s", path, dir ? "directory" : "regular file");
+		return -EPERM;
+	}
+	if (st.st_uid != uid) {
+		snprintf(why, len, "%s is owned by uid %u, not by the daemon's (uid %u)", path, (unsigned)st.st_uid,
+			 (unsigned)uid);
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, len, "%s is writable by its group or others (mode %04o)", path,
+			 (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The files in segments/ (@fd, named @dir): each a regular file of ours
+ * not writable by others, or the writer would follow or reuse it. */
+static int check_segments(int fd, const char *dir, uid_t uid, char *why, size_t len)
+{
+	_cleanup_close_ int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	struct dirent *de;
+	struct stat st;
+	int r = 0;
+
+	if (!d)
+		return negative_errno();
+	TAKE_FD(dfd);
+	while (r == 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				continue;
+			r = negative_errno();
+			snprintf(why, len, "%s/%s cannot be read (%s)", dir, de->d_name, strerror(-r));
+		} else if (!S_ISREG(st.st_mode)) {
+			snprintf(why, len, "%s/%s is not a regular file%s", dir, de->d_name,
+				 S_ISLNK(st.st_mode) ? " (a symbolic link)" : "");
+			r = -EPERM;
+		} else if (st.st_uid != uid) {
+			snprintf(why, len, "%s/%s is owned by uid %u, not by the daemon's (uid %u)", dir, de->d_name,
+				 (unsigned)st.st_uid, (unsigned)uid);
+			r = -EPERM;
+		} else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+			snprintf(why, len, "%s/%s is writable by its group or others (mode %04o)", dir, de->d_name,
+				 (unsigned)(st.st_mode & 07777));
+			r = -EPERM;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+int fr_store_check_dirs(const char *dir, uid_t uid, char *why, size_t len)
+{
+	static const char *const subdirs[] = { FR_STORE_SEGMENT_DIR, FR_INCIDENT_DIR, FR_KSYMS_DIR,
+					       FR_BOOT_HOST_DIR };
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char path[PATH_MAX];
+	int r;
+
+	*why = 0;
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0; /* made by us, 0750 */
+		r = negative_errno();
+		snprintf(why, len, "%s cannot be opened as a directory (%s)", dir,
+			 r == -ELOOP ? "a symbolic link" : strerror(-r));
+		return r == -ELOOP ? -EPERM : r;
+	}
+	r = check_owned(fd, dir, true, uid, why, len);
+	for (size_t i = 0; r == 0 && i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+		_cleanup_close_ int sub = openat(fd, subdirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		snprintf(path, sizeof(path), "%s/%s", dir, subdirs[i]);
+		if (sub < 0 && errno == ENOENT)
+			continue;
+		if (sub < 0) {
+			r = negative_errno();
+			snprintf(why, len, "%s cannot be opened as a directory (%s)", path,
+				 r == -ELOOP || r == -ENOTDIR ? "a symbolic link or a file" : strerror(-r));
+			return r == -ELOOP || r == -ENOTDIR ? -EPERM : r;
+		}
+		r = check_owned(sub, path, true, uid, why, len);
+		if (r == 0 && i == 0)
+			r = check_segments(sub, path, uid, why, len);
+	}
+	return r;
+}
+
+int fr_store_check_file(int fd, const char *name, char *why, size_t len)
+{
+	struct stat st;
+	int r = check_owned(fd, name, false, geteuid(), why, len);
+
+	if (r < 0)
+		return r;
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if ((st.st_mode & 07777) != 0640 && fchmod(fd, 0640) < 0)
+		return negative_errno();
+	return 0;
 }
 
 int fr_store_segment_header_write(int fd, uint64_t seqnum, uint64_t segment_size,

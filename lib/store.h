@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define FR_STORE_SEGMENT_DIR "segments"
 #define FR_STORE_SEGMENTS_MAX 1024
@@ -13,6 +14,19 @@
 void fr_store_segment_name(uint32_t slot, char *buf, size_t len);
 /* Creates @dir (0750, parents 0755 as needed) and its segments/ folder. */
 int fr_store_create_dirs(const char *dir);
+/* A root daemon writes into the store: whoever else may write to its
+ * directories could aim those writes (a segment placed as a symbolic link
+ * to /etc/shadow is truncated) or read them (a segment made 0666
+ * beforehand).  Checks @dir and those of segments/, incidents/, kallsyms/
+ * and hosts/ that exist: directories (not symbolic links), owned by @uid,
+ * not writable by group or others.  0 (also when @dir does not exist
+ * yet), or -EPERM with @why set to the path and the reason, or another
+ * -errno with @why set. */
+int fr_store_check_dirs(const char *dir, uid_t uid, char *why, size_t len);
+/* A file of the store just opened (O_NOFOLLOW): a regular file of ours,
+ * not writable by others; its mode is made 0640.  0 or -EPERM with @why
+ * set (naming it @name). */
+int fr_store_check_file(int fd, const char *name, char *why, size_t len);
 /* What a segment's header says of the segment before it (seqnum - 1),
  * written when the writer moved on from that one: a time window whose
  * keyframe is later than all of it needs none of it.  A wall time is
