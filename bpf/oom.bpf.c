@@ -7,7 +7,12 @@
  * made it the array of percpu_counter that vmlinux.h has.  The flavour
  * below (libbpf drops the ___ suffix) matches the old layout, which is
  * what Debian 12's 6.1 kernel has; each layout's reads are relocated
- * only on a kernel that has it, the other branch being dead there. */
+ * only on a kernel that has it, the other branch being dead there.
+ * Which one is told by the field (a struct, or an array): every
+ * relocation's root type is mm_struct, which vmlinux has.  A test on a
+ * type vmlinux lacks (bpf_core_type_exists(struct mm_rss_stat) on 6.2+)
+ * makes libbpf look through the modules' BTF, which needs CAP_SYS_ADMIN:
+ * the service, without it, failed to load the object. */
 struct mm_rss_stat___pre62 {
 	atomic_long_t count[4];
 };
@@ -20,13 +25,12 @@ struct mm_struct___pre62 {
  * (before) caches make approximate by a batch */
 static __always_inline __s64 rss_pages(struct mm_struct *mm)
 {
-	if (bpf_core_type_exists(struct mm_rss_stat___pre62)) {
-		struct mm_struct___pre62 *old = (void *)mm;
+	struct mm_struct___pre62 *old = (void *)mm;
 
+	if (bpf_core_field_exists(old->rss_stat))
 		return BPF_CORE_READ(old, rss_stat.count[0].counter) +
 		       BPF_CORE_READ(old, rss_stat.count[1].counter) +
 		       BPF_CORE_READ(old, rss_stat.count[3].counter);
-	}
 	return BPF_CORE_READ(mm, rss_stat[0].count) + BPF_CORE_READ(mm, rss_stat[1].count) +
 	       BPF_CORE_READ(mm, rss_stat[3].count);
 }
