@@ -18,12 +18,28 @@ end_daemon() {
 	fi
 	DPID=
 }
+# groups the test made (make_group), removed at exit
+TEST_GROUPS=()
 cleanup() {
 	end_daemon
+	local g
+	for g in "${TEST_GROUPS[@]}"; do
+		groupdel "$g" 2>/dev/null || true
+	done
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT
+
+# as_nobody CMD [ARG...]: CMD as the unprivileged user nobody, no groups
+NOBODY=65534
+as_nobody() { setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"; }
+
+# make_group NAME: a group of the test's own, removed at exit
+make_group() {
+	groupadd "$1" || fail "cannot create group $1"
+	TEST_GROUPS+=("$1")
+}
 
 fail() {
 	echo "FAIL: $*" >&2

@@ -42,7 +42,7 @@ status() { timeout 1 "$FRCTL" --store "$T/store" status --json >"$T/st.json"; }
 status || fail "no status before the attack"
 D0=$(dropped)
 
-setpriv --reuid=65534 --regid=65534 --clear-groups "$T/fr-fifo-swap" "$T/nobody" 3 >"$T/swap.out" 2>&1 &
+as_nobody "$T/fr-fifo-swap" "$T/nobody" 3 >"$T/swap.out" 2>&1 &
 SWAP=$!
 # status every 0.2 s until the helper is done, each answered within 1 s
 n=0

@@ -19,7 +19,6 @@ cleanup_jit() {
 	cleanup
 }
 trap cleanup_jit EXIT
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 chmod 0755 "$T"
 cp "$HELPERS/fr-fifo-swap" "$T/jit"
 chmod 0755 "$T/jit"
@@ -43,13 +42,20 @@ ok "nobody's own /tmp/perf-$P.map names its frames: $(perf_maps)"
 B=$(perf_maps)
 
 # 2. a user namespace's bind mount of root's file over the map
-as_nobody unshare --user --map-root-user --mount sh -c \
-	'echo $$; : >/tmp/perf-$$.map && mount --bind "$1" /tmp/perf-$$.map && exec "$2" --jit 3' sh "$T/secret" "$T/jit" \
-	>"$T/ns.out" 2>"$T/ns.err" || fail "the user namespace attack did not run: $(cat "$T/ns.err")"
-P2=$(head -1 "$T/ns.out")
-JPIDS+=("$P2")
-wait_for_record ".type == \"sample\" and .pid == $P2"
-sleep 0.5
+# bind_run FILE SECONDS NAME: nobody, in a user and mount namespace of
+# its own, binds FILE over its /tmp/perf-PID.map and runs the JIT helper
+# for SECONDS; sets P to its pid once the daemon has sampled it
+bind_run() {
+	as_nobody unshare --user --map-root-user --mount sh -c \
+		'echo $$; : >/tmp/perf-$$.map && mount --bind "$1" /tmp/perf-$$.map && exec "$2" --jit "$3"' sh "$1" "$T/jit" "$2" \
+		>"$T/$3.out" 2>"$T/$3.err" || fail "the user namespace run $3 failed: $(cat "$T/$3.err")"
+	P=$(head -1 "$T/$3.out")
+	JPIDS+=("$P")
+	wait_for_record ".type == \"sample\" and .pid == $P"
+	sleep 0.5
+}
+bind_run "$T/secret" 3 ns
+P2=$P
 "$FRCTL" --store "$T/store" dump --format json >"$T/dump.json"
 n=$(grep -c root-only-secret-line "$T/dump.json" || true)
 [ "$n" -eq 0 ] || fail "root's file named $n records: $(grep -m1 root-only-secret-line "$T/dump.json" | head -c 300)"
@@ -64,13 +70,8 @@ ok "a bind mount of root's file over /tmp/perf-$P2.map: not read, $n samples, no
 # owner is right) over the path is still another mount, refused
 printf '10000000000 2000 nobody-bound-jit-name\n' >"$T/own.map"
 chown 65534:65534 "$T/own.map"
-as_nobody unshare --user --map-root-user --mount sh -c \
-	'echo $$; : >/tmp/perf-$$.map && mount --bind "$1" /tmp/perf-$$.map && exec "$2" --jit 2' sh "$T/own.map" "$T/jit" \
-	>"$T/ns2.out" 2>"$T/ns2.err" || fail "the second user namespace run failed: $(cat "$T/ns2.err")"
-P3=$(head -1 "$T/ns2.out")
-JPIDS+=("$P3")
-wait_for_record ".type == \"sample\" and .pid == $P3"
-sleep 0.5
+bind_run "$T/own.map" 2 ns2
+P3=$P
 "$FRCTL" --store "$T/store" dump --format json >"$T/dump.json"
 n=$(grep -c nobody-bound-jit-name "$T/dump.json" || true)
 [ "$n" -eq 0 ] || fail "a bind-mounted map (not on the process's /tmp mount) named $n records"

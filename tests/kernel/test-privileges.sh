@@ -16,18 +16,8 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-NOBODY=65534
 GROUP=frpriv$$
-GROUP_MADE=
-# the group and anything else this test made go with the temporary dir
-cleanup_priv() {
-	[ -n "$GROUP_MADE" ] && groupdel "$GROUP" 2>/dev/null
-	cleanup
-}
-trap cleanup_priv EXIT
-
-groupadd "$GROUP" || fail "cannot create group $GROUP"
-GROUP_MADE=1
+make_group "$GROUP"
 GID=$(getent group "$GROUP" | cut -d: -f3)
 
 # the unprivileged users must reach the socket and the config: the
@@ -63,7 +53,6 @@ for _ in $(seq 100); do
 done
 
 # as the unprivileged user, a supplementary member, a primary member
-as_nobody() { setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"; }
 as_member() { setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$GID" "$@"; }
 as_primary() { setpriv --reuid=$NOBODY --regid="$GID" --clear-groups "$@"; }
 # a member with many groups, the one that counts last: more than the

@@ -13,17 +13,9 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 chmod 0755 "$T"
 GROUP=frsock$$
-GROUP_MADE=
-cleanup_sock() {
-	[ -n "$GROUP_MADE" ] && groupdel "$GROUP" 2>/dev/null
-	cleanup
-}
-trap cleanup_sock EXIT
-groupadd "$GROUP" || fail "cannot create group $GROUP"
-GROUP_MADE=1
+make_group "$GROUP"
 cat >"$T/fr.conf" <<CONF
 store = { size = "16M"; segments = 4; sync_interval = "200ms"; };
 control = { group = "$GROUP"; };

@@ -9,7 +9,6 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 chmod 0755 "$T"
 cat >"$T/fr.conf" <<EOF2
 store = { size = "16M"; segments = 4; sync_interval = "200ms"; };
