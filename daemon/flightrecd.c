@@ -447,6 +447,7 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(sy, "cache_bytes", json_object_new_uint64(ys.cache_bytes));
 			json_object_object_add(sy, "maps_read", json_object_new_uint64(ys.maps_read));
 			json_object_object_add(sy, "maps_inherited", json_object_new_uint64(ys.maps_inherited));
+			json_object_object_add(sy, "maps_capped", json_object_new_uint64(ys.maps_capped));
 			json_object_object_add(sy, "files_unopened", json_object_new_uint64(ys.files_unopened));
 			json_object_object_add(sy, "files_refused", json_object_new_uint64(ys.files_refused));
 			json_object_object_add(smp, "symbols", sy);
@@ -479,6 +480,7 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(uw, "cached_processes", json_object_new_uint64(us.processes));
 			json_object_object_add(uw, "maps_read", json_object_new_uint64(us.maps_read));
 			json_object_object_add(uw, "maps_inherited", json_object_new_uint64(us.inherited));
+			json_object_object_add(uw, "maps_capped", json_object_new_uint64(us.maps_capped));
 			json_object_object_add(uw, "evicted", json_object_new_uint64(us.evicted));
 			json_object_object_add(uw, "heap_trims", json_object_new_uint64(us.heap_trims));
 			json_object_object_add(uw, "files", json_object_new_uint64(us.files));

@@ -10,6 +10,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* Mappings of files taken from a process's /proc/PID/maps at most, by the
+ * symbolizer (its executable ones) and the unwinder (all, for libdwfl,
+ * which makes a module of each file): a program maps a few hundred, a JVM
+ * a few thousand; a process that maps a file tens of thousands of times
+ * (vm.max_map_count is 65530) would cost the daemon a CPU at each read.
+ * Anonymous mappings are skipped, not counted.  The mappings beyond are
+ * not known (their frames are named by address only), and the reads cut
+ * short counted (maps_capped). */
+#define FR_MAPS_FILES_MAX 4096
+
 /* Opens the file mapped at [@start, @end) in @pid, through
  * /proc/PID/map_files only (the file itself, even deleted or in another
  * mount namespace), O_NONBLOCK, if it is still the file /proc/PID/maps

@@ -49,7 +49,6 @@
  * process, on its first frame outside them at least this long after. */
 #define REREAD_FIRST_NS 10000000ULL
 #define LOADS_MAX 16
-#define MAPS_MAX 4096
 /* Debug information (for inlined frames) held open at once: at most this
  * many files and bytes of them (their sections are read, and compressed
  * ones decompressed, as lookups need them); a larger debug file is not
@@ -611,7 +610,7 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 	if (!f)
 		return errno == ENOENT ? -ESRCH : negative_errno();
 	p->exe_ino = (uint64_t)st.st_ino;
-	while (getline(&line, &linecap, f) > 0 && n < MAPS_MAX) {
+	while (getline(&line, &linecap, f) > 0) {
 		unsigned long long start, end, off, ino;
 		unsigned maj, min;
 		char perms[8];
@@ -622,6 +621,10 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min, &ino,
 			   &pos) < 7 || perms[2] != 'x')
 			continue;
+		if (n == FR_MAPS_FILES_MAX) {
+			s->st.maps_capped++;
+			break;
+		}
 		name = line + pos;
 		line[strcspn(line, "\n")] = 0;
 		if (n == cap) {

@@ -95,6 +95,7 @@ struct fr_symbolizer_stats {
 	uint64_t processes, files, cache_bytes;
 	uint64_t maps_read;      /* /proc/PID/maps read */
 	uint64_t maps_inherited; /* forked children given their parent's mappings */
+	uint64_t maps_capped;    /* reads stopped at FR_MAPS_FILES_MAX executable mappings */
 	uint64_t files_unopened; /* binaries not opened: their process gone, their range
 				    unmapped or refused (frames named by module only) */
 	uint64_t files_refused;  /* of which refused: another file, or no regular file,

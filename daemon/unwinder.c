@@ -291,7 +291,7 @@ static int read_maps(struct fr_unwinder *u, uint32_t pid)
 {
 	char path[64];
 	_cleanup_close_ int fd = -EBADF;
-	size_t len = 0;
+	size_t len = 0, kept = 0;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
@@ -315,6 +315,31 @@ static int read_maps(struct fr_unwinder *u, uint32_t pid)
 		len += (size_t)n;
 	}
 	u->maps[len] = 0;
+	/* libdwfl is given the mappings of files (and [vdso]) only, at most
+	 * FR_MAPS_FILES_MAX of them: it makes a module of each file, and
+	 * anonymous mappings are no module's */
+	{
+		char *out = u->maps;
+		for (char *l = u->maps; *l;) {
+			char *nl = strchr(l, '\n');
+			size_t ll = nl ? (size_t)(nl + 1 - l) : strlen(l);
+			int path_at = 0;
+
+			if (sscanf(l, "%*x-%*x %*s %*s %*x:%*x %*u %n", &path_at) >= 0 && path_at &&
+			    (l[path_at] == '/' || l[path_at] == '[')) {
+				if (kept == FR_MAPS_FILES_MAX) {
+					u->st.maps_capped++;
+					break;
+				}
+				memmove(out, l, ll);
+				out += ll;
+				kept++;
+			}
+			l += ll;
+		}
+		*out = 0;
+		len = (size_t)(out - u->maps);
+	}
 	if (len == 0) /* a zombie: its memory is gone */
 		return -ESRCH;
 	u->nvmas = 0;

@@ -59,6 +59,7 @@ struct fr_unwinder_stats {
 	uint64_t processes;     /* held now */
 	uint64_t maps_read;     /* /proc/PID/maps read (at first sample, or again) */
 	uint64_t inherited;     /* forked children given their parent's mappings */
+	uint64_t maps_capped;   /* reads stopped at FR_MAPS_FILES_MAX mappings of files */
 	uint64_t evicted;       /* processes dropped: exited, or by the bounds */
 	uint64_t heap_trims;    /* times the heap bound dropped most processes */
 	uint64_t files;         /* mapped files held open (shared by processes) */

@@ -107,6 +107,12 @@ static int open_slot(struct fr_store_writer *w, uint32_t slot, int flags)
 	if (fd < 0)
 		return fd;
 	r = (flags & O_ACCMODE) == O_RDONLY ? 0 : fr_store_check_file(fd, name, why, sizeof(why));
+	/* O_NONBLOCK was for the open only (a FIFO planted there must not
+	 * stall it): io_uring fails a write to a file that has it with
+	 * -EAGAIN where it would wait (dirty page throttling), instead of
+	 * handing it to a worker */
+	if (r == 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		r = negative_errno();
 	if (r < 0) {
 		close(fd);
 		errno = -r;
