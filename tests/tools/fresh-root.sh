@@ -234,18 +234,25 @@ if [ -n "$INNER" ]; then
 	done
 	echo "fresh-root: $(in_root "git -C $SRC log -1 --format='%h %s'")"
 	[ ${#COPY[@]} -eq 0 ] || echo "fresh-root: with the work tree's ${COPY[*]}:" "$(in_root "git -C $SRC status --short")"
+	# in the background, waited for: a TERM (CI's time-out, a person's
+	# ^C) then ends this shell at once, and its EXIT trap ends what runs
+	# in the root (a foreground child would have run on to its end)
+	bg_in_root() {
+		in_root "$@" &
+		wait $!
+	}
 	t0=$(date +%s)
 	rc=0
 	if [ -n "$RUN" ]; then
 		echo "fresh-root: $RUN"
-		in_root "cd $SRC && $RUN" || rc=$?
+		bg_in_root "cd $SRC && $RUN" || rc=$?
 	elif [ ${#TESTS[@]} -eq 0 ]; then
 		echo "fresh-root: scripts/check in $ROOT"
-		in_root "cd $SRC && exec scripts/check" || rc=$?
+		bg_in_root "cd $SRC && exec scripts/check" || rc=$?
 	else
 		echo "fresh-root: meson test ${TESTS[*]} in $ROOT"
 		# shellcheck disable=SC2016 # expanded by the root's shell
-		in_root 'cd '"$SRC"' && . scripts/deps.sh && fr_install_deps &&
+		bg_in_root 'cd '"$SRC"' && . scripts/deps.sh && fr_install_deps &&
 			{ [ -d build-check ] && meson setup --reconfigure --werror build-check >/dev/null ||
 				meson setup --werror build-check >/dev/null; } &&
 			ninja -C build-check && exec meson test -C build-check --print-errorlogs "$@"' \
