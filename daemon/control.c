@@ -19,6 +19,25 @@
  * holds a 1024-byte mark even when JSON escaping multiplies it by six. */
 #define REQUEST_MAX (16 << 10)
 
+/* Requests of one uid other than root: RATE_BURST at once, then
+ * RATE_PER_S a second.  One past that is refused ("rate limited") only
+ * after RATE_DELAY_USEC, its connection held meanwhile: a client asking
+ * in a loop waits, and costs the loop a recv and a small reply per delay
+ * (four of nobody's processes asking for status without pause took 77 %
+ * of a CPU, issue 42).  Root's requests, and the other uids', are served
+ * as before.  RATE_UIDS uids are followed at most: a new one takes the
+ * slot of the one that asked longest ago. */
+#define RATE_PER_S 10
+#define RATE_BURST 20
+#define RATE_UIDS 64
+#define RATE_DELAY_USEC (500 * 1000ULL)
+
+struct rate {
+	uid_t uid;
+	double tokens;
+	uint64_t at; /* CLOCK_MONOTONIC usec of its last request */
+};
+
 struct fr_control {
 	int fd;
 	char *path;
@@ -34,6 +53,9 @@ struct fr_control {
 	struct conn *conns; /* waiting for their requests */
 	size_t nconns;
 	uint64_t evicted;   /* silent connections dropped for new ones */
+	struct rate rates[RATE_UIDS];
+	size_t nrates;
+	uint64_t rate_limited; /* requests refused (late) for their uid's rate */
 };
 
 static void reply(int fd, struct json_object *o)
@@ -143,6 +165,36 @@ uint64_t fr_control_denied(const struct fr_control *c)
 	return c->denied;
 }
 
+uint64_t fr_control_rate_limited(const struct fr_control *c)
+{
+	return c->rate_limited;
+}
+
+/* Whether @uid may make one more request now (a token of its bucket). */
+static bool rate_take(struct fr_control *c, uid_t uid, uint64_t now)
+{
+	struct rate *r = NULL, *oldest = NULL;
+
+	if (uid == 0)
+		return true;
+	for (size_t i = 0; i < c->nrates && !r; i++) {
+		if (c->rates[i].uid == uid)
+			r = &c->rates[i];
+		else if (!oldest || c->rates[i].at < oldest->at)
+			oldest = &c->rates[i];
+	}
+	if (!r) {
+		r = c->nrates < RATE_UIDS ? &c->rates[c->nrates++] : oldest;
+		*r = (struct rate){ .uid = uid, .tokens = RATE_BURST, .at = now };
+	}
+	r->tokens = MIN((double)RATE_BURST, r->tokens + (double)(now - r->at) * RATE_PER_S / 1e6);
+	r->at = now;
+	if (r->tokens < 1)
+		return false;
+	r->tokens -= 1;
+	return true;
+}
+
 /* A connection waiting for its request.  The loop never waits for a
  * client: each is read when it has written, and dropped when it says
  * nothing for CONN_TIMEOUT_USEC.  At most CONN_MAX wait at once: a new one
@@ -155,6 +207,7 @@ struct conn {
 	struct fr_control *c;
 	int fd;
 	sd_event_source *io, *timer;
+	bool limited; /* its request is refused when the timer fires */
 	struct conn *prev, *next;
 };
 
@@ -176,10 +229,9 @@ static void conn_free(struct conn *x)
 }
 
 /* One request, one reply. */
-static void handle(struct fr_control *c, int cfd, char *buf, ssize_t n)
+static void handle(struct fr_control *c, int cfd, const struct fr_control_peer *peer, char *buf, ssize_t n)
 {
 	struct json_object *req, *resp;
-	struct fr_control_peer peer;
 
 	if (n > REQUEST_MAX) {
 		reply_error(cfd, "request too large");
@@ -192,8 +244,7 @@ static void handle(struct fr_control *c, int cfd, char *buf, ssize_t n)
 		reply_error(cfd, "malformed request: expected a JSON object");
 		return;
 	}
-	peer_credentials(c, cfd, &peer);
-	resp = c->h(req, &peer, c->userdata);
+	resp = c->h(req, peer, c->userdata);
 	json_object_put(req);
 	if (!resp) {
 		reply_error(cfd, "internal error");
@@ -206,20 +257,41 @@ static void handle(struct fr_control *c, int cfd, char *buf, ssize_t n)
 static int on_request(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct conn *x = userdata;
+	struct fr_control *c = x->c;
 	char buf[REQUEST_MAX + 1];
 	ssize_t n = recv(fd, buf, REQUEST_MAX + 1, MSG_DONTWAIT);
+	struct fr_control_peer peer;
+	uint64_t now;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
-	if (n > 0)
-		handle(x->c, fd, buf, n);
+	if (n > 0) {
+		peer_credentials(c, fd, &peer);
+		if (sd_event_now(sd_event_source_get_event(s), CLOCK_MONOTONIC, &now) >= 0 &&
+		    !rate_take(c, peer.uid, now) &&
+		    sd_event_source_set_enabled(x->io, SD_EVENT_OFF) >= 0 &&
+		    sd_event_source_set_time_relative(x->timer, RATE_DELAY_USEC) >= 0) {
+			x->limited = true;
+			c->rate_limited++;
+			if (c->rate_limited == 1 || c->rate_limited % 1000 == 0)
+				log_notice("Control requests of uid %u past %d a second are refused after %llu ms "
+					   "(%" PRIu64 " so far).", (unsigned)peer.uid, RATE_PER_S,
+					   RATE_DELAY_USEC / 1000, c->rate_limited);
+			return 0;
+		}
+		handle(c, fd, &peer, buf, n);
+	}
 	conn_free(x);
 	return 0;
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	conn_free(userdata);
+	struct conn *x = userdata;
+
+	if (x->limited)
+		reply_error(x->fd, "rate limited: too many requests from this user; try again in a second");
+	conn_free(x);
 	return 0;
 }
 

@@ -53,5 +53,7 @@ bool fr_control_group(const struct fr_control *c, gid_t *ret);
 struct json_object *fr_control_deny(struct fr_control *c, const struct fr_control_peer *peer, const char *what);
 /* Refusals so far (control requests and annotations). */
 uint64_t fr_control_denied(const struct fr_control *c);
+/* Requests refused for their uid's rate (root's never are). */
+uint64_t fr_control_rate_limited(const struct fr_control *c);
 
 #endif

@@ -538,6 +538,7 @@ static struct json_object *verb_status(struct daemon *d, struct json_object *req
 	/* who may change state, and how often someone else tried */
 	json_object_object_add(ctl, "group", json_object_new_string(d->conf.control_group));
 	json_object_object_add(ctl, "denied", json_object_new_uint64(fr_control_denied(d->control)));
+	json_object_object_add(ctl, "rate_limited", json_object_new_uint64(fr_control_rate_limited(d->control)));
 	json_object_object_add(o, "control", ctl);
 	if (d->annotate) {
 		struct fr_annotate_stats as;
