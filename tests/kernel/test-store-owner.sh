@@ -60,10 +60,14 @@ expect_refused "a store writable by others" "$T/store" "is writable by its group
 chmod 0750 "$T/store"
 expect_refused "segments/ writable by others" "$T/store/segments" "is writable by its group or others (mode 0777)"
 
-# 4. segments/ closed too: the planted segments themselves are refused
+# 4. segments/ closed too: the planted segments themselves are refused,
+# one at a time (the daemon names the first it finds, in the directory's
+# order, which is the file system's)
 chmod 0750 "$T/store/segments"
+mv "$T/store/segments/0001.frs" "$T/planted-0001.frs"
 expect_refused "a planted symbolic link segment" "$T/store/segments/0000.frs" "is not a regular file (a symbolic link)"
 rm "$T/store/segments/0000.frs"
+mv "$T/planted-0001.frs" "$T/store/segments/0001.frs"
 expect_refused "a planted 0666 segment" "$T/store/segments/0001.frs" "is owned by uid 65534"
 [ "$(stat -c '%a %U %s' "$T/store/segments/0001.frs")" = "666 nobody 0" ] ||
 	fail "the planted 0666 segment was used: $(stat -c '%a %U %s' "$T/store/segments/0001.frs")"
