@@ -6,23 +6,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lib/macro.h"
 #include "mapped-file.h"
 
-int fr_open_mapped_file(uint32_t pid, uint64_t start, uint64_t end, dev_t dev, uint64_t ino)
+/* @path opened only if it is (still) the regular file @dev, @ino: first
+ * as O_PATH, which neither opens a device nor waits on a FIFO, then,
+ * checked, for reading through that descriptor (the same inode, whatever
+ * was renamed since). */
+static int open_checked(const char *path, dev_t dev, uint64_t ino)
 {
-	char buf[96];
+	_cleanup_close_ int pfd = open(path, O_PATH | O_CLOEXEC);
+	char self[64];
 	struct stat st;
 	int fd;
 
-	snprintf(buf, sizeof(buf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
-	/* O_NONBLOCK, O_NOCTTY: whatever is there now, opening it must not
-	 * wait (a FIFO) nor take a terminal */
-	fd = open(buf, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
+	if (pfd < 0)
 		return -ENOENT;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != dev || (uint64_t)st.st_ino != ino) {
-		close(fd);
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != dev || (uint64_t)st.st_ino != ino)
 		return -ESTALE;
-	}
-	return fd;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	return fd < 0 ? -ENOENT : fd;
+}
+
+int fr_open_mapped_file(uint32_t pid, uint64_t start, uint64_t end, const char *path, dev_t dev, uint64_t ino)
+{
+	char buf[96];
+	int fd;
+
+	snprintf(buf, sizeof(buf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+	fd = open_checked(buf, dev, ino);
+	if (fd != -ENOENT || !path || path[0] != '/')
+		return fd;
+	/* the process gone (a short-lived one, a crash), its leader exited,
+	 * or the range unmapped: the path it was mapped from, in the
+	 * daemon's namespace, if it still names that very file */
+	return open_checked(path, dev, ino);
 }

@@ -20,17 +20,17 @@
  * short counted (maps_capped). */
 #define FR_MAPS_FILES_MAX 4096
 
-/* Opens the file mapped at [@start, @end) in @pid, through
- * /proc/PID/map_files only (the file itself, even deleted or in another
- * mount namespace), O_NONBLOCK, if it is still the file /proc/PID/maps
- * named (@dev, @ino) and a regular file.  Never by the path the maps
- * gave, in any namespace: a process can put anything there after we read
- * its maps (a FIFO whose open would stall the daemon's loop, a file it
- * could not map itself).  A zombie's map_files is unreadable (a process
- * whose leader exited included): its files are not opened.  Returns a
- * descriptor, -ENOENT (no such mapping: the process gone, the range
- * unmapped or anonymous now) or -ESTALE (refused: another file, or not a
- * regular file, is mapped there now). */
-int fr_open_mapped_file(uint32_t pid, uint64_t start, uint64_t end, dev_t dev, uint64_t ino);
+/* Opens the file mapped at [@start, @end) in @pid, if it is the regular
+ * file /proc/PID/maps named (@dev, @ino): through /proc/PID/map_files
+ * (the file itself, even deleted or in another mount namespace); when
+ * that is gone (the process exited: a short-lived one, a crash; or its
+ * leader did), by @path in the daemon's own namespace.  Either way first
+ * as O_PATH and checked, then opened for reading through that descriptor
+ * (O_NONBLOCK): a process can put anything at the path after we read its
+ * maps (a FIFO whose open would stall the daemon's loop, a device, a
+ * file it could not map itself), and only the very file it mapped is
+ * ever opened.  Returns a descriptor, -ENOENT (nothing there) or -ESTALE
+ * (refused: another file, or not a regular file, is there now). */
+int fr_open_mapped_file(uint32_t pid, uint64_t start, uint64_t end, const char *path, dev_t dev, uint64_t ino);
 
 #endif

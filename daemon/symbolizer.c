@@ -435,7 +435,7 @@ static int file_load_fd(const struct fr_symbolizer *s, struct elf_file *f, int f
 /* The file of @f mapped at @m in @pid (fr_open_mapped_file()). */
 static int open_mapped(uint32_t pid, const struct mapping *m, const struct elf_file *f)
 {
-	return fr_open_mapped_file(pid, m->start, m->end, f->dev, f->ino);
+	return fr_open_mapped_file(pid, m->start, m->end, m->path, f->dev, f->ino);
 }
 
 static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, const struct mapping *m)

@@ -176,7 +176,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	(void)dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
 	key = (struct vma){ .start = start };
 	v = bsearch(&key, p->box->vmas, p->box->nvmas, sizeof(key), cmp_vma);
-	fd = v ? fr_open_mapped_file(p->pid, v->start, v->end, v->dev, v->ino) : -ENOENT;
+	fd = v ? fr_open_mapped_file(p->pid, v->start, v->end, name, v->dev, v->ino) : -ENOENT;
 	if (fd == -ESTALE)
 		u->st.files_refused++;
 	if (fd < 0 || fstat(fd, &st) < 0) {
