@@ -12,7 +12,8 @@
 #           the main mirror gets it too; the .deb is cached in $CACHE
 #   initrd  busybox-static and the 9p modules (with their dependencies
 #           from modules.dep): /init mounts the host's root read-only,
-#           tmpfs on /tmp /run /var/tmp /root, proc, sysfs, devtmpfs,
+#           tmpfs on /tmp /run /var/tmp, the source and build trees
+#           shared again at their paths, proc, sysfs, devtmpfs,
 #           cgroup2, bpffs, tracefs, and a writable 9p share for the
 #           results, then runs the smoke script and powers off
 #   boot    qemu-system-x86_64 -accel tcg -cpu max, 2 vCPUs, 2 GiB (KVM
@@ -167,8 +168,14 @@ for m in /modules/*.ko; do insmod "$m" || echo "fr-matrix-init: insmod $m failed
 R=/newroot
 say() { echo "fr-matrix-init: $*"; }
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=512000 fr-root $R || { say "cannot mount the host's root"; poweroff -f; }
-for d in tmp run var/tmp root; do mount -t tmpfs -o mode=1777 tmpfs $R/$d; done
-chmod 700 $R/root
+for d in tmp run var/tmp; do mount -t tmpfs -o mode=1777 tmpfs $R/$d; done
+# the source and build trees at their paths, over whatever covers them
+# now (a checkout under /tmp): shares of their own
+for t in src build; do
+	p=$(cat /$t-path)
+	mkdir -p $R$p 2>/dev/null
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=512000 fr-$t $R$p || say "cannot mount the $t tree at $p"
+done
 mount -t proc proc $R/proc
 mount -t sysfs sysfs $R/sys
 mount -t devtmpfs devtmpfs $R/dev
@@ -182,13 +189,15 @@ mount -t debugfs debugfs $R/sys/kernel/debug
 mkdir -p $R/tmp/fr-matrix
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 fr-results $R/tmp/fr-matrix || say "cannot mount the results share"
 say "kernel $(uname -r), running the smoke suite"
-chroot $R /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin /bin/bash /tmp/fr-matrix/run.sh
+chroot $R /usr/bin/env -i HOME=/tmp PATH=/usr/sbin:/usr/bin:/sbin:/bin /bin/bash /tmp/fr-matrix/run.sh
 say "smoke suite exited $?"
 sync
 umount $R/tmp/fr-matrix
 poweroff -f
 EOF
 chmod +x "$I/init"
+echo "$SRC" >"$I/src-path"
+echo "$BUILD" >"$I/build-path"
 (cd "$I" && find . | cpio -o -H newc --quiet | gzip -1) >"$W/initrd.gz"
 
 # --- boot -----------------------------------------------------------------
@@ -205,6 +214,8 @@ timeout --foreground -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp
 	-append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off" \
 	-virtfs "local,path=/,mount_tag=fr-root,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$RES,mount_tag=fr-results,security_model=none,multidevs=remap" \
+	-virtfs "local,path=$SRC,mount_tag=fr-src,security_model=none,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$BUILD,mount_tag=fr-build,security_model=none,readonly=on,multidevs=remap" \
 	</dev/null >"$W/qemu.out" 2>&1 &
 QPID=$!
 rc=0
