@@ -21,7 +21,7 @@
 #   - node --perf-basic-prof: >= 50 % of its samples name the hot JS
 #     function, known only from /tmp/perf-PID.map;
 #   - 30 runs of a 50 ms process (fr-deep brief, under the name fr-brief),
-#     each gone within a drain interval or two of its start: >= 80 % of
+#     each gone within a drain interval or two of its start: >= 60 % of
 #     their samples are named from main down to fr_deep_c.
 # The offending folded lines are printed with each failure; every
 # workload runs even when an earlier check failed.
@@ -215,8 +215,13 @@ for _ in $(seq 30); do
 	"$T/bin/fr-brief" brief || fail "fr-brief failed"
 done
 folded "$T/brief.folded" --comm fr-brief
+# A sample is unwound only if the daemon reads the process's maps before
+# it exits: how many are depends on the drain's timing against 50 ms.
+# This host gave >= 80 %; the fresh debootstrap root CI runs in gave 72
+# and 76 % (the rest "[unwind failed]": maps gone), the same before and
+# after the changes of issue 42.  A broken path gives next to none.
 check_share "fr-brief (30 processes of 50 ms)" "$T/brief.folded" '^fr-brief;' ';main;(.*;)?fr_deep_c(;|$)' \
-	20 80 "named from main down to fr_deep_c"
+	20 60 "named from main down to fr_deep_c"
 
 [ ${#FAILED[@]} -eq 0 ] || fail "${#FAILED[@]} checks failed (each reported above): $(printf '\n  %s' "${FAILED[@]}")"
 ok "sampler: $(unwinder)"
