@@ -942,8 +942,8 @@ static int run(struct daemon *d)
 			return log_error_errno(k, "Refusing the store: %s; the store, its directories and its "
 					       "segments must be the daemon's (uid %u) and not writable by group or "
 					       "others, or others could aim its writes.", why, (unsigned)geteuid());
-		if (k < 0)
-			return log_error_errno(k, "Failed to check the store: %s: %m", why);
+		if (k < 0) /* not a directory, not readable: as the writer would say */
+			return log_error_errno(k, "Failed to open store %s: %m", d->conf.store_path);
 		k = fr_unix_socket_check_dir(d->socket_path, why, sizeof(why));
 		if (k == -EPERM)
 			return log_error_errno(k, "Refusing the socket directory: %s; others could put their own "

@@ -12,7 +12,8 @@
 #include <json-c/json.h>
 #include <stdint.h>
 
-#define FR_BOOT_HOST_DIR "hosts"
+#include "store.h"
+
 /* as many as kernel symbol snapshots are kept (FR_KSYMS_KEEP) */
 #define FR_BOOT_HOST_KEEP 16
 /* a file larger than this is not ours */

@@ -25,9 +25,9 @@
 #include "incident-header.h"
 #include "kernel-names.h"
 #include "store-reader.h"
+#include "store.h"
 
 #define FR_INCIDENT_SUFFIX ".fri"
-#define FR_INCIDENT_DIR "incidents"
 
 /* Bytes an incident of @meta and @refs takes at most (chunks that no
  * longer verify when copied are left out), but for the names chunks

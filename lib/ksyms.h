@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FR_KSYMS_DIR "kallsyms"
+#include "store.h"
+
 /* Snapshots kept at most: the newest boots'.  Chunks leave the kernel
  * frames the snapshot names undescribed (daemon/symbolizer.c), so a
  * snapshot stays while the store may hold chunks of its boot; past this

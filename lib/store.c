@@ -10,10 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "boot-host.h"
 #include "chunk.h"
-#include "incident.h"
-#include "ksyms.h"
 #include "macro.h"
 #include "store-format.h"
 #include "store.h"

@@ -9,6 +9,10 @@
 #include <sys/types.h>
 
 #define FR_STORE_SEGMENT_DIR "segments"
+/* the directories beside it (flightrec-store(5), DIRECTORY LAYOUT) */
+#define FR_INCIDENT_DIR "incidents"
+#define FR_KSYMS_DIR "kallsyms"
+#define FR_BOOT_HOST_DIR "hosts"
 #define FR_STORE_SEGMENTS_MAX 1024
 
 void fr_store_segment_name(uint32_t slot, char *buf, size_t len);
