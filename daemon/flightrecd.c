@@ -486,6 +486,7 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(uw, "files", json_object_new_uint64(us.files));
 			json_object_object_add(uw, "files_evicted", json_object_new_uint64(us.files_evicted));
 			json_object_object_add(uw, "files_refused", json_object_new_uint64(us.files_refused));
+			json_object_object_add(uw, "files_too_big", json_object_new_uint64(us.files_too_big));
 			json_object_object_add(smp, "unwind", uw);
 		}
 		json_object_object_add(o, "sampler", smp);

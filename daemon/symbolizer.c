@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../lib/clock.h"
+#include "../lib/elf-inflated.h"
 #include "../lib/elf-names.h"
 #include "../lib/ksyms.h"
 #include "../lib/macro.h"
@@ -64,6 +65,13 @@
  * closed, to be opened again, empty, DWARF_REOPEN_NS later at the
  * earliest (each opening costs tens of ms). */
 #define DWARF_HEAP_MAX (8u << 20)
+/* ... and a file whose compressed sections alone inflate past it is not
+ * opened at all: libdw would decompress them all at once, before any
+ * bound could be checked (lib/elf-inflated.h). */
+static const struct fr_elf_inflate_limits dwarf_inflate_limits = {
+	.section_max = DWARF_HEAP_MAX,
+	.total_max = DWARF_HEAP_MAX,
+};
 #define DWARF_REOPEN_NS (10 * 1000000000ULL)
 /* JIT symbols (perf maps): names held for at most this many processes
  * and bytes; a busy Node service's map is ~1-10 MiB. */
@@ -499,7 +507,14 @@ static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_
 		/* opening decompresses its sections: that counts too */
 		size_t before = heap_in_use();
 		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+		if (elf && elf_kind(elf) == ELF_K_ELF &&
+		    fr_elf_inflated_check(elf, &dwarf_inflate_limits, NULL) == -EFBIG) {
+			s->st.dwarf_too_big++;
+			elf_end(elf);
+			close(fd);
+			continue;
+		}
+		dw = elf && elf_kind(elf) == ELF_K_ELF ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
 		if (!dw) {
 			elf_end(elf);
 			close(fd);

@@ -85,7 +85,8 @@ struct fr_symbolizer_stats {
 	uint64_t frames_named;    /* user frames resolved to a function */
 	uint64_t frames_inlined;  /* of which with inlined functions, from debug information */
 	uint64_t dwarf_trimmed;   /* debug information closed for the memory bound (DWARF_HEAP_MAX) */
-	uint64_t dwarf_too_big;   /* debug information not used: opening it alone is over the bound */
+	uint64_t dwarf_too_big;   /* debug information not used: opening it alone is over the
+				     bound, or its compressed sections say they inflate past it */
 	uint64_t frames_jit;      /* of which named by a perf map (JIT code) */
 	uint64_t frames_module;   /* user frames with a mapping but no symbol */
 	uint64_t frames_unknown;  /* user frames of processes gone before their maps were

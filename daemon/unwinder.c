@@ -17,6 +17,7 @@
 
 #include "../bpf/event.h"
 #include "../lib/clock.h"
+#include "../lib/elf-inflated.h"
 #include "../lib/macro.h"
 #include "../lib/pid-map.h"
 #include "../lib/record.h"
@@ -40,6 +41,15 @@
  * is one read-only mapping of the file (page cache, no descriptor), so
  * libc is opened once, not once per process. */
 #define FILES_MAX 256
+/* A file whose compressed sections inflate past these is not given to
+ * libdwfl: it would decompress its .debug_* sections into the heap when
+ * .eh_frame misses an address (lib/elf-inflated.h).  Its frames are
+ * walked by frame pointers.  Distribution binaries have none; a -g -gz
+ * build of a large program a few MiB. */
+static const struct fr_elf_inflate_limits inflate_limits = {
+	.section_max = HEAP_MAX / 2,
+	.total_max = HEAP_MAX / 2,
+};
 
 struct ufile {
 	dev_t dev;
@@ -208,6 +218,11 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	if (victim->elf && (elf_kind(victim->elf) != ELF_K_ELF || elf_cntl(victim->elf, ELF_C_FDDONE) != 0)) {
 		elf_end(victim->elf);
 		victim->elf = NULL;
+	}
+	if (victim->elf && fr_elf_inflated_check(victim->elf, &inflate_limits, NULL) < 0) {
+		elf_end(victim->elf);
+		victim->elf = NULL;
+		u->st.files_too_big++;
 	}
 	close(fd);
 	if (!victim->elf) {

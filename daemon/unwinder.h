@@ -66,6 +66,8 @@ struct fr_unwinder_stats {
 	uint64_t files_evicted; /* files closed by the bound */
 	uint64_t files_refused; /* not opened: another file, or no regular file, is
 				   mapped there now (fr_open_mapped_file()) */
+	uint64_t files_too_big; /* not used: compressed sections that inflate past
+				   the limit (lib/elf-inflated.h), frame pointers only */
 };
 void fr_unwinder_get_stats(const struct fr_unwinder *u, struct fr_unwinder_stats *ret);
 

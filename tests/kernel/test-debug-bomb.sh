@@ -1,0 +1,91 @@
+#!/bin/bash
+# A 1 MB library whose compressed debug section says it inflates to
+# 1 GiB (issue 42), run by nobody: libdw would inflate it into the
+# daemon's heap as soon as the symbolizer looked for inlined functions or
+# the unwinder for .debug_frame.  The daemon reads the sections' headers
+# first (lib/elf-inflated.c) and refuses the file: its peak RSS stays
+# under the unit's MemoryHigh=, status answers within 1 s throughout, no
+# record is dropped, the refusals are counted, and the library's frames
+# are still named from its symbol table.
+# Usage: test-debug-bomb.sh BUILD_DIR SOURCE_DIR
+BUILD=$1
+SRC=$2
+. "$(dirname "$0")/lib.sh"
+
+BOMB=
+cleanup_bomb() {
+	[ -n "$BOMB" ] && kill -KILL "$BOMB" 2>/dev/null
+	cleanup
+}
+trap cleanup_bomb EXIT
+
+chmod 0755 "$T"
+mkdir -m 0755 "$T/nobody"
+cat >"$T/nobody/bomb.c" <<'C'
+#include <time.h>
+double bomb_spin(double secs)
+{
+	struct timespec a, b;
+	volatile double x = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (int i = 0; i < 100000; i++)
+			x += i * 0.5;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
+	return x;
+}
+C
+cat >"$T/nobody/main.c" <<'C'
+#include <stdlib.h>
+double bomb_spin(double secs);
+int main(int argc, char **argv)
+{
+	return bomb_spin(atof(argv[1])) < 0;
+}
+C
+gcc -g -O1 -shared -fPIC -o "$T/nobody/libbomb.so" "$T/nobody/bomb.c"
+gcc -o "$T/nobody/fr-bomb" "$T/nobody/main.c" -L"$T/nobody" -lbomb -Wl,-rpath,'$ORIGIN'
+python3 "$SRC/tests/kernel/debug-bomb.py" "$T/nobody/libbomb.so" $((1 << 30))
+chown -R 65534:65534 "$T/nobody"
+ls -l "$T/nobody/libbomb.so"
+
+cat >"$T/fr.conf" <<CONF
+store = { size = "16M"; segments = 4; sync_interval = "200ms"; };
+sources = { sample = { hz = 97; }; };
+CONF
+start_daemon "$T/fr.conf"
+
+dropped() { jq '[.per_cpu[].dropped] | add' "$T/st.json"; }
+status() { timeout 1 "$FRCTL" --store "$T/store" status --json >"$T/st.json"; }
+status || fail "no status before the bomb"
+D0=$(dropped)
+
+as_nobody "$T/nobody/fr-bomb" 3 &
+BOMB=$!
+n=0
+while kill -0 "$BOMB" 2>/dev/null; do
+	status || fail "status did not answer within 1 s (check $n)"
+	n=$((n + 1))
+	sleep 0.2
+done
+wait "$BOMB" || fail "fr-bomb failed"
+BOMB=
+ok "status answered within 1 s $n times while nobody ran code from the bomb"
+sleep 0.5
+status || fail "no status after the bomb"
+# the unit's MemoryHigh= is 256M, MemoryMax= 512M
+HWM=$(awk '/^VmHWM:/ { print $2 }' "/proc/$DPID/status")
+[ "$HWM" -lt $((256 * 1024)) ] || fail "the daemon's peak RSS was $((HWM / 1024)) MiB"
+ok "peak RSS $((HWM / 1024)) MiB"
+D1=$(dropped)
+[ "$D1" -eq "$D0" ] || fail "records dropped: $D0 before, $D1 after"
+jq -e '.sampler.unwind.files_too_big >= 1 and .sampler.symbols.debug_info_too_big >= 1' "$T/st.json" >/dev/null ||
+	fail "the bomb was not refused and counted: $(jq -c '{unwind: (.sampler.unwind | {files_too_big}), symbols: (.sampler.symbols | {debug_info_too_big})}' "$T/st.json")"
+ok "refused and counted: $(jq -c '{unwind: (.sampler.unwind | {files_too_big}), symbols: (.sampler.symbols | {debug_info_too_big})}' "$T/st.json")"
+wait_for_record '.type == "sample" and .comm == "fr-bomb" and any(.stack[]?; (.sym // "") | startswith("bomb_spin"))' ||
+	fail "no sample of fr-bomb in bomb_spin (named from its symbol table)"
+ok "the bomb's frames are still named (bomb_spin)"
+stop_daemon
+echo "debug-bomb: all checks passed"
