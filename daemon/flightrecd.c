@@ -45,6 +45,7 @@
 #include "rings.h"
 #include "sources.h"
 #include "perf-map.h"
+#include "proc-access.h"
 #include "symbolizer.h"
 #include "unwinder.h"
 #include "textfile.h"
@@ -756,7 +757,8 @@ static void start_symbolizer(struct daemon *d)
 		/* else saved by an earlier run of this boot (before a module
 		 * or BPF program came or went): what differs is described */
 	}
-	k = fr_symbolizer_new(ks, d->conf.debug_dir, &s);
+	fr_access_set_debug_dir(d->conf.debug_dir);
+	k = fr_symbolizer_new(ks, &s);
 	if (k < 0) {
 		if (snap != ks)
 			fr_ksyms_free(snap);

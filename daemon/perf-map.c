@@ -41,6 +41,7 @@
 #include "../lib/macro.h"
 #include "../lib/pid-map.h"
 #include "perf-map.h"
+#include "proc-access.h"
 
 /* One read; also the longest line taken. */
 #define BLOCK (64 * 1024)
@@ -633,106 +634,26 @@ static int take_block(struct fr_perf_maps *m, struct proc *p, const char *buf, s
 	return r;
 }
 
-static bool absent(int err)
-{
-	return err == ENOENT || err == ESRCH || err == ENOTDIR;
-}
-
-/* The mount @fd is on: statx's, else /proc/self/fdinfo's (kernels
- * before 5.8).  0 if unknown. */
-static uint64_t mount_id(int fd)
-{
-	struct statx sx;
-	char path[64], line[128];
-	unsigned long long id = 0;
-	FILE *f;
-
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) == 0 && (sx.stx_mask & STATX_MNT_ID))
-		return sx.stx_mnt_id;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "mnt_id: %llu", &id) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return id;
-}
-
-/* The real and effective uids of the process whose /proc dir is @dfd. */
-static int proc_uids(int dfd, uid_t *ruid, uid_t *euid)
-{
-	_cleanup_close_ int fd = openat(dfd, "status", O_RDONLY | O_CLOEXEC);
-	char buf[4096], *l;
-	unsigned r, e;
-	ssize_t n;
-
-	if (fd < 0)
-		return negative_errno();
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return negative_errno();
-	buf[n] = 0;
-	l = strstr(buf, "\nUid:");
-	if (!l || sscanf(l, "\nUid: %u %u", &r, &e) != 2)
-		return -ESRCH;
-	*ruid = r;
-	*euid = e;
-	return 0;
-}
-
-/* Opens the file as the process sees it and reads one block of what is
- * new.  The /proc/PID directory is opened first and the file below it,
- * so the owner compared is that of the same process. */
+/* Opens the file as the process sees it (fr_access_perf_map(), which
+ * checks it) and reads one block of what is new. */
 static int read_more(struct fr_perf_maps *m, struct proc *p, uint64_t now)
 {
-	_cleanup_close_ int dfd = -EBADF, tfd = -EBADF, fd = -EBADF;
+	_cleanup_close_ int fd = -EBADF;
 	struct stat st;
-	uid_t ruid, euid;
-	uint64_t tmp_mnt;
-	char path[64];
 	bool more = p->more;
 	ssize_t n;
 	int r;
 
 	p->tried_ns = now;
-	snprintf(path, sizeof(path), "/proc/%" PRIu32, p->pid);
-	dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return absent(errno) ? 0 : negative_errno();
-	r = proc_uids(dfd, &ruid, &euid);
-	if (r < 0)
-		return absent(-r) ? 0 : r;
-	/* the process's /tmp, and the file looked up in that very directory */
-	tfd = openat(dfd, "root/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (tfd < 0)
-		return absent(errno) ? 0 : negative_errno();
-	tmp_mnt = mount_id(tfd);
-	snprintf(path, sizeof(path), "perf-%" PRIu32 ".map", p->pid);
-	fd = openat(tfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) {
-		if (absent(errno))
-			return 0;
-		if (errno == ELOOP)
-			m->stats.refused++;
-		return negative_errno();
-	}
+	fd = fr_access_perf_map(p->pid);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd == -EPERM)
+		m->stats.refused++;
+	if (fd < 0)
+		return fd;
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
-	if (!S_ISREG(st.st_mode)) {
-		m->stats.refused++;
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
-	}
-	/* a file its process's user wrote (root's only for root's
-	 * processes: a user namespace's root is not), no one else may append
-	 * to; and on the process's own /tmp mount: a bind mount over the path
-	 * (a user namespace can make one, of any file it can name, root's
-	 * included) is another mount */
-	if ((st.st_uid != ruid && st.st_uid != euid) || (st.st_mode & S_IWOTH) || !tmp_mnt ||
-	    mount_id(fd) != tmp_mnt) {
-		m->stats.refused++;
-		return -EPERM;
-	}
 	if (!p->have_file || st.st_dev != p->dev || st.st_ino != p->ino || (uint64_t)st.st_size < p->off) {
 		proc_reset(m, p);
 		p->have_file = true;

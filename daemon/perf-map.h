@@ -46,12 +46,12 @@ struct fr_perf_sym {
  * cannot stall a drain.  Only complete lines are used.
  *
  * A missing file (or process) is 0.  A file that is not a regular file
- * (-EISDIR, -EBADFD, -ELOOP for a symlink), is owned by neither the
- * process's real nor its effective uid, is writable by others, or is not
- * on the mount of the process's /tmp (a bind mount over the path, which
- * a user namespace may make of a root-only file) (-EPERM) is refused and
- * never read: another user must not name someone else's frames, nor
- * read what only root may.  Errors
+ * (a symbolic link included), is owned by neither the process's real nor
+ * its effective uid, is writable by others, or is not on the mount of
+ * the process's /tmp (a bind mount over the path, which a user namespace
+ * may make of a root-only file) is refused (-EPERM, counted) and never
+ * read (fr_access_perf_map(), proc-access.h): another user must not name
+ * someone else's frames, nor read what only root may.  Errors
  * are returned by the lookup that tried the file; the lookups until the
  * next try return 0 (or what was read before). */
 int fr_perf_maps_lookup(struct fr_perf_maps *m, uint32_t pid, uint64_t addr, struct fr_perf_sym *ret);

@@ -33,6 +33,7 @@
 #include "../lib/range-find.h"
 #include "../lib/record-fields.h"
 #include "mapped-file.h"
+#include "proc-access.h"
 #include "perf-map.h"
 #include "symbolizer.h"
 
@@ -154,7 +155,6 @@ struct fr_symbolizer {
 	/* what readers name this boot's kernel frames with: the store's
 	 * snapshot (ksyms itself when it is the same); NULL: none */
 	struct fr_ksyms *snapshot;
-	char *debug_dir;
 	unsigned ndwarf; /* files with debug information open */
 	size_t dwarf_bytes; /* their sizes */
 	size_t dwarf_heap;  /* the heap their lookups grew */
@@ -172,7 +172,7 @@ struct fr_symbolizer {
 };
 
 
-int fr_symbolizer_new(struct fr_ksyms *ksyms, const char *debug_dir, struct fr_symbolizer **ret)
+int fr_symbolizer_new(struct fr_ksyms *ksyms, struct fr_symbolizer **ret)
 {
 	struct fr_symbolizer *s;
 
@@ -181,13 +181,7 @@ int fr_symbolizer_new(struct fr_ksyms *ksyms, const char *debug_dir, struct fr_s
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->debug_dir = strdup(debug_dir && *debug_dir ? debug_dir : "/usr/lib/debug");
-	if (!s->debug_dir) {
-		free(s);
-		return -ENOMEM;
-	}
 	if (fr_perf_maps_new(JIT_BYTES_MAX, JIT_PROCS_MAX, &s->jit) < 0) {
-		free(s->debug_dir);
 		free(s);
 		return -ENOMEM;
 	}
@@ -314,7 +308,6 @@ struct fr_symbolizer *fr_symbolizer_free(struct fr_symbolizer *s)
 	fr_ksyms_free(s->ksyms);
 	fr_perf_maps_free(s->jit);
 	free_names(s);
-	free(s->debug_dir);
 	free(s);
 	return NULL;
 }
@@ -385,7 +378,7 @@ void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, bool leaf, str
 
 static int open_debug_file(const struct fr_symbolizer *s, const struct elf_file *f)
 {
-	return fr_debug_file_open(s->debug_dir, f->build_id, f->build_id_len);
+	return fr_access_debug(f->build_id, f->build_id_len);
 }
 
 /* A stripped binary's symbols from its separate debug file, if installed. */
@@ -443,7 +436,7 @@ static int file_load_fd(const struct fr_symbolizer *s, struct elf_file *f, int f
 /* The file of @f mapped at @m in @pid (fr_open_mapped_file()). */
 static int open_mapped(uint32_t pid, const struct mapping *m, const struct elf_file *f)
 {
-	return fr_open_mapped_file(pid, m->start, m->end, m->path, f->dev, f->ino);
+	return fr_access_mapped(pid, m->start, m->end, m->path, f->dev, f->ino);
 }
 
 static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, const struct mapping *m)
@@ -602,29 +595,29 @@ static struct elf_file *file_get(struct fr_symbolizer *s, dev_t dev, uint64_t in
 /* Reads the executable mappings of @pid.  -ESRCH when it is gone. */
 static int read_maps(struct fr_symbolizer *s, struct proc *p)
 {
-	char path[64], *line = NULL;
+	char *line = NULL;
 	size_t linecap = 0, cap = 0;
 	_cleanup_free_ struct retired *r = malloc(sizeof(*r));
 	struct mapping *v = NULL;
 	size_t n = 0;
-	struct stat st;
+	uint64_t exe_ino;
 	FILE *f;
+	int fd;
 
 	if (!r)
 		return -ENOMEM;
 	p->read_at = fr_now_ns(CLOCK_MONOTONIC); /* tried: a process that is gone is not retried at once */
 	p->inherited = false;
 	s->st.maps_read++;
-	/* its image first: read after the maps, a process exiting between
-	 * the two would have maps and no image, which matches no sample */
-	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
-	if (stat(path, &st) < 0)
-		return -ESRCH;
-	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : negative_errno();
-	p->exe_ino = (uint64_t)st.st_ino;
+	fd = fr_access_maps(p->pid, &exe_ino);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	p->exe_ino = exe_ino;
 	while (getline(&line, &linecap, f) > 0) {
 		unsigned long long start, end, off, ino;
 		unsigned maj, min;

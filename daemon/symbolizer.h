@@ -26,10 +26,11 @@ struct fr_symbolizer;
 struct fr_ksyms;
 
 /* Takes ownership of @ksyms (may be NULL: kernel frames stay unnamed).
- * @debug_dir holds separate debug files by build id
- * (DIR/.build-id/ab/cdef....debug), e.g. /usr/lib/debug: symbols of
- * stripped binaries, and the functions inlined at a frame. */
-int fr_symbolizer_new(struct fr_ksyms *ksyms, const char *debug_dir, struct fr_symbolizer **ret);
+ * Files are opened through proc-access.h: separate debug files by build
+ * id under its debug directory (DIR/.build-id/ab/cdef....debug, e.g.
+ * /usr/lib/debug) give the symbols of stripped binaries, and the
+ * functions inlined at a frame. */
+int fr_symbolizer_new(struct fr_ksyms *ksyms, struct fr_symbolizer **ret);
 struct fr_symbolizer *fr_symbolizer_free(struct fr_symbolizer *s);
 const struct fr_ksyms *fr_symbolizer_ksyms(const struct fr_symbolizer *s);
 /* @on false: user frames are not named (counted unknown) and no

@@ -22,6 +22,7 @@
 #include "../lib/pid-map.h"
 #include "../lib/record.h"
 #include "mapped-file.h"
+#include "proc-access.h"
 #include "unwinder.h"
 
 /* Processes held, each with its Dwfl: the modules it maps and the unwind
@@ -186,7 +187,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	(void)dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
 	key = (struct vma){ .start = start };
 	v = bsearch(&key, p->box->vmas, p->box->nvmas, sizeof(key), cmp_vma);
-	fd = v ? fr_open_mapped_file(p->pid, v->start, v->end, name, v->dev, v->ino) : -ENOENT;
+	fd = v ? fr_access_mapped(p->pid, v->start, v->end, name, v->dev, v->ino) : -ENOENT;
 	if (fd == -ESTALE)
 		u->st.files_refused++;
 	if (fd < 0 || fstat(fd, &st) < 0) {
@@ -302,17 +303,15 @@ struct fr_unwinder *fr_unwinder_free(struct fr_unwinder *u)
 
 /* Reads /proc/@pid/maps into u->maps (for libdwfl) and its file
  * mappings into u->vmas (for find_elf). */
-static int read_maps(struct fr_unwinder *u, uint32_t pid)
+static int read_maps(struct fr_unwinder *u, uint32_t pid, uint64_t *exe_ino)
 {
-	char path[64];
 	_cleanup_close_ int fd = -EBADF;
 	size_t len = 0, kept = 0;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = fr_access_maps(pid, exe_ino);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	for (;;) {
 		if (len + 4096 + 1 > u->mapscap) {
 			size_t c = MAX(u->mapscap * 2, (size_t)65536);
@@ -387,20 +386,14 @@ static int read_maps(struct fr_unwinder *u, uint32_t pid)
 /* Reads @p's mappings into a new Dwfl; false if the process is gone. */
 static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 {
-	char path[64];
-	struct stat st;
+	uint64_t exe_ino;
 	FILE *f = NULL;
 	bool ok = false;
 
 	p->read_at = fr_now_ns(CLOCK_MONOTONIC);
 	u->st.maps_read++;
-	/* its image first: read after the maps, a process exiting between
-	 * the two would have maps and no image, which matches no sample */
-	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
-	if (stat(path, &st) < 0)
-		return false;
 	/* gone: what it had (its own, or its parent's) still unwinds */
-	if (read_maps(u, p->pid) < 0)
+	if (read_maps(u, p->pid, &exe_ino) < 0)
 		return false;
 	/* a new Dwfl, never the old one reported again: a parent's is this
 	 * one's own now, and libdwfl's attached state keeps the machine
@@ -420,7 +413,7 @@ static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 	p->box->nvmas = p->box->vmas ? u->nvmas : 0;
 	if (p->box->vmas)
 		memcpy(p->box->vmas, u->vmas, u->nvmas * sizeof(*u->vmas));
-	p->exe_ino = (uint64_t)st.st_ino;
+	p->exe_ino = exe_ino;
 	dwfl_report_begin(p->box->dwfl);
 	f = fmemopen(u->maps, strlen(u->maps), "r");
 	if (!f || dwfl_linux_proc_maps_report(p->box->dwfl, f) != 0 || dwfl_report_end(p->box->dwfl, NULL, NULL) != 0)

@@ -75,7 +75,7 @@ int main(void)
 	uint64_t ino_a = exe_ino(getpid()), ino_b = 0, addr;
 
 	CHECK(ino_a != 0);
-	CHECK(fr_symbolizer_new(NULL, NULL, &s) == 0);
+	CHECK(fr_symbolizer_new(NULL, &s) == 0);
 	CHECK(pipe(go) == 0);
 	/* the parent: this image until told to exec sleep */
 	parent = fork();

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the symbolizer and the unwinder open of other processes: their
+ * maps, the files they map, their JIT maps, and the separate debug files
+ * of their binaries.  Every file is opened here and only here, checked
+ * (mapped-file.h, and the JIT map rules below), and handed over as a
+ * descriptor; what is in it is parsed by the caller.
+ *
+ * Two implementations with the same names, one linked into each program:
+ * proc-access.c opens the files itself (flightrecd, which holds the
+ * capabilities, and the unit tests); proc-access-broker.c, in the
+ * sandboxed flightrec-parse, asks flightrecd for each over its socket
+ * (parser.h), since it may open nothing itself.
+ */
+#ifndef FR_PROC_ACCESS_H
+#define FR_PROC_ACCESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* /proc/@pid/maps, opened for reading, with the inode of the image the
+ * process runs (/proc/PID/exe, looked at first: a process that exits
+ * between the two has no maps and no image) in *exe_ino.  -ESRCH when
+ * the process is gone. */
+int fr_access_maps(uint32_t pid, uint64_t *exe_ino);
+
+/* fr_open_mapped_file() (mapped-file.h). */
+int fr_access_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, dev_t dev, uint64_t ino);
+
+/* The separate debug file of @build_id under the daemon's debug
+ * directory (fr_debug_file_open(), lib/elf-names.h). */
+int fr_access_debug(const uint8_t *build_id, size_t len);
+#define FR_DEBUG_DIR_DEFAULT "/usr/lib/debug"
+/* That directory (flightrecd's debug_dir; NULL or "": the default). */
+void fr_access_set_debug_dir(const char *dir);
+
+/* /tmp/perf-@pid.map as the process sees its /tmp (/proc/PID/root/tmp),
+ * opened for reading only if it is a regular file (not followed if a
+ * symbolic link), owned by the process's real or effective uid, not
+ * writable by others, and on the mount of the process's own /tmp (a
+ * bind mount over the path, which a user namespace may make of a
+ * root-only file, is another mount).  -ENOENT when there is none (or no
+ * process), -EPERM when there is one it refuses. */
+int fr_access_perf_map(uint32_t pid);
+
+#endif
