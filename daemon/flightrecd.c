@@ -47,6 +47,7 @@
 #include "perf-map.h"
 #include "proc-access.h"
 #include "symbolizer.h"
+#include "parser.h"
 #include "unwinder.h"
 #include "textfile.h"
 #include "trigger.h"
@@ -428,9 +429,18 @@ static struct json_object *status_json(struct daemon *d)
 		if (fr_recorder_symbolizer(d->rec)) {
 			/* how well frames got names: unnamed ones still show their
 			 * module and offset; unknown ones only an address */
-			struct fr_symbolizer_stats ys;
+			struct fr_symbolizer_stats ys, hs = {};
+			struct fr_unwinder_stats us = {};
+			struct fr_perf_maps_stats js = {};
+			struct fr_parser_stats ps = {};
+			struct fr_parser *parser = fr_recorder_parser(d->rec);
 			struct json_object *sy = json_object_new_object();
+			/* kernel frames are named here, user frames by the parser's helper */
 			fr_symbolizer_get_stats(fr_recorder_symbolizer(d->rec), &ys);
+			if (parser) {
+				fr_parser_get_stats(parser, &ps, &hs, &us, &js);
+				fr_add_counters((uint64_t *)&ys, (const uint64_t *)&hs, sizeof(ys) / sizeof(uint64_t));
+			}
 			json_object_object_add(sy, "kernel_symbols",
 					       json_object_new_uint64(fr_ksyms_count(fr_symbolizer_ksyms(fr_recorder_symbolizer(d->rec)))));
 			json_object_object_add(sy, "kernel_named", json_object_new_uint64(ys.kernel_named));
@@ -454,9 +464,7 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(smp, "symbols", sy);
 			{
 				/* JIT code named from perf maps, and the cache's bound */
-				struct fr_perf_maps_stats js;
 				struct json_object *jo = json_object_new_object();
-				fr_symbolizer_get_jit_stats(fr_recorder_symbolizer(d->rec), &js);
 				json_object_object_add(jo, "files", json_object_new_uint64(js.files));
 				json_object_object_add(jo, "lines", json_object_new_uint64(js.lines));
 				json_object_object_add(jo, "lines_bad", json_object_new_uint64(js.lines_bad));
@@ -466,29 +474,45 @@ static struct json_object *status_json(struct daemon *d)
 				json_object_object_add(jo, "trimmed", json_object_new_uint64(js.trimmed));
 				json_object_object_add(smp, "perf_maps", jo);
 			}
-		}
-		if (fr_recorder_unwinder(d->rec)) {
-			/* how far user stacks got, and why the others stopped */
-			struct fr_unwinder_stats us;
-			struct json_object *uw = json_object_new_object();
-			fr_unwinder_get_stats(fr_recorder_unwinder(d->rec), &us);
-			json_object_object_add(uw, "stacks", json_object_new_uint64(us.stacks));
-			json_object_object_add(uw, "frames", json_object_new_uint64(us.frames));
-			json_object_object_add(uw, "complete", json_object_new_uint64(us.complete));
-			json_object_object_add(uw, "truncated", json_object_new_uint64(us.truncated));
-			json_object_object_add(uw, "no_unwind_info", json_object_new_uint64(us.no_info));
-			json_object_object_add(uw, "failed", json_object_new_uint64(us.failed));
-			json_object_object_add(uw, "cached_processes", json_object_new_uint64(us.processes));
-			json_object_object_add(uw, "maps_read", json_object_new_uint64(us.maps_read));
-			json_object_object_add(uw, "maps_inherited", json_object_new_uint64(us.inherited));
-			json_object_object_add(uw, "maps_capped", json_object_new_uint64(us.maps_capped));
-			json_object_object_add(uw, "evicted", json_object_new_uint64(us.evicted));
-			json_object_object_add(uw, "heap_trims", json_object_new_uint64(us.heap_trims));
-			json_object_object_add(uw, "files", json_object_new_uint64(us.files));
-			json_object_object_add(uw, "files_evicted", json_object_new_uint64(us.files_evicted));
-			json_object_object_add(uw, "files_refused", json_object_new_uint64(us.files_refused));
-			json_object_object_add(uw, "files_too_big", json_object_new_uint64(us.files_too_big));
-			json_object_object_add(smp, "unwind", uw);
+			if (parser) {
+				/* how far user stacks got, and why the others stopped */
+				struct json_object *uw = json_object_new_object();
+				struct json_object *po = json_object_new_object();
+				json_object_object_add(uw, "stacks", json_object_new_uint64(us.stacks));
+				json_object_object_add(uw, "frames", json_object_new_uint64(us.frames));
+				json_object_object_add(uw, "complete", json_object_new_uint64(us.complete));
+				json_object_object_add(uw, "truncated", json_object_new_uint64(us.truncated));
+				json_object_object_add(uw, "no_unwind_info", json_object_new_uint64(us.no_info));
+				json_object_object_add(uw, "failed", json_object_new_uint64(us.failed));
+				json_object_object_add(uw, "cached_processes", json_object_new_uint64(us.processes));
+				json_object_object_add(uw, "maps_read", json_object_new_uint64(us.maps_read));
+				json_object_object_add(uw, "maps_inherited", json_object_new_uint64(us.inherited));
+				json_object_object_add(uw, "maps_capped", json_object_new_uint64(us.maps_capped));
+				json_object_object_add(uw, "evicted", json_object_new_uint64(us.evicted));
+				json_object_object_add(uw, "heap_trims", json_object_new_uint64(us.heap_trims));
+				json_object_object_add(uw, "files", json_object_new_uint64(us.files));
+				json_object_object_add(uw, "files_evicted", json_object_new_uint64(us.files_evicted));
+				json_object_object_add(uw, "files_refused", json_object_new_uint64(us.files_refused));
+				json_object_object_add(uw, "files_too_big", json_object_new_uint64(us.files_too_big));
+				json_object_object_add(smp, "unwind", uw);
+				/* the sandboxed helper that does both */
+				json_object_object_add(po, "path", json_object_new_string(fr_parser_path(parser)));
+				json_object_object_add(po, "pid", ps.pid ? json_object_new_int(ps.pid) : NULL);
+				json_object_object_add(po, "starts", json_object_new_uint64(ps.starts));
+				json_object_object_add(po, "crashes", json_object_new_uint64(ps.crashes));
+				json_object_object_add(po, "timeouts", json_object_new_uint64(ps.timeouts));
+				json_object_object_add(po, "bad_replies", json_object_new_uint64(ps.bad_replies));
+				json_object_object_add(po, "start_failed", json_object_new_uint64(ps.start_failed));
+				json_object_object_add(po, "stacks", json_object_new_uint64(ps.stacks));
+				json_object_object_add(po, "skipped", json_object_new_uint64(ps.skipped));
+				json_object_object_add(po, "files_handed", json_object_new_uint64(ps.files_handed));
+				json_object_object_add(po, "needs_refused", json_object_new_uint64(ps.needs_refused));
+				json_object_object_add(po, "quarantined", json_object_new_uint64(ps.quarantined));
+				json_object_object_add(po, "quarantine_refused", json_object_new_uint64(ps.quarantine_refused));
+				json_object_object_add(po, "descs_cut", json_object_new_uint64(ps.descs_cut));
+				json_object_object_add(po, "wait_us_max", json_object_new_uint64(ps.wait_ns_max / 1000));
+				json_object_object_add(smp, "parser", po);
+			}
 		}
 		json_object_object_add(o, "sampler", smp);
 	}
@@ -728,7 +752,7 @@ static void start_symbolizer(struct daemon *d)
 {
 	struct fr_ksyms *ks = NULL, *snap = NULL;
 	struct fr_symbolizer *s;
-	struct fr_unwinder *u;
+	struct fr_parser *p;
 	char boot[SD_ID128_STRING_MAX];
 	sd_id128_t id;
 	int k;
@@ -776,11 +800,12 @@ static void start_symbolizer(struct daemon *d)
 		fr_symbolizer_set_user_frames(s, false);
 		return;
 	}
-	k = fr_unwinder_new(&u);
-	if (k < 0)
-		log_warning_errno(k, "Failed to set up stack unwinding, user stacks keep one frame: %m");
-	else
-		fr_recorder_set_unwinder(d->rec, u);
+	fr_symbolizer_set_user_frames(s, false); /* the parser's helper names them */
+	k = fr_parser_new(&p);
+	if (k == -ENOMEM)
+		log_oom();
+	else if (k >= 0)
+		fr_recorder_set_parser(d->rec, p);
 }
 
 /* The metrics sampler and its timer; the per-disk latencies come from the

@@ -24,10 +24,10 @@
 #include "exe-names.h"
 #include "keyframe.h"
 #include "log.h"
+#include "parser.h"
 #include "recorder.h"
 #include "symbolizer.h"
 #include "trigger.h"
-#include "unwinder.h"
 
 struct cpu_state {
 	struct fr_chunk_builder *b;
@@ -54,8 +54,10 @@ struct fr_recorder {
 	struct fr_cgroup_names *cg;
 	struct fr_exe_names *exes; /* for the triggers' records */
 	struct fr_symbolizer *sym;
-	struct fr_unwinder *unw;
+	struct fr_parser *parser; /* user stacks unwound and named (NULL: leaf frames only) */
 	uint64_t uframes[FR_SAMPLE_FRAMES_MAX]; /* the sample being recorded */
+	struct fr_frame_desc udesc[FR_SAMPLE_FRAMES_MAX]; /* its user frames' descriptions */
+	bool udesc_set; /* udesc is for the sample being recorded */
 	uint64_t offcpu_user[FR_OFFCPU_USER__MAX]; /* offcpu records with stacks, by enum fr_offcpu_user */
 	sd_id128_t boot_id;
 	uint64_t records;
@@ -123,7 +125,7 @@ struct fr_recorder *fr_recorder_free(struct fr_recorder *r)
 	fr_cgroup_names_free(r->cg);
 	fr_exe_names_free(r->exes);
 	fr_symbolizer_free(r->sym);
-	fr_unwinder_free(r->unw);
+	fr_parser_free(r->parser);
 	free(r);
 	return NULL;
 }
@@ -175,15 +177,15 @@ struct fr_symbolizer *fr_recorder_symbolizer(struct fr_recorder *r)
 	return r->sym;
 }
 
-void fr_recorder_set_unwinder(struct fr_recorder *r, struct fr_unwinder *u)
+void fr_recorder_set_parser(struct fr_recorder *r, struct fr_parser *p)
 {
-	fr_unwinder_free(r->unw);
-	r->unw = u;
+	fr_parser_free(r->parser);
+	r->parser = p;
 }
 
-struct fr_unwinder *fr_recorder_unwinder(struct fr_recorder *r)
+struct fr_parser *fr_recorder_parser(struct fr_recorder *r)
 {
-	return r->unw;
+	return r->parser;
 }
 
 void fr_recorder_set_triggers(struct fr_recorder *r, struct fr_triggers *t)
@@ -333,21 +335,15 @@ static void add_stacked(struct fr_recorder *r, unsigned cpu, const struct fr_rec
 	struct fr_frame_desc d[FR_SAMPLE_FRAMES_MAX];
 	unsigned nk = rec->stack.kernel_frames, nu = rec->stack.user_frames, n = 0;
 
-	if (r->sym) {
-		if (nu)
-			fr_symbolizer_parent(r->sym, rec->pid, ppid, exe_ino);
+	if (r->sym)
 		for (unsigned i = 0; i < nk && n < ELEMENTSOF(d); i++)
 			fr_symbolizer_kernel(r->sym, rec->stack.kframes[i], i == 0, &d[n++]);
-		for (unsigned i = 0; i < nu && n < ELEMENTSOF(d); i++) {
-			if (rec->stack.uframes[i] < FR_FRAME_MARKER_MAX)
-				d[n++] = (struct fr_frame_desc){}; /* why the stack ends */
-			else
-				fr_symbolizer_user(r->sym, rec->pid, exe_ino, rec->stack.uframes[i],
-						   nk == 0 && i == 0, &d[n++]);
-		}
-		for (unsigned i = 0; i < n; i++)
-			d[i].mapping.ts = d[i].symbol.ts = d[i].inl.ts = rec->ts;
-	}
+	/* the user frames were named with their unwinding (fr_parser_stack()) */
+	for (unsigned i = 0; i < nu && n < ELEMENTSOF(d); i++)
+		d[n++] = r->udesc_set ? r->udesc[i] : (struct fr_frame_desc){};
+	r->udesc_set = false;
+	for (unsigned i = 0; i < n; i++)
+		d[i].mapping.ts = d[i].symbol.ts = d[i].inl.ts = rec->ts;
 	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu], rec, d, n);
 	r->records++;
 }
@@ -366,24 +362,25 @@ static void on_process(const struct fr_record *rec, void *userdata)
 	fr_exe_names_on_record(r->exes, rec);
 }
 
-/* The user stack @s into r->uframes (at most @max frames).  @captured:
- * false when the stack was not copied (an offcpu record's user stack
- * could not be had): the instruction the registers were taken at, and a
- * marker saying the rest was not captured. */
-static size_t unwind(struct fr_recorder *r, const struct fr_ustack *s, bool captured, size_t max)
+/* The user stack @s into r->uframes (at most @max frames), with their
+ * descriptions in r->udesc.  @captured: false when the stack was not
+ * copied (an offcpu record's user stack could not be had): the
+ * instruction the registers were taken at, and a marker saying the rest
+ * was not captured.  @leaf_user: the record has no kernel frames. */
+static size_t unwind(struct fr_recorder *r, const struct fr_ustack *s, bool captured, bool leaf_user, size_t max)
 {
+	const uint64_t leaf[2] = { s->regs[16], FR_FRAME_NOT_CAPTURED };
+
+	r->udesc_set = false;
 	if (!s->exe_ino || !s->regs[16] || max < 2) /* a kernel thread */
 		return 0;
-	if (!captured) {
-		r->uframes[0] = s->regs[16];
-		r->uframes[1] = FR_FRAME_NOT_CAPTURED;
-		return 2;
+	if (!r->parser) { /* the interrupted instruction, no more */
+		memcpy(r->uframes, leaf, sizeof(leaf));
+		return captured ? 1 : 2;
 	}
-	if (!r->unw) { /* the interrupted instruction, no more */
-		r->uframes[0] = s->regs[16];
-		return 1;
-	}
-	return fr_unwinder_unwind(r->unw, s, r->uframes, max);
+	r->udesc_set = true;
+	return fr_parser_stack(r->parser, s, captured ? NULL : leaf, captured ? 0 : 2, true, leaf_user, r->uframes,
+			       max, r->udesc);
 }
 
 /* What a record of the BPF side says of a user stack (sample and offcpu
@@ -397,7 +394,7 @@ static size_t unwind_sample(struct fr_recorder *r, const struct fr_event_sample 
 {
 	struct fr_ustack s = USTACK_OF(e, FR_USTACK_COPY);
 
-	return unwind(r, &s, true, max);
+	return unwind(r, &s, true, e->kernel_frames == 0, max);
 }
 
 /* An offcpu record with its stacks (@size: with or without the user
@@ -406,7 +403,7 @@ static size_t unwind_offcpu(struct fr_recorder *r, const struct fr_event_offcpu 
 {
 	struct fr_ustack s = USTACK_OF(e, size >= sizeof(*e) + FR_USTACK_COPY ? FR_USTACK_COPY : 0);
 
-	return unwind(r, &s, s.stack_len > 0, max);
+	return unwind(r, &s, s.stack_len > 0, e->kernel_frames == 0, max);
 }
 
 static unsigned this_cpu(struct fr_recorder *r)
@@ -489,10 +486,8 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		if (size < sizeof(*e))
 			goto malformed;
 		rec.exec.ppid = e->ppid;
-		if (r->sym)
-			fr_symbolizer_forget(r->sym, rec.pid); /* a new image */
-		if (r->unw)
-			fr_unwinder_forget(r->unw, rec.pid);
+		if (r->parser)
+			fr_parser_exec(r->parser, rec.pid); /* a new image */
 		rec.exec.filename = e->filename;
 		rec.exec.filename_len = MIN(e->filename_len, FR_FILENAME_LEN);
 		rec.exec.args = e->args;
@@ -511,8 +506,8 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		if (size < sizeof(*e))
 			goto malformed;
 		rec.exit.status = e->exit_code;
-		if (r->unw)
-			fr_unwinder_exited(r->unw, rec.pid);
+		if (r->parser)
+			fr_parser_exit(r->parser, rec.pid);
 		break;
 	}
 	case FR_EV_FORK: {
@@ -520,10 +515,8 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		if (size < sizeof(*e))
 			goto malformed;
 		rec.fork.child_pid = e->child_pid;
-		if (r->sym)
-			fr_symbolizer_fork(r->sym, rec.pid, e->child_pid);
-		if (r->unw)
-			fr_unwinder_fork(r->unw, rec.pid, e->child_pid);
+		if (r->parser)
+			fr_parser_fork(r->parser, rec.pid, e->child_pid);
 		break;
 	}
 	case FR_EV_SYSCALL: {
@@ -728,8 +721,8 @@ void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono)
 	check_write_resumed(r);
 	if (r->sym)
 		fr_symbolizer_trim(r->sym);
-	if (r->unw)
-		fr_unwinder_trim(r->unw);
+	if (r->parser)
+		fr_parser_tick(r->parser);
 	bpf_losses(r, lost);
 	for (unsigned i = 0; i < r->ncpu; i++) {
 		struct cpu_state *c = &r->cpu[i];

@@ -41,11 +41,12 @@ void fr_recorder_set_triggers(struct fr_recorder *r, struct fr_triggers *t);
 struct fr_symbolizer;
 void fr_recorder_set_symbolizer(struct fr_recorder *r, struct fr_symbolizer *s);
 struct fr_symbolizer *fr_recorder_symbolizer(struct fr_recorder *r);
-/* Takes ownership of @u: user stacks of samples are unwound with it
- * (without one, a sample keeps only its interrupted instruction). */
-struct fr_unwinder;
-void fr_recorder_set_unwinder(struct fr_recorder *r, struct fr_unwinder *u);
-struct fr_unwinder *fr_recorder_unwinder(struct fr_recorder *r);
+/* Takes ownership of @p: user stacks of samples and offcpu records are
+ * unwound and named by its helper (without one, a stack keeps only its
+ * interrupted instruction, unnamed). */
+struct fr_parser;
+void fr_recorder_set_parser(struct fr_recorder *r, struct fr_parser *p);
+struct fr_parser *fr_recorder_parser(struct fr_recorder *r);
 
 /* fr_ring_cb: one raw BPF record. */
 int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t size);

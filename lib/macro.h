@@ -4,6 +4,7 @@
 #define FR_MACRO_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -53,6 +54,13 @@ static inline void closep(int *fd)
 static inline int negative_errno(void)
 {
 	return errno > 0 ? -errno : -EIO;
+}
+
+/* to[i] += from[i] for @n counters (stats structs of uint64_t only). */
+static inline void fr_add_counters(uint64_t *to, const uint64_t *from, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		to[i] += from[i];
 }
 
 #endif

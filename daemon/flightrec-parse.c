@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * flightrec-parse: flightrecd's parser of other users' binaries.  It
+ * unwinds user stacks (unwinder.h) and names their frames (the user half
+ * of symbolizer.h), with libelf and libdw, on files flightrecd opens for
+ * it (proc-access-broker.c), inside the sandbox of parse-sandbox.h.  A
+ * file that crashes it, or keeps it busy past its deadline, costs the
+ * names of a moment: flightrecd kills it, starts another, and does not
+ * hand that file out again for a while (parser.h).
+ *
+ * Started by flightrecd only: its socket is descriptor 3, argv[1] the
+ * daemon's pid (if that is no longer the parent, it leaves).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../lib/chunk.h"
+#include "../lib/macro.h"
+#include "../lib/store-format.h"
+#include "parse-sandbox.h"
+#include "parser-proto.h"
+
+struct helper {
+	struct fr_symbolizer *sym;
+	struct fr_unwinder *unw;
+	uint8_t *in, *out;
+	uint64_t frames[FR_SAMPLE_FRAMES_MAX];
+};
+
+static void send_or_leave(const void *buf, size_t len)
+{
+	if (send(FR_PARSE_FD, buf, len, MSG_NOSIGNAL) != (ssize_t)len)
+		_exit(3);
+}
+
+static void on_notes(struct helper *h, const uint8_t *buf, size_t len)
+{
+	const struct fr_pm_notes *m = (const void *)buf;
+
+	if (len < sizeof(*m) || m->n > FR_PM_NOTES_MAX || len != sizeof(*m) + m->n * sizeof(m->note[0]))
+		_exit(4);
+	for (uint32_t i = 0; i < m->n; i++) {
+		const struct fr_pm_note *n = &m->note[i];
+
+		switch (n->kind) {
+		case FR_NOTE_EXEC:
+			fr_symbolizer_forget(h->sym, n->pid);
+			fr_unwinder_forget(h->unw, n->pid);
+			break;
+		case FR_NOTE_EXIT:
+			fr_unwinder_exited(h->unw, n->pid);
+			break;
+		case FR_NOTE_FORK:
+			fr_symbolizer_fork(h->sym, n->pid, n->child);
+			fr_unwinder_fork(h->unw, n->pid, n->child);
+			break;
+		}
+	}
+}
+
+/* Appends @d's records to out[*len..], after a mask byte; false when
+ * they do not fit (nothing appended). */
+static bool put_desc(uint8_t *out, size_t *len, const struct fr_frame_desc *d)
+{
+	const struct fr_record *recs[] = { &d->mapping, &d->symbol, &d->inl };
+	size_t at = *len, l = at + 1;
+	uint8_t mask = 0;
+
+	if (l > FR_PARSE_MSG_MAX)
+		return false;
+	for (unsigned i = 0; i < ELEMENTSOF(recs); i++) {
+		struct fr_codec_state st = { .incompat_flags = FR_CHUNK_INCOMPAT_WRITE };
+		int r;
+
+		if (!recs[i]->type)
+			continue;
+		r = fr_record_encode(&st, recs[i], out, FR_PARSE_MSG_MAX, l);
+		if (r < 0)
+			return false;
+		l = (size_t)r;
+		mask |= (uint8_t)(1u << i);
+	}
+	out[at] = mask;
+	*len = l;
+	return true;
+}
+
+static void on_stack(struct helper *h, const uint8_t *buf, size_t len)
+{
+	const struct fr_pm_stack *q = (const void *)buf;
+	struct fr_pm_frames *a = (void *)h->out;
+	size_t n, max, at;
+
+	if (len < sizeof(*q) || q->stack_len > FR_USTACK_COPY || q->nframes > FR_SAMPLE_FRAMES_MAX ||
+	    len != sizeof(*q) + q->stack_len + q->nframes * sizeof(uint64_t))
+		_exit(4);
+	max = MIN((size_t)q->max, ELEMENTSOF(h->frames));
+	if (q->flags & FR_PM_UNWIND) {
+		struct fr_ustack s = { .pid = q->pid, .tid = q->tid, .ppid = q->ppid, .exe_ino = q->exe_ino,
+				       .regs = q->regs, .stack = buf + sizeof(*q), .stack_len = q->stack_len };
+		n = max >= 2 ? fr_unwinder_unwind(h->unw, &s, h->frames, max) : 0;
+	} else {
+		n = MIN((size_t)q->nframes, max);
+		memcpy(h->frames, buf + sizeof(*q), n * sizeof(uint64_t));
+	}
+	*a = (struct fr_pm_frames){ .type = FR_PM_FRAMES, .nframes = (uint32_t)n };
+	memcpy(h->out + sizeof(*a), h->frames, n * sizeof(uint64_t));
+	at = sizeof(*a) + n * sizeof(uint64_t);
+	if (q->flags & FR_PM_NAME) {
+		fr_symbolizer_parent(h->sym, q->pid, q->ppid, q->exe_ino);
+		for (size_t i = 0; i < n; i++) {
+			struct fr_frame_desc d = {};
+
+			if (h->frames[i] >= FR_FRAME_MARKER_MAX)
+				fr_symbolizer_user(h->sym, q->pid, q->exe_ino, h->frames[i],
+						   (q->flags & FR_PM_LEAF_USER) && i == 0, &d);
+			if (!put_desc(h->out, &at, &d)) {
+				a->cut = (uint32_t)(n - i);
+				break;
+			}
+			a->ndesc++;
+		}
+	}
+	send_or_leave(h->out, at);
+}
+
+static void on_trim(struct helper *h)
+{
+	struct fr_pm_stats *s = (void *)h->out;
+
+	fr_symbolizer_trim(h->sym);
+	fr_unwinder_trim(h->unw);
+	*s = (struct fr_pm_stats){ .type = FR_PM_STATS };
+	fr_symbolizer_get_stats(h->sym, &s->sym);
+	fr_unwinder_get_stats(h->unw, &s->unw);
+	fr_symbolizer_get_jit_stats(h->sym, &s->jit);
+	send_or_leave(s, sizeof(*s));
+}
+
+int main(int argc, char **argv)
+{
+	struct fr_pm_hello hello = { .type = FR_PM_HELLO, .proto = FR_PARSE_PROTO };
+	struct helper h = {};
+	const char *what;
+	int r;
+
+	/* gone with the daemon; and only ever its child */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || argc != 2 || getppid() != (pid_t)atol(argv[1])) {
+		fprintf(stderr, "<3>flightrec-parse is started by flightrecd only.\n");
+		return 2;
+	}
+	h.in = malloc(FR_PARSE_MSG_MAX);
+	h.out = malloc(FR_PARSE_MSG_MAX);
+	if (!h.in || !h.out || fr_symbolizer_new(NULL, &h.sym) < 0 || fr_unwinder_new(&h.unw) < 0) {
+		fprintf(stderr, "<3>flightrec-parse: out of memory.\n");
+		return 1;
+	}
+	r = fr_parse_sandbox_enter(&what);
+	if (r < 0) {
+		fprintf(stderr, "<3>flightrec-parse: failed to enter its sandbox (%s): %s\n", what, strerror(-r));
+		return 1;
+	}
+	send_or_leave(&hello, sizeof(hello));
+	for (;;) {
+		ssize_t n = recv(FR_PARSE_FD, h.in, FR_PARSE_MSG_MAX, 0);
+		uint32_t type;
+
+		if (n <= 0)
+			_exit(0); /* the daemon closed it: no atexit work, no leak scan */
+		if ((size_t)n < sizeof(type))
+			_exit(4);
+		memcpy(&type, h.in, sizeof(type));
+		switch (type) {
+		case FR_PM_NOTES:
+			on_notes(&h, h.in, (size_t)n);
+			break;
+		case FR_PM_STACK:
+			on_stack(&h, h.in, (size_t)n);
+			break;
+		case FR_PM_TRIM:
+			on_trim(&h);
+			break;
+		default:
+			_exit(4);
+		}
+	}
+}

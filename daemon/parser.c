@@ -1,0 +1,674 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/chunk.h"
+#include "../lib/clock.h"
+#include "../lib/macro.h"
+#include "../lib/parse.h"
+#include "../lib/store-format.h"
+#include "log.h"
+#include "parser-proto.h"
+#include "parser.h"
+#include "proc-access.h"
+
+#define NAME "flightrec-parse"
+/* the first hello: the helper maps its libraries and enters the sandbox */
+#define START_DEADLINE_NS (2000 * 1000000ULL)
+#define DEADLINE_NS (FR_PARSER_DEADLINE_MS * 1000000ULL)
+#define RESTART_GAP_NS NSEC_PER_SEC
+#define FAILS_WINDOW_NS (60 * NSEC_PER_SEC)
+#define BACKOFF_NS (60 * NSEC_PER_SEC)
+#define QUARANTINE_NS (FR_PARSER_QUARANTINE_S * NSEC_PER_SEC)
+#define QUARANTINE_MAX 64
+#define HANDED_MAX 16
+
+struct file_id {
+	uint64_t dev, ino;
+};
+
+struct fr_parser {
+	int exe_fd; /* the helper's executable (O_PATH), run at every start */
+	char *path;
+	int sock;   /* -EBADF: no helper */
+	pid_t pid;
+	uint64_t next_start; /* CLOCK_MONOTONIC: no start before */
+	uint64_t fails_since;
+	unsigned fails;
+	uint8_t *msg;                /* replies received */
+	struct fr_pm_notes *notes;   /* notes not sent yet */
+	/* the exchange in flight */
+	uint32_t req_pid, req_ppid;
+	struct file_id handed[HANDED_MAX];
+	size_t nhanded;
+	struct file_id last_handed; /* in this helper's life */
+	struct {
+		struct file_id id;
+		uint64_t until;
+	} q[QUARANTINE_MAX];
+	struct fr_pm_stats last, base; /* the running helper's, and its predecessors' */
+	struct fr_parser_stats st;
+};
+
+static bool helper_ok(int fd, const char **why)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		*why = "not a regular file";
+	else if (st.st_uid != 0 && st.st_uid != geteuid())
+		*why = "owned by another user";
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		*why = "writable by group or others";
+	else if (!(st.st_mode & S_IXUSR))
+		*why = "not executable";
+	else
+		return true;
+	return false;
+}
+
+/* Next to our own executable (a build tree), else the installed one. */
+static int open_helper(struct fr_parser *p)
+{
+	char self[PATH_MAX], cand[2][PATH_MAX + 32];
+	const char *why = "not found";
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	unsigned nc = 0;
+
+	if (n > 0) {
+		char *slash;
+		self[n] = 0;
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(cand[nc++], sizeof(cand[0]), "%s/" NAME, self);
+		}
+	}
+	snprintf(cand[nc++], sizeof(cand[0]), "%s/" NAME, FR_LIBEXECDIR);
+	for (unsigned i = 0; i < nc; i++) {
+		int fd = open(cand[i], O_PATH | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		if (!helper_ok(fd, &why)) {
+			log_warning("Not running %s: %s.", cand[i], why);
+			close(fd);
+			continue;
+		}
+		p->path = strdup(cand[i]);
+		if (!p->path) {
+			close(fd);
+			return -ENOMEM;
+		}
+		p->exe_fd = fd;
+		return 0;
+	}
+	log_warning("No usable %s (looked next to flightrecd and in %s): user stacks keep their leaf frame, "
+		    "unnamed.", NAME, FR_LIBEXECDIR);
+	return -ENOENT;
+}
+
+int fr_parser_new(struct fr_parser **ret)
+{
+	struct fr_parser *p = calloc(1, sizeof(*p));
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	p->exe_fd = p->sock = -EBADF;
+	p->msg = malloc(FR_PARSE_MSG_MAX);
+	p->notes = malloc(FR_PARSE_MSG_MAX);
+	if (!p->msg || !p->notes) {
+		fr_parser_free(p);
+		return -ENOMEM;
+	}
+	p->notes->type = FR_PM_NOTES;
+	p->notes->n = 0;
+	r = open_helper(p);
+	if (r < 0) {
+		fr_parser_free(p);
+		return r;
+	}
+	*ret = p;
+	return 0;
+}
+
+static void add_stats(struct fr_pm_stats *to, const struct fr_pm_stats *from)
+{
+	_Static_assert((sizeof(struct fr_pm_stats) - offsetof(struct fr_pm_stats, sym)) % sizeof(uint64_t) == 0,
+		       "counters only");
+	fr_add_counters((uint64_t *)&to->sym, (const uint64_t *)&from->sym,
+			(sizeof(*to) - offsetof(struct fr_pm_stats, sym)) / sizeof(uint64_t));
+}
+
+/* Kills the helper (if any, and not reaped yet) and forgets it. */
+static void stop(struct fr_parser *p)
+{
+	if (p->pid > 0) {
+		kill(p->pid, SIGKILL);
+		(void)waitpid(p->pid, NULL, 0);
+	}
+	if (p->sock >= 0)
+		close(p->sock);
+	p->sock = -EBADF;
+	p->pid = 0;
+	/* its counters go on in the base; its gauges (what it held) end */
+	p->last.sym.processes = p->last.sym.files = p->last.sym.cache_bytes = 0;
+	p->last.unw.processes = p->last.unw.files = 0;
+	p->last.jit.held = 0;
+	add_stats(&p->base, &p->last);
+	p->last = (struct fr_pm_stats){};
+	p->notes->n = 0; /* the next helper knows nothing of them */
+}
+
+struct fr_parser *fr_parser_free(struct fr_parser *p)
+{
+	if (!p)
+		return NULL;
+	if (p->sock >= 0) {
+		/* it leaves at the end of its socket */
+		close(p->sock);
+		p->sock = -EBADF;
+	}
+	stop(p);
+	if (p->exe_fd >= 0)
+		close(p->exe_fd);
+	free(p->path);
+	free(p->msg);
+	free(p->notes);
+	free(p);
+	return NULL;
+}
+
+const char *fr_parser_path(const struct fr_parser *p)
+{
+	return p->path;
+}
+
+static bool quarantined(struct fr_parser *p, uint64_t dev, uint64_t ino, uint64_t now)
+{
+	for (size_t i = 0; i < QUARANTINE_MAX; i++)
+		if (p->q[i].until > now && p->q[i].id.dev == dev && p->q[i].id.ino == ino)
+			return true;
+	return false;
+}
+
+static void quarantine(struct fr_parser *p, struct file_id id, uint64_t now)
+{
+	size_t slot = 0;
+
+	if (!id.ino || quarantined(p, id.dev, id.ino, now))
+		return;
+	for (size_t i = 1; i < QUARANTINE_MAX; i++)
+		if (p->q[i].until < p->q[slot].until)
+			slot = i;
+	p->q[slot].id = id;
+	p->q[slot].until = now + QUARANTINE_NS;
+	p->st.quarantined++;
+}
+
+enum failure { F_TIMEOUT, F_CRASH, F_BAD };
+
+/* The helper failed an exchange: it goes, with the files it was given
+ * for it (else the last one it was given), for a while. */
+static void fail(struct fr_parser *p, enum failure f)
+{
+	static const char *const what[] = { "did not answer in time", "died", "sent a malformed message" };
+	uint64_t now = fr_now_ns(CLOCK_MONOTONIC);
+	int status = 0;
+	size_t held = p->nhanded;
+
+	if (f == F_CRASH && p->pid > 0 && waitpid(p->pid, &status, WNOHANG) == p->pid)
+		p->pid = 0; /* reaped: its status says how */
+	if (f == F_TIMEOUT)
+		p->st.timeouts++;
+	else if (f == F_CRASH)
+		p->st.crashes++;
+	else
+		p->st.bad_replies++;
+	for (size_t i = 0; i < p->nhanded; i++)
+		quarantine(p, p->handed[i], now);
+	if (!held && p->last_handed.ino) {
+		quarantine(p, p->last_handed, now);
+		held = 1;
+	}
+	if (WIFSIGNALED(status))
+		log_warning("%s %s (signal %d) naming a stack of pid %" PRIu32 "; %zu file(s) not handed to it for %d s.",
+			    NAME, what[f], WTERMSIG(status), p->req_pid, held, FR_PARSER_QUARANTINE_S);
+	else
+		log_warning("%s %s naming a stack of pid %" PRIu32 "; %zu file(s) not handed to it for %d s.", NAME,
+			    what[f], p->req_pid, held, FR_PARSER_QUARANTINE_S);
+	stop(p);
+	if (now - p->fails_since > FAILS_WINDOW_NS) {
+		p->fails_since = now;
+		p->fails = 0;
+	}
+	p->fails++;
+	p->next_start = now + (p->fails >= FR_PARSER_FAILS_MAX ? BACKOFF_NS : RESTART_GAP_NS);
+	if (p->fails == FR_PARSER_FAILS_MAX)
+		log_warning("%s failed %d times within a minute: not started again for a minute.", NAME,
+			    FR_PARSER_FAILS_MAX);
+}
+
+/* Sends one message (with @fd attached if >= 0) by @deadline. */
+static int send_msg(struct fr_parser *p, struct iovec *iov, size_t niov, int fd, uint64_t deadline)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c = {};
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = niov };
+
+	if (fd >= 0) {
+		m.msg_control = c.buf;
+		m.msg_controllen = sizeof(c.buf);
+		c.h.cmsg_level = SOL_SOCKET;
+		c.h.cmsg_type = SCM_RIGHTS;
+		c.h.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&c.h), &fd, sizeof(fd));
+	}
+	for (;;) {
+		struct pollfd pfd = { .fd = p->sock, .events = POLLOUT };
+		uint64_t now;
+
+		if (sendmsg(p->sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
+			return 0;
+		if (errno != EAGAIN && errno != EINTR)
+			return -EPIPE;
+		now = fr_now_ns(CLOCK_MONOTONIC);
+		if (now >= deadline)
+			return -ETIME;
+		if (poll(&pfd, 1, (int)((deadline - now) / 1000000 + 1)) < 0 && errno != EINTR)
+			return -EPIPE;
+	}
+}
+
+/* Receives one message into p->msg by @deadline; its length, or
+ * -ETIME, -EPIPE (the helper is gone), -EBADMSG (too long, or with
+ * descriptors: it has none to send). */
+static ssize_t recv_msg(struct fr_parser *p, uint64_t deadline)
+{
+	for (;;) {
+		union {
+			struct cmsghdr h;
+			char buf[CMSG_SPACE(sizeof(int) * 4)];
+		} c;
+		struct iovec iov = { p->msg, FR_PARSE_MSG_MAX };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf, .msg_controllen = sizeof(c.buf) };
+		struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
+		ssize_t n = recvmsg(p->sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		uint64_t now;
+
+		if (n > 0) {
+			bool fds = false;
+			for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h))
+				if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
+					size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+					for (size_t i = 0; i < k; i++) {
+						int fd;
+						memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(fd));
+						close(fd);
+					}
+					fds = true;
+				}
+			if (fds || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)n < sizeof(uint32_t))
+				return -EBADMSG;
+			return n;
+		}
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			return -EPIPE;
+		now = fr_now_ns(CLOCK_MONOTONIC);
+		if (now >= deadline)
+			return -ETIME;
+		if (poll(&pfd, 1, (int)((deadline - now) / 1000000 + 1)) < 0 && errno != EINTR)
+			return -EPIPE;
+	}
+}
+
+static enum failure failure_of(ssize_t r)
+{
+	return r == -ETIME ? F_TIMEOUT : r == -EPIPE ? F_CRASH : F_BAD;
+}
+
+static uint32_t msg_type(const struct fr_parser *p)
+{
+	uint32_t t;
+
+	memcpy(&t, p->msg, sizeof(t));
+	return t;
+}
+
+static int spawn(struct fr_parser *p)
+{
+	char ppid[16];
+	char *argv[] = { (char *)NAME, ppid, NULL }, *envp[] = { NULL };
+	int sv[2];
+	pid_t pid;
+
+	snprintf(ppid, sizeof(ppid), "%d", (int)getpid());
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int r = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return r;
+	}
+	if (pid == 0) {
+		sigset_t none;
+
+		/* only its socket and stdio cross the exec: everything
+		 * else of the daemon's (the store, BPF objects) is closed */
+		if (sv[1] == FR_PARSE_FD ? fcntl(sv[1], F_SETFD, 0) < 0 : dup2(sv[1], FR_PARSE_FD) < 0)
+			_exit(127);
+		if (close_range(FR_PARSE_FD + 1, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+			_exit(127);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execveat(p->exe_fd, "", argv, envp, AT_EMPTY_PATH);
+		_exit(127);
+	}
+	close(sv[1]);
+	p->sock = sv[0];
+	p->pid = pid;
+	p->last_handed = (struct file_id){};
+	return 0;
+}
+
+/* A helper that said hello, or -errno. */
+static int ensure(struct fr_parser *p)
+{
+	uint64_t now = fr_now_ns(CLOCK_MONOTONIC);
+	const struct fr_pm_hello *h = (const void *)p->msg;
+	ssize_t n;
+	int r;
+
+	if (p->sock >= 0)
+		return 0;
+	if (now < p->next_start)
+		return -EAGAIN;
+	r = spawn(p);
+	if (r < 0) {
+		p->st.start_failed++;
+		p->next_start = now + BACKOFF_NS;
+		return log_warning_errno(r, "Failed to start %s, retrying in a minute: %m", p->path);
+	}
+	n = recv_msg(p, now + START_DEADLINE_NS);
+	if (n != (ssize_t)sizeof(*h) || h->type != FR_PM_HELLO || h->proto != FR_PARSE_PROTO) {
+		p->st.start_failed++;
+		stop(p);
+		p->next_start = now + BACKOFF_NS;
+		log_warning("%s did not start (%s), retrying in a minute.", p->path,
+			    n == -ETIME ? "no hello within 2 s" : n < 0 ? "it exited" : "another build");
+		return -EPROTO;
+	}
+	p->st.starts++;
+	p->st.pid = p->pid;
+	return 0;
+}
+
+static int flush_notes(struct fr_parser *p, uint64_t deadline)
+{
+	struct iovec iov = { p->notes, sizeof(*p->notes) + p->notes->n * sizeof(p->notes->note[0]) };
+	int r;
+
+	if (!p->notes->n)
+		return 0;
+	r = send_msg(p, &iov, 1, -EBADF, deadline);
+	p->notes->n = 0;
+	return r;
+}
+
+static void note(struct fr_parser *p, uint32_t kind, uint32_t pid, uint32_t child)
+{
+	if (p->sock < 0)
+		return; /* a helper started later knows nothing of pid */
+	if (p->notes->n == FR_PM_NOTES_MAX) {
+		int r = flush_notes(p, fr_now_ns(CLOCK_MONOTONIC) + DEADLINE_NS);
+		if (r < 0) {
+			fail(p, failure_of(r));
+			return;
+		}
+	}
+	p->notes->note[p->notes->n++] = (struct fr_pm_note){ kind, pid, child };
+}
+
+void fr_parser_exec(struct fr_parser *p, uint32_t pid)
+{
+	note(p, FR_NOTE_EXEC, pid, 0);
+}
+
+void fr_parser_exit(struct fr_parser *p, uint32_t pid)
+{
+	note(p, FR_NOTE_EXIT, pid, 0);
+}
+
+void fr_parser_fork(struct fr_parser *p, uint32_t pid, uint32_t child)
+{
+	note(p, FR_NOTE_FORK, pid, child);
+}
+
+static void handed(struct fr_parser *p, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return;
+	p->last_handed = (struct file_id){ st.st_dev, st.st_ino };
+	if (p->nhanded < HANDED_MAX)
+		p->handed[p->nhanded++] = p->last_handed;
+	p->st.files_handed++;
+}
+
+/* Opens the file a NEED asks for and sends it (or why not). */
+static int serve(struct fr_parser *p, size_t len, uint64_t deadline)
+{
+	const struct fr_pm_need *n = (const void *)p->msg;
+	struct fr_pm_opened o = { .type = FR_PM_OPENED };
+	struct iovec iov = { &o, sizeof(o) };
+	char path[FR_PM_PATH_MAX + 1];
+	uint64_t now = fr_now_ns(CLOCK_MONOTONIC);
+	int fd = -ESRCH, r;
+
+	if (len < sizeof(*n) || n->path_len >= FR_PM_PATH_MAX || len != sizeof(*n) + n->path_len ||
+	    n->build_id_len > FR_BUILD_ID_MAX)
+		return -EBADMSG;
+	if (n->kind != FR_NEED_DEBUG && n->pid != p->req_pid && (!p->req_ppid || n->pid != p->req_ppid)) {
+		/* only the process whose stack it names, and its parent
+		 * (whose mappings a forked child has) */
+		p->st.needs_refused++;
+	} else {
+		switch (n->kind) {
+		case FR_NEED_MAPS:
+			fd = fr_access_maps(n->pid, &o.exe_ino);
+			break;
+		case FR_NEED_MAPPED:
+			if (quarantined(p, n->dev, n->ino, now)) {
+				p->st.quarantine_refused++;
+				fd = -ESTALE;
+				break;
+			}
+			memcpy(path, p->msg + sizeof(*n), n->path_len);
+			path[n->path_len] = 0;
+			fd = fr_access_mapped(n->pid, n->start, n->end, n->path_len ? path : NULL, (dev_t)n->dev, n->ino);
+			if (fd >= 0)
+				handed(p, fd);
+			break;
+		case FR_NEED_DEBUG: {
+			struct stat st;
+			fd = fr_access_debug(n->build_id, n->build_id_len);
+			if (fd >= 0 && fstat(fd, &st) == 0 && quarantined(p, st.st_dev, st.st_ino, now)) {
+				p->st.quarantine_refused++;
+				close(fd);
+				fd = -ESTALE;
+			} else if (fd >= 0)
+				handed(p, fd);
+			break;
+		}
+		case FR_NEED_PERF_MAP:
+			fd = fr_access_perf_map(n->pid);
+			break;
+		default:
+			return -EBADMSG;
+		}
+	}
+	o.result = fd < 0 ? fd : 0;
+	r = send_msg(p, &iov, 1, fd, deadline);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/* The FRAMES answer in p->msg: frames into @out, descriptions into
+ * @desc.  -EBADMSG when it does not add up. */
+static int take_frames(struct fr_parser *p, size_t len, size_t max, uint64_t *out, struct fr_frame_desc *desc,
+		       size_t *ret)
+{
+	const struct fr_pm_frames *a = (const void *)p->msg;
+	size_t pos;
+
+	if (len < sizeof(*a) || a->nframes > max || a->ndesc > a->nframes ||
+	    len < sizeof(*a) + a->nframes * sizeof(uint64_t))
+		return -EBADMSG;
+	memcpy(out, p->msg + sizeof(*a), a->nframes * sizeof(uint64_t));
+	pos = sizeof(*a) + a->nframes * sizeof(uint64_t);
+	for (size_t i = 0; i < a->nframes; i++) {
+		struct fr_record *slot[] = { &desc[i].mapping, &desc[i].symbol, &desc[i].inl };
+		static const uint16_t type[] = { FR_REC_MAPPING, FR_REC_SYMBOL, FR_REC_INLINE };
+		uint8_t mask;
+
+		desc[i] = (struct fr_frame_desc){};
+		if (i >= a->ndesc)
+			continue;
+		if (pos >= len)
+			return -EBADMSG;
+		mask = p->msg[pos++];
+		if (mask & ~7u)
+			return -EBADMSG;
+		for (unsigned k = 0; k < 3; k++) {
+			struct fr_codec_state st = { .incompat_flags = FR_CHUNK_INCOMPAT_WRITE };
+
+			if (!(mask & (1u << k)))
+				continue;
+			if (fr_record_decode(&st, p->msg, len, &pos, slot[k]) < 0 || slot[k]->type != type[k])
+				return -EBADMSG;
+			/* the daemon says whose it is */
+			slot[k]->pid = p->req_pid;
+		}
+	}
+	if (pos != len)
+		return -EBADMSG;
+	p->st.descs_cut += a->cut;
+	*ret = a->nframes;
+	return 0;
+}
+
+size_t fr_parser_stack(struct fr_parser *p, const struct fr_ustack *s, const uint64_t *frames, size_t nframes,
+		       bool name, bool leaf_user, uint64_t *out, size_t max, struct fr_frame_desc *desc)
+{
+	uint64_t start = fr_now_ns(CLOCK_MONOTONIC), deadline = start + DEADLINE_NS;
+	bool unwind = !frames && s->stack_len;
+	struct fr_pm_stack q = {
+		.type = FR_PM_STACK,
+		.flags = (unwind ? FR_PM_UNWIND : 0) | (name ? FR_PM_NAME : 0) | (leaf_user ? FR_PM_LEAF_USER : 0),
+		.pid = s->pid, .tid = s->tid, .ppid = s->ppid, .max = (uint32_t)max, .exe_ino = s->exe_ino,
+		.stack_len = unwind ? (uint32_t)MIN(s->stack_len, (size_t)FR_USTACK_COPY) : 0,
+		.nframes = unwind ? 0 : (uint32_t)MIN(nframes, max),
+	};
+	struct iovec iov[2] = { { &q, sizeof(q) },
+				{ unwind ? (void *)s->stack : (void *)frames, unwind ? q.stack_len : q.nframes * 8 } };
+	ssize_t n;
+	size_t got = 0;
+
+	memcpy(q.regs, s->regs, sizeof(q.regs));
+	if (max < 2 || ensure(p) < 0)
+		goto skip;
+	p->req_pid = s->pid;
+	p->req_ppid = s->ppid;
+	p->nhanded = 0;
+	n = flush_notes(p, deadline);
+	if (n == 0)
+		n = send_msg(p, iov, 2, -EBADF, deadline);
+	while (n == 0) {
+		n = recv_msg(p, deadline);
+		if (n > 0 && msg_type(p) == FR_PM_NEED)
+			n = serve(p, (size_t)n, deadline);
+		else if (n > 0 && msg_type(p) == FR_PM_FRAMES)
+			n = take_frames(p, (size_t)n, max, out, desc, &got) < 0 ? -EBADMSG : 1;
+		else if (n > 0)
+			n = -EBADMSG;
+	}
+	if (n < 0) {
+		fail(p, failure_of(n));
+		goto skip;
+	}
+	p->st.stacks++;
+	p->st.wait_ns_max = MAX(p->st.wait_ns_max, fr_now_ns(CLOCK_MONOTONIC) - start);
+	return got;
+skip:
+	p->st.skipped++;
+	if (unwind) {
+		out[0] = s->regs[16];
+		out[1] = FR_FRAME_UNWIND_FAILED;
+		got = 2;
+	} else {
+		got = MIN(nframes, max);
+		memcpy(out, frames, got * sizeof(uint64_t));
+	}
+	for (size_t i = 0; i < got; i++)
+		desc[i] = (struct fr_frame_desc){};
+	return got;
+}
+
+void fr_parser_tick(struct fr_parser *p)
+{
+	uint64_t deadline = fr_now_ns(CLOCK_MONOTONIC) + DEADLINE_NS;
+	struct fr_pm_stats *s = (void *)p->msg;
+	uint32_t type = FR_PM_TRIM;
+	struct iovec iov = { &type, sizeof(type) };
+	ssize_t n;
+
+	if (p->sock < 0)
+		return;
+	p->req_pid = p->req_ppid = 0;
+	p->nhanded = 0;
+	n = flush_notes(p, deadline);
+	if (n == 0)
+		n = send_msg(p, &iov, 1, -EBADF, deadline);
+	if (n == 0)
+		n = recv_msg(p, deadline);
+	if (n > 0 && (n != (ssize_t)sizeof(*s) || s->type != FR_PM_STATS))
+		n = -EBADMSG;
+	if (n < 0) {
+		fail(p, failure_of(n));
+		return;
+	}
+	p->last = *s;
+}
+
+void fr_parser_get_stats(const struct fr_parser *p, struct fr_parser_stats *ret, struct fr_symbolizer_stats *sym,
+			 struct fr_unwinder_stats *unw, struct fr_perf_maps_stats *jit)
+{
+	struct fr_pm_stats all = p->base;
+
+	add_stats(&all, &p->last);
+	*ret = p->st;
+	ret->pid = p->pid;
+	*sym = all.sym;
+	*unw = all.unw;
+	*jit = all.jit;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * User stacks unwound and named outside the daemon (issue 42): in
+ * flightrec-parse, a helper process in the sandbox of parse-sandbox.h,
+ * which parses the binaries, debug files and JIT maps of the processes
+ * sampled (other users' files, untrusted) with libelf and libdw.  The
+ * daemon opens each file for it, as it did for itself (proc-access.h),
+ * and only for the process whose stack is being named, or its parent.
+ *
+ * Each record's stack is one exchange, bounded by a deadline: the daemon
+ * waits for the answer (unwound frames and their descriptions) at most
+ * FR_PARSER_DEADLINE_MS.  A helper that overruns it, crashes, or says
+ * something malformed is killed; the files handed to it during that
+ * exchange (else the last one handed out) are not handed out again for
+ * FR_PARSER_QUARANTINE_S; another helper starts at the next stack, at
+ * most one a second, and after FR_PARSER_FAILS_MAX failures in a minute
+ * not for a minute.  Meanwhile user stacks keep their leaf frame and the
+ * "[unwind failed]" marker, counted.  Everything is counted
+ * (fr_parser_get_stats(), frctl status: sampler.parser).
+ */
+#ifndef FR_PARSER_H
+#define FR_PARSER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "perf-map.h"
+#include "symbolizer.h"
+#include "unwinder.h"
+
+#define FR_PARSER_DEADLINE_MS 500
+#define FR_PARSER_QUARANTINE_S 600
+#define FR_PARSER_FAILS_MAX 5
+
+struct fr_parser;
+
+/* Finds the helper (next to the daemon's executable, else where it is
+ * installed: FR_LIBEXECDIR) and opens it, to run that very file at
+ * every start; it must be root's (or ours) and writable by no one else.
+ * The helper itself starts at the first stack. */
+int fr_parser_new(struct fr_parser **ret);
+struct fr_parser *fr_parser_free(struct fr_parser *p);
+/* The helper's path, for messages. */
+const char *fr_parser_path(const struct fr_parser *p);
+
+/* What the helper must know of processes: @pid exec'd, exited, forked
+ * @child.  Sent with the next exchange. */
+void fr_parser_exec(struct fr_parser *p, uint32_t pid);
+void fr_parser_exit(struct fr_parser *p, uint32_t pid);
+void fr_parser_fork(struct fr_parser *p, uint32_t pid, uint32_t child);
+
+/* The user stack @s: unwound when @s->stack_len, else @nframes given in
+ * @frames are taken as they are; then, with @name, described.  Fills
+ * out[0..max) (max >= 2) and returns how many; desc[i] (room for @max)
+ * describes out[i] (type 0 records where there is nothing to say); its
+ * strings stay valid until the next call.  @leaf_user: out[0] is the
+ * interrupted instruction (the record has no kernel frames). */
+struct fr_ustack;
+size_t fr_parser_stack(struct fr_parser *p, const struct fr_ustack *s, const uint64_t *frames, size_t nframes,
+		       bool name, bool leaf_user, uint64_t *out, size_t max, struct fr_frame_desc *desc);
+
+/* Between drains: the helper trims its caches and reports its counters. */
+void fr_parser_tick(struct fr_parser *p);
+
+struct fr_parser_stats {
+	pid_t pid;            /* the helper running now, 0: none */
+	uint64_t starts;      /* helpers started */
+	uint64_t crashes;     /* died during an exchange (a signal, or exited) */
+	uint64_t timeouts;    /* killed for overrunning the deadline */
+	uint64_t bad_replies; /* killed for a malformed or unexpected message */
+	uint64_t start_failed;/* did not start, or did not say hello in time */
+	uint64_t stacks;      /* stacks it answered */
+	uint64_t skipped;     /* stacks not sent: no helper (starting again later) */
+	uint64_t files_handed;/* files opened for it */
+	uint64_t needs_refused; /* asked for a process other than the stack's or its parent's */
+	uint64_t quarantined; /* files put in quarantine */
+	uint64_t quarantine_refused; /* files not handed out: in quarantine */
+	uint64_t descs_cut;   /* frames left unnamed: their names did not fit one message */
+	uint64_t wait_ns_max; /* the longest exchange */
+};
+/* The helper's counters (since the daemon started, over all helpers;
+ * the gauges are the running one's) into @sym, @unw and @jit. */
+void fr_parser_get_stats(const struct fr_parser *p, struct fr_parser_stats *ret, struct fr_symbolizer_stats *sym,
+			 struct fr_unwinder_stats *unw, struct fr_perf_maps_stats *jit);
+
+#endif
