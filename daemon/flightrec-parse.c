@@ -25,6 +25,7 @@
 #include "../lib/store-format.h"
 #include "parse-sandbox.h"
 #include "parser-proto.h"
+#include "proc-access.h"
 
 struct helper {
 	struct fr_symbolizer *sym;
@@ -159,6 +160,11 @@ int main(int argc, char **argv)
 	h.out = malloc(FR_PARSE_MSG_MAX);
 	if (!h.in || !h.out || fr_symbolizer_new(NULL, &h.sym) < 0 || fr_unwinder_new(&h.unw) < 0) {
 		fprintf(stderr, "<3>flightrec-parse: out of memory.\n");
+		return 1;
+	}
+	r = fr_access_broker_init();
+	if (r < 0) {
+		fprintf(stderr, "<3>flightrec-parse: failed to map its page for flightrecd: %s\n", strerror(-r));
 		return 1;
 	}
 	r = fr_parse_sandbox_enter(&what);

@@ -505,6 +505,7 @@ static struct json_object *status_json(struct daemon *d)
 				json_object_object_add(po, "start_failed", json_object_new_uint64(ps.start_failed));
 				json_object_object_add(po, "stacks", json_object_new_uint64(ps.stacks));
 				json_object_object_add(po, "skipped", json_object_new_uint64(ps.skipped));
+				json_object_object_add(po, "over_budget", json_object_new_uint64(ps.over_budget));
 				json_object_object_add(po, "files_handed", json_object_new_uint64(ps.files_handed));
 				json_object_object_add(po, "needs_refused", json_object_new_uint64(ps.needs_refused));
 				json_object_object_add(po, "quarantined", json_object_new_uint64(ps.quarantined));

@@ -26,6 +26,13 @@
 
 /* The helper's end of the socket. */
 #define FR_PARSE_FD 3
+/* A page both map (a sealed memfd): where the helper writes which file
+ * it is parsing, so that a crash or an overrun is blamed on that file. */
+#define FR_PARSE_CRUMB_FD 4
+struct fr_parse_crumb {
+	uint64_t dev, ino;
+};
+#define FR_PARSE_CRUMB_SIZE 4096
 /* The largest message either way: a request with its 16 KiB stack copy,
  * and a reply with the descriptions of its frames (a few KiB usually;
  * frames that do not fit are sent undescribed, and counted).  Under the

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -34,7 +36,7 @@
 #define BACKOFF_NS (60 * NSEC_PER_SEC)
 #define QUARANTINE_NS (FR_PARSER_QUARANTINE_S * NSEC_PER_SEC)
 #define QUARANTINE_MAX 64
-#define HANDED_MAX 16
+#define BUDGET_NS (FR_PARSER_BUDGET_MS * 1000000ULL)
 
 struct file_id {
 	uint64_t dev, ino;
@@ -46,15 +48,15 @@ struct fr_parser {
 	int sock;   /* -EBADF: no helper */
 	pid_t pid;
 	uint64_t next_start; /* CLOCK_MONOTONIC: no start before */
+	uint64_t window, spent; /* this second's start, and the time exchanges took in it */
 	uint64_t fails_since;
 	unsigned fails;
 	uint8_t *msg;                /* replies received */
 	struct fr_pm_notes *notes;   /* notes not sent yet */
 	/* the exchange in flight */
 	uint32_t req_pid, req_ppid;
-	struct file_id handed[HANDED_MAX];
-	size_t nhanded;
-	struct file_id last_handed; /* in this helper's life */
+	int crumb_fd;                        /* FR_PARSE_CRUMB_FD in the helper */
+	volatile struct fr_parse_crumb *crumb; /* the file it parses now */
 	struct {
 		struct file_id id;
 		uint64_t until;
@@ -128,7 +130,22 @@ int fr_parser_new(struct fr_parser **ret)
 
 	if (!p)
 		return -ENOMEM;
-	p->exe_fd = p->sock = -EBADF;
+	p->exe_fd = p->sock = p->crumb_fd = -EBADF;
+	/* sealed: the helper can neither shrink it under our mapping nor grow it */
+	p->crumb_fd = memfd_create("flightrec-parse-crumb", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (p->crumb_fd < 0 || ftruncate(p->crumb_fd, FR_PARSE_CRUMB_SIZE) < 0 ||
+	    fcntl(p->crumb_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		r = -errno;
+		fr_parser_free(p);
+		return r;
+	}
+	p->crumb = mmap(NULL, FR_PARSE_CRUMB_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, p->crumb_fd, 0);
+	if (p->crumb == MAP_FAILED) {
+		p->crumb = NULL;
+		r = -errno;
+		fr_parser_free(p);
+		return r;
+	}
 	p->msg = malloc(FR_PARSE_MSG_MAX);
 	p->notes = malloc(FR_PARSE_MSG_MAX);
 	if (!p->msg || !p->notes) {
@@ -186,6 +203,10 @@ struct fr_parser *fr_parser_free(struct fr_parser *p)
 	stop(p);
 	if (p->exe_fd >= 0)
 		close(p->exe_fd);
+	if (p->crumb)
+		munmap((void *)p->crumb, FR_PARSE_CRUMB_SIZE);
+	if (p->crumb_fd >= 0)
+		close(p->crumb_fd);
 	free(p->path);
 	free(p->msg);
 	free(p->notes);
@@ -222,35 +243,41 @@ static void quarantine(struct fr_parser *p, struct file_id id, uint64_t now)
 
 enum failure { F_TIMEOUT, F_CRASH, F_BAD };
 
-/* The helper failed an exchange: it goes, with the files it was given
- * for it (else the last one it was given), for a while. */
+/* The helper failed an exchange: it goes, and the file it was parsing
+ * (if it said: proc-access.h) is not handed out again for a while. */
 static void fail(struct fr_parser *p, enum failure f)
 {
 	static const char *const what[] = { "did not answer in time", "died", "sent a malformed message" };
+	struct file_id blamed = { p->crumb->dev, p->crumb->ino };
 	uint64_t now = fr_now_ns(CLOCK_MONOTONIC);
+	char sig[32] = "";
 	int status = 0;
-	size_t held = p->nhanded;
 
-	if (f == F_CRASH && p->pid > 0 && waitpid(p->pid, &status, WNOHANG) == p->pid)
+	if (f == F_CRASH && p->pid > 0 && waitpid(p->pid, &status, WNOHANG) == p->pid) {
 		p->pid = 0; /* reaped: its status says how */
+		if (WIFSIGNALED(status))
+			snprintf(sig, sizeof(sig), " (signal %d)", WTERMSIG(status));
+		else if (WIFEXITED(status))
+			snprintf(sig, sizeof(sig), " (exit status %d)", WEXITSTATUS(status));
+	}
 	if (f == F_TIMEOUT)
 		p->st.timeouts++;
 	else if (f == F_CRASH)
 		p->st.crashes++;
 	else
 		p->st.bad_replies++;
-	for (size_t i = 0; i < p->nhanded; i++)
-		quarantine(p, p->handed[i], now);
-	if (!held && p->last_handed.ino) {
-		quarantine(p, p->last_handed, now);
-		held = 1;
-	}
-	if (WIFSIGNALED(status))
-		log_warning("%s %s (signal %d) naming a stack of pid %" PRIu32 "; %zu file(s) not handed to it for %d s.",
-			    NAME, what[f], WTERMSIG(status), p->req_pid, held, FR_PARSER_QUARANTINE_S);
-	else
-		log_warning("%s %s naming a stack of pid %" PRIu32 "; %zu file(s) not handed to it for %d s.", NAME,
-			    what[f], p->req_pid, held, FR_PARSER_QUARANTINE_S);
+	/* a SIGKILL is not the file's doing (the OOM killer, an administrator):
+	 * ours come with F_TIMEOUT */
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		blamed.ino = 0;
+	if (blamed.ino) {
+		quarantine(p, blamed, now);
+		log_warning("%s %s%s naming a stack of pid %" PRIu32 " while parsing the file of device %u:%u inode %" PRIu64
+			    "; that file is not handed to it for %d s.",
+			    NAME, what[f], sig, p->req_pid, major(blamed.dev), minor(blamed.dev), blamed.ino,
+			    FR_PARSER_QUARANTINE_S);
+	} else
+		log_warning("%s %s%s naming a stack of pid %" PRIu32 ".", NAME, what[f], sig, p->req_pid);
 	stop(p);
 	if (now - p->fails_since > FAILS_WINDOW_NS) {
 		p->fails_since = now;
@@ -375,7 +402,10 @@ static int spawn(struct fr_parser *p)
 		 * else of the daemon's (the store, BPF objects) is closed */
 		if (sv[1] == FR_PARSE_FD ? fcntl(sv[1], F_SETFD, 0) < 0 : dup2(sv[1], FR_PARSE_FD) < 0)
 			_exit(127);
-		if (close_range(FR_PARSE_FD + 1, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		if (p->crumb_fd == FR_PARSE_CRUMB_FD ? fcntl(p->crumb_fd, F_SETFD, 0) < 0
+						       : dup2(p->crumb_fd, FR_PARSE_CRUMB_FD) < 0)
+			_exit(127);
+		if (close_range(FR_PARSE_CRUMB_FD + 1, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 			_exit(127);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
@@ -385,7 +415,6 @@ static int spawn(struct fr_parser *p)
 	close(sv[1]);
 	p->sock = sv[0];
 	p->pid = pid;
-	p->last_handed = (struct file_id){};
 	return 0;
 }
 
@@ -462,18 +491,6 @@ void fr_parser_fork(struct fr_parser *p, uint32_t pid, uint32_t child)
 	note(p, FR_NOTE_FORK, pid, child);
 }
 
-static void handed(struct fr_parser *p, int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return;
-	p->last_handed = (struct file_id){ st.st_dev, st.st_ino };
-	if (p->nhanded < HANDED_MAX)
-		p->handed[p->nhanded++] = p->last_handed;
-	p->st.files_handed++;
-}
-
 /* Opens the file a NEED asks for and sends it (or why not). */
 static int serve(struct fr_parser *p, size_t len, uint64_t deadline)
 {
@@ -505,8 +522,6 @@ static int serve(struct fr_parser *p, size_t len, uint64_t deadline)
 			memcpy(path, p->msg + sizeof(*n), n->path_len);
 			path[n->path_len] = 0;
 			fd = fr_access_mapped(n->pid, n->start, n->end, n->path_len ? path : NULL, (dev_t)n->dev, n->ino);
-			if (fd >= 0)
-				handed(p, fd);
 			break;
 		case FR_NEED_DEBUG: {
 			struct stat st;
@@ -515,8 +530,7 @@ static int serve(struct fr_parser *p, size_t len, uint64_t deadline)
 				p->st.quarantine_refused++;
 				close(fd);
 				fd = -ESTALE;
-			} else if (fd >= 0)
-				handed(p, fd);
+			}
 			break;
 		}
 		case FR_NEED_PERF_MAP:
@@ -527,6 +541,8 @@ static int serve(struct fr_parser *p, size_t len, uint64_t deadline)
 		}
 	}
 	o.result = fd < 0 ? fd : 0;
+	if (fd >= 0)
+		p->st.files_handed++;
 	r = send_msg(p, &iov, 1, fd, deadline);
 	if (fd >= 0)
 		close(fd);
@@ -595,11 +611,21 @@ size_t fr_parser_stack(struct fr_parser *p, const struct fr_ustack *s, const uin
 	size_t got = 0;
 
 	memcpy(q.regs, s->regs, sizeof(q.regs));
+	if (start - p->window >= NSEC_PER_SEC) {
+		p->window = start;
+		p->spent = 0;
+	}
+	if (p->spent >= BUDGET_NS) {
+		/* a file slow to parse, short of the deadline each time, must
+		 * not keep the daemon's loop waiting */
+		p->st.over_budget++;
+		goto leaf;
+	}
 	if (max < 2 || ensure(p) < 0)
 		goto skip;
 	p->req_pid = s->pid;
 	p->req_ppid = s->ppid;
-	p->nhanded = 0;
+	*p->crumb = (struct fr_parse_crumb){};
 	n = flush_notes(p, deadline);
 	if (n == 0)
 		n = send_msg(p, iov, 2, -EBADF, deadline);
@@ -612,6 +638,7 @@ size_t fr_parser_stack(struct fr_parser *p, const struct fr_ustack *s, const uin
 		else if (n > 0)
 			n = -EBADMSG;
 	}
+	p->spent += fr_now_ns(CLOCK_MONOTONIC) - start;
 	if (n < 0) {
 		fail(p, failure_of(n));
 		goto skip;
@@ -621,6 +648,7 @@ size_t fr_parser_stack(struct fr_parser *p, const struct fr_ustack *s, const uin
 	return got;
 skip:
 	p->st.skipped++;
+leaf:
 	if (unwind) {
 		out[0] = s->regs[16];
 		out[1] = FR_FRAME_UNWIND_FAILED;
@@ -645,7 +673,7 @@ void fr_parser_tick(struct fr_parser *p)
 	if (p->sock < 0)
 		return;
 	p->req_pid = p->req_ppid = 0;
-	p->nhanded = 0;
+	*p->crumb = (struct fr_parse_crumb){};
 	n = flush_notes(p, deadline);
 	if (n == 0)
 		n = send_msg(p, &iov, 1, -EBADF, deadline);

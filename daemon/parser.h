@@ -10,12 +10,17 @@
  * Each record's stack is one exchange, bounded by a deadline: the daemon
  * waits for the answer (unwound frames and their descriptions) at most
  * FR_PARSER_DEADLINE_MS.  A helper that overruns it, crashes, or says
- * something malformed is killed; the files handed to it during that
- * exchange (else the last one handed out) are not handed out again for
- * FR_PARSER_QUARANTINE_S; another helper starts at the next stack, at
+ * something malformed is killed; the file it was parsing then (it says
+ * which in a page both map, before libelf or libdw reads a byte of it)
+ * is not handed out again for FR_PARSER_QUARANTINE_S, and frames in it
+ * are named by their mapping only; another helper starts at the next stack, at
  * most one a second, and after FR_PARSER_FAILS_MAX failures in a minute
  * not for a minute.  Meanwhile user stacks keep their leaf frame and the
- * "[unwind failed]" marker, counted.  Everything is counted
+ * "[unwind failed]" marker, counted.  The exchanges of one second take at
+ * most FR_PARSER_BUDGET_MS of the daemon's time (plus the one that
+ * passes it): past that, stacks keep their leaf frame until the next
+ * second, counted, so that files slow to parse, each short of the
+ * deadline, cannot keep the daemon waiting either.  Everything is counted
  * (fr_parser_get_stats(), frctl status: sampler.parser).
  */
 #ifndef FR_PARSER_H
@@ -31,6 +36,7 @@
 #include "unwinder.h"
 
 #define FR_PARSER_DEADLINE_MS 500
+#define FR_PARSER_BUDGET_MS 250
 #define FR_PARSER_QUARANTINE_S 600
 #define FR_PARSER_FAILS_MAX 5
 
@@ -73,6 +79,7 @@ struct fr_parser_stats {
 	uint64_t start_failed;/* did not start, or did not say hello in time */
 	uint64_t stacks;      /* stacks it answered */
 	uint64_t skipped;     /* stacks not sent: no helper (starting again later) */
+	uint64_t over_budget; /* stacks not sent: this second's FR_PARSER_BUDGET_MS spent */
 	uint64_t files_handed;/* files opened for it */
 	uint64_t needs_refused; /* asked for a process other than the stack's or its parent's */
 	uint64_t quarantined; /* files put in quarantine */

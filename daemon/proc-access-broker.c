@@ -7,12 +7,36 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "parser-proto.h"
 #include "proc-access.h"
+
+/* flightrec-parse maps it at its start (fr_access_broker_init()). */
+static volatile struct fr_parse_crumb *crumb;
+
+int fr_access_broker_init(void)
+{
+	void *p = mmap(NULL, FR_PARSE_CRUMB_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, FR_PARSE_CRUMB_FD, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	close(FR_PARSE_CRUMB_FD);
+	crumb = p;
+	return 0;
+}
+
+void fr_access_parsing(dev_t dev, uint64_t ino)
+{
+	if (crumb) {
+		crumb->dev = dev;
+		crumb->ino = ino;
+	}
+}
 
 /* The daemon is gone, or said something this build does not: nothing to
  * do but leave (flightrecd starts another). */
@@ -52,6 +76,12 @@ static int need(struct fr_pm_need *n, const char *path, uint64_t *exe_ino)
 	}
 	if (fd < 0)
 		lost();
+	if (n->kind != FR_NEED_MAPS && n->kind != FR_NEED_PERF_MAP) {
+		struct stat st;
+		/* a binary or debug file: parsed from now on */
+		if (fstat(fd, &st) == 0)
+			fr_access_parsing(st.st_dev, st.st_ino);
+	}
 	if (exe_ino)
 		*exe_ino = o.exe_ino;
 	return fd;

@@ -44,4 +44,11 @@ void fr_access_set_debug_dir(const char *dir);
  * process), -EPERM when there is one it refuses. */
 int fr_access_perf_map(uint32_t pid);
 
+/* The file whose content is being parsed now (from the descriptor one
+ * of the above gave): what a crash or an overrun of the parser is blamed
+ * on (parser.h).  Nothing in the daemon itself. */
+void fr_access_parsing(dev_t dev, uint64_t ino);
+/* flightrec-parse only: maps the page it says that in. */
+int fr_access_broker_init(void);
+
 #endif

@@ -102,6 +102,8 @@ struct elf_file {
 	bool dwarf_tried;
 	size_t dwarf_bytes;
 	int dwarf_fd;
+	dev_t dwarf_dev; /* the file it was read from */
+	uint64_t dwarf_ino;
 	Elf *dwarf_elf;
 	Dwarf *dwarf;
 	uint64_t dwarf_used;
@@ -526,6 +528,8 @@ static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_
 			fd = -EBADF;
 		}
 		f->dwarf_fd = fd;
+		f->dwarf_dev = st.st_dev;
+		f->dwarf_ino = st.st_ino;
 		f->dwarf_elf = elf;
 		f->dwarf = dw;
 		f->dwarf_bytes = (size_t)st.st_size;
@@ -561,6 +565,7 @@ static const struct inline_names *file_inlines(struct fr_symbolizer *s, struct e
 	free(slot->names); /* a collision replaces the older address */
 	*slot = (struct inline_names){ .vaddr = vaddr };
 	size_t before = heap_in_use();
+	fr_access_parsing(f->dwarf_dev, f->dwarf_ino);
 	if (fr_elf_inlined_names(f->dwarf, vaddr, &names, &len) == 0) {
 		slot->names = names;
 		slot->len = len;

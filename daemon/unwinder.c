@@ -505,6 +505,26 @@ static struct uproc *uproc_get(struct fr_unwinder *u, uint32_t pid, uint32_t ppi
 	return p;
 }
 
+/* What libdwfl parses next is the unwind table of the file mapped at
+ * @pc: say so (proc-access.h). */
+static void parsing_at(const struct uproc *p, uint64_t pc)
+{
+	const struct dwfl_box *b = p->box;
+	size_t lo = 0, hi = b->nvmas;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pc < b->vmas[mid].start)
+			hi = mid;
+		else if (pc >= b->vmas[mid].end)
+			lo = mid + 1;
+		else {
+			fr_access_parsing(b->vmas[mid].dev, b->vmas[mid].ino);
+			return;
+		}
+	}
+}
+
 static int on_frame(Dwfl_Frame *state, void *arg)
 {
 	struct fr_unwinder *u = arg;
@@ -519,6 +539,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	}
 	u->out[u->nout++] = pc;
+	parsing_at(u->reporting, pc);
 	return DWARF_CB_OK;
 }
 
@@ -531,6 +552,7 @@ static bool walk(struct fr_unwinder *u, struct uproc *p)
 	u->read_past = false;
 	current = u;
 	u->reporting = p;
+	parsing_at(p, u->cur->regs[16]);
 	r = dwfl_getthread_frames(p->box->dwfl, (pid_t)u->cur->tid, on_frame, u);
 	u->reporting = NULL;
 	current = NULL;

@@ -59,8 +59,15 @@ usage_s() {
 		awk '$1 == "usage_usec" { printf "%.6f", $2 / 1e6 }' "$CG/cpu.stat"
 	fi
 }
-# CPU seconds process $1 has run so far, all its threads (ns precision)
-cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.6f", s / 1e9 }'; }
+# CPU seconds process $1 has run so far, all its threads and those of its
+# children running now (ns precision): flightrecd's include its parser
+# helper, flightrec-parse, which unwinds and names the user stacks
+cpu_of() {
+	local kids
+	kids=$(cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | sed -e 's|^[0-9]|/proc/&|' -e 's|$|/task/*/schedstat|' | grep '^/proc' || true)
+	# shellcheck disable=SC2086 # the globs are meant
+	cat /proc/"$1"/task/*/schedstat $kids 2>/dev/null | awk '{ s += $1 } END { printf "%.6f", s / 1e9 }'
+}
 # QUICK=1: the short validation pass (each script picks its own small sizes)
 QUICK=${QUICK:-0}
 # (the commit: FR_COMMIT if set, for a build of a tree without .git such as

@@ -1,5 +1,6 @@
 #!/bin/bash
-# meson install into a DESTDIR: binaries, unit, man pages, completion and
+# meson install into a DESTDIR: binaries (flightrecd's parser helper in
+# libexecdir, where the daemon looks for it), unit, man pages, completion and
 # the default configuration land in their standard places; the unit runs
 # the installed daemon; the installed config passes --check-config; a
 # second install keeps an edited /etc/flightrec/flightrec.conf.
@@ -11,8 +12,9 @@ trap 'rm -rf "$D"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 prefix=$(meson introspect "$BUILD" --buildoptions | jq -r '.[] | select(.name == "prefix") | .value')
+libexec=$(meson introspect "$BUILD" --buildoptions | jq -r '.[] | select(.name == "libexecdir") | .value')
 meson install -C "$BUILD" --destdir "$D" --no-rebuild --quiet >/dev/null
-for f in "$prefix/sbin/flightrecd" "$prefix/bin/frctl" "$prefix/lib/systemd/system/flightrecd.service" \
+for f in "$prefix/sbin/flightrecd" "$prefix/$libexec/flightrec-parse" "$prefix/bin/frctl" "$prefix/lib/systemd/system/flightrecd.service" \
 	"$prefix/share/man/man8/flightrecd.8" "$prefix/share/man/man5/flightrec.conf.5" \
 	"$prefix/share/man/man5/flightrec-store.5" "$prefix/share/man/man1/frctl.1" \
 	"$prefix/share/flightrec/flightrec.conf" /etc/flightrec/flightrec.conf; do
