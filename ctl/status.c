@@ -169,6 +169,17 @@ static void print_text(struct json_object *st)
 				       get_u64(sy, "user_named") + get_u64(sy, "user_module_only") + get_u64(sy, "user_unknown"),
 				       get_u64(sy, "kernel_named"), get_u64(sy, "kernel_named") + get_u64(sy, "kernel_unnamed"));
 			putchar('\n');
+			/* the parser helper, when it has failed: names were lost meanwhile */
+			struct json_object *po;
+			if (json_object_object_get_ex(smp, "parser", &po) &&
+			    get_u64(po, "crashes") + get_u64(po, "timeouts") + get_u64(po, "bad_replies") +
+					    get_u64(po, "start_failed") >
+				    0)
+				printf("  parser flightrec-parse: %" PRIu64 " crashed, %" PRIu64 " timed out, %" PRIu64
+				       " malformed, %" PRIu64 " failed to start; %" PRIu64 " stacks unnamed meanwhile, %" PRIu64
+				       " files held back\n",
+				       get_u64(po, "crashes"), get_u64(po, "timeouts"), get_u64(po, "bad_replies"),
+				       get_u64(po, "start_failed"), get_u64(po, "skipped"), get_u64(po, "quarantined"));
 		}
 		print_incidents(json_object_object_get(st, "triggers"));
 		print_textfile(json_object_object_get(st, "textfile"));

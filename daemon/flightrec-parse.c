@@ -26,6 +26,11 @@
 #include "parse-sandbox.h"
 #include "parser-proto.h"
 #include "proc-access.h"
+#include "sanitized.h"
+
+/* The largest message the socket takes (a datagram must fit its send
+ * buffer), and at most FR_PARSE_MSG_MAX. */
+static size_t reply_max = FR_PARSE_MSG_MAX;
 
 struct helper {
 	struct fr_symbolizer *sym;
@@ -73,7 +78,7 @@ static bool put_desc(uint8_t *out, size_t *len, const struct fr_frame_desc *d)
 	size_t at = *len, l = at + 1;
 	uint8_t mask = 0;
 
-	if (l > FR_PARSE_MSG_MAX)
+	if (l > reply_max)
 		return false;
 	for (unsigned i = 0; i < ELEMENTSOF(recs); i++) {
 		struct fr_codec_state st = { .incompat_flags = FR_CHUNK_INCOMPAT_WRITE };
@@ -81,7 +86,7 @@ static bool put_desc(uint8_t *out, size_t *len, const struct fr_frame_desc *d)
 
 		if (!recs[i]->type)
 			continue;
-		r = fr_record_encode(&st, recs[i], out, FR_PARSE_MSG_MAX, l);
+		r = fr_record_encode(&st, recs[i], out, reply_max, l);
 		if (r < 0)
 			return false;
 		l = (size_t)r;
@@ -144,6 +149,21 @@ static void on_trim(struct helper *h)
 	send_or_leave(s, sizeof(*s));
 }
 
+#ifdef FR_SANITIZED
+/* Its environment is empty (parser.c): a finding aborts it, reported on
+ * the daemon's stderr, and the sanitized daemon then aborts too. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "abort_on_error=1:detect_leaks=0:handle_segv=0";
+}
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void)
+{
+	return "halt_on_error=1:abort_on_error=1:print_stacktrace=1";
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	struct fr_pm_hello hello = { .type = FR_PM_HELLO, .proto = FR_PARSE_PROTO };
@@ -161,6 +181,13 @@ int main(int argc, char **argv)
 	if (!h.in || !h.out || fr_symbolizer_new(NULL, &h.sym) < 0 || fr_unwinder_new(&h.unw) < 0) {
 		fprintf(stderr, "<3>flightrec-parse: out of memory.\n");
 		return 1;
+	}
+	{
+		int sndbuf = 0;
+		socklen_t len = sizeof(sndbuf);
+		/* the kernel refuses a datagram over sk_sndbuf - 32 */
+		if (getsockopt(FR_PARSE_FD, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) == 0 && sndbuf > 4096)
+			reply_max = MIN(reply_max, (size_t)sndbuf - 1024);
 	}
 	r = fr_access_broker_init();
 	if (r < 0) {

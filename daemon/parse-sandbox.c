@@ -10,14 +10,8 @@
 #include <unistd.h>
 
 #include "parse-sandbox.h"
+#include "sanitized.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define FR_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FR_SANITIZED 1
-#endif
-#endif
 
 static int limit(int resource, rlim_t v)
 {

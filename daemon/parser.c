@@ -26,6 +26,7 @@
 #include "parser-proto.h"
 #include "parser.h"
 #include "proc-access.h"
+#include "sanitized.h"
 
 #define NAME "flightrec-parse"
 /* the first hello: the helper maps its libraries and enters the sandbox */
@@ -260,6 +261,12 @@ static void fail(struct fr_parser *p, enum failure f)
 		else if (WIFEXITED(status))
 			snprintf(sig, sizeof(sig), " (exit status %d)", WEXITSTATUS(status));
 	}
+#ifdef FR_SANITIZED
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) {
+		log_error("%s aborted: a sanitizer finding (above, on stderr); aborting the daemon too.", NAME);
+		abort();
+	}
+#endif
 	if (f == F_TIMEOUT)
 		p->st.timeouts++;
 	else if (f == F_CRASH)
@@ -388,6 +395,11 @@ static int spawn(struct fr_parser *p)
 	snprintf(ppid, sizeof(ppid), "%d", (int)getpid());
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
+	/* room for the largest message, where net.core.wmem_max allows */
+	for (int i = 0; i < 2; i++) {
+		int size = 2 * FR_PARSE_MSG_MAX;
+		(void)setsockopt(sv[i], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	}
 	pid = fork();
 	if (pid < 0) {
 		int r = -errno;
