@@ -332,7 +332,10 @@ static int send_msg(struct fr_parser *p, struct iovec *iov, size_t niov, int fd,
 
 /* Receives one message into p->msg by @deadline; its length, or
  * -ETIME, -EPIPE (the helper is gone), -EBADMSG (too long, or with
- * descriptors: it has none to send). */
+ * descriptors: it has none to send).  A blocking receive, bounded by the
+ * socket's SO_RCVTIMEO (DEADLINE_NS): one system call per message, where
+ * polling first cost two more; no receive starts past @deadline, so an
+ * exchange ends by @deadline + DEADLINE_NS at most. */
 static ssize_t recv_msg(struct fr_parser *p, uint64_t deadline)
 {
 	for (;;) {
@@ -342,10 +345,11 @@ static ssize_t recv_msg(struct fr_parser *p, uint64_t deadline)
 		} c;
 		struct iovec iov = { p->msg, FR_PARSE_MSG_MAX };
 		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf, .msg_controllen = sizeof(c.buf) };
-		struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
-		ssize_t n = recvmsg(p->sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		uint64_t now;
+		ssize_t n;
 
+		if (fr_now_ns(CLOCK_MONOTONIC) >= deadline)
+			return -ETIME;
+		n = recvmsg(p->sock, &m, MSG_CMSG_CLOEXEC);
 		if (n > 0) {
 			bool fds = false;
 			for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h))
@@ -362,13 +366,10 @@ static ssize_t recv_msg(struct fr_parser *p, uint64_t deadline)
 				return -EBADMSG;
 			return n;
 		}
-		if (n == 0 || (errno != EAGAIN && errno != EINTR))
-			return -EPIPE;
-		now = fr_now_ns(CLOCK_MONOTONIC);
-		if (now >= deadline)
-			return -ETIME;
-		if (poll(&pfd, 1, (int)((deadline - now) / 1000000 + 1)) < 0 && errno != EINTR)
-			return -EPIPE;
+		/* EAGAIN: SO_RCVTIMEO passed; the deadline is checked above */
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+			continue;
+		return -EPIPE;
 	}
 }
 
@@ -399,6 +400,15 @@ static int spawn(struct fr_parser *p)
 	for (int i = 0; i < 2; i++) {
 		int size = 2 * FR_PARSE_MSG_MAX;
 		(void)setsockopt(sv[i], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	}
+	{
+		struct timeval tv = { .tv_sec = DEADLINE_NS / NSEC_PER_SEC, .tv_usec = DEADLINE_NS % NSEC_PER_SEC / 1000 };
+		if (setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+			int r = -errno;
+			close(sv[0]);
+			close(sv[1]);
+			return r;
+		}
 	}
 	pid = fork();
 	if (pid < 0) {
