@@ -696,19 +696,11 @@ static struct proc *proc_get(struct fr_symbolizer *s, uint32_t pid)
 
 static struct mapping *find_mapping(struct proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->nmaps;
-
+	_Static_assert(offsetof(struct mapping, start) == offsetof(struct fr_span, start) &&
+			       offsetof(struct mapping, end) == offsetof(struct fr_span, end),
+		       "a mapping starts as a span");
 	/* /proc/PID/maps is sorted by address */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (addr < p->maps[mid].start)
-			hi = mid;
-		else if (addr >= p->maps[mid].end)
-			lo = mid + 1;
-		else
-			return &p->maps[mid];
-	}
-	return NULL;
+	return (struct mapping *)fr_span_find(p->maps, p->nmaps, sizeof(*p->maps), addr);
 }
 
 /* File offset -> ELF address, by the load segment holding it. */

@@ -20,6 +20,7 @@
 #include "../lib/elf-inflated.h"
 #include "../lib/macro.h"
 #include "../lib/pid-map.h"
+#include "../lib/range-find.h"
 #include "../lib/record.h"
 #include "mapped-file.h"
 #include "proc-access.h"
@@ -509,20 +510,13 @@ static struct uproc *uproc_get(struct fr_unwinder *u, uint32_t pid, uint32_t ppi
  * @pc: say so (proc-access.h). */
 static void parsing_at(const struct uproc *p, uint64_t pc)
 {
-	const struct dwfl_box *b = p->box;
-	size_t lo = 0, hi = b->nvmas;
+	const struct vma *v = fr_span_find(p->box->vmas, p->box->nvmas, sizeof(struct vma), pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (pc < b->vmas[mid].start)
-			hi = mid;
-		else if (pc >= b->vmas[mid].end)
-			lo = mid + 1;
-		else {
-			fr_access_parsing(b->vmas[mid].dev, b->vmas[mid].ino);
-			return;
-		}
-	}
+	_Static_assert(offsetof(struct vma, start) == offsetof(struct fr_span, start) &&
+			       offsetof(struct vma, end) == offsetof(struct fr_span, end),
+		       "a vma starts as a span");
+	if (v)
+		fr_access_parsing(v->dev, v->ino);
 }
 
 static int on_frame(Dwfl_Frame *state, void *arg)

@@ -4,7 +4,10 @@
 # busy machine (perf bench sched messaging + stress-ng, so the rings, chunk
 # builders, symbol caches and process tables fill as they would):
 #   RSS        VmRSS of the daemon (/proc/PID/status); it includes the
-#              pages of the BPF rings mapped into it that were touched
+#              pages of the BPF rings mapped into it that were touched;
+#              plus its parser helper's, flightrec-parse, which holds the
+#              unwinding and symbol caches (shared library pages counted
+#              in both: an upper bound)
 #   BPF maps   the sum of memlock of the maps the daemon holds, each map
 #              once (/proc/PID/fdinfo of its map fds: what bpftool map show
 #              prints as bytes_memlock; the per-CPU rings, the ring array,
@@ -29,7 +32,13 @@ busy() {
 	wait "${BENCH_PIDS[@]}" 2>/dev/null || true
 	BENCH_PIDS=()
 }
-rss_kib() { awk '/^VmRSS:/ { print $2 }' /proc/"$1"/status; }
+# the process's VmRSS and its children's (perf has none)
+rss_kib() {
+	local kids
+	kids=$(cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | sed -n 's|^[0-9][0-9]*$|/proc/&/status|p')
+	# shellcheck disable=SC2086 # one path per child
+	awk '/^VmRSS:/ { s += $2 } END { print s }' /proc/"$1"/status $kids
+}
 # maps PID: "TOTAL_BYTES RING_BYTES RING_COUNT" of the maps PID holds
 # (BPF_MAP_TYPE_RINGBUF is 27)
 map_fdinfo() {
