@@ -187,6 +187,9 @@ static uint64_t function_of(struct fr_pprof *p, const struct fr_frame *f, int64_
 	perftools__profiles__function__init(fn);
 	fn->id = p->functions->len + 1;
 	fn->name = fn->system_name = str(p, name);
+	/* C++: the name as the binary has it (pprof's system name) */
+	if (f->mangled)
+		fn->system_name = str_n(p, f->mangled, strnlen(f->mangled, f->mangled_len));
 	fn->filename = filename;
 	g_ptr_array_add(p->functions, fn);
 	g_hash_table_insert(p->function_ids, key, GUINT_TO_POINTER(fn->id));

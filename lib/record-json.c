@@ -363,6 +363,11 @@ static int put_stack(struct fr_json_writer *w, struct fr_out *o, const struct fr
 			KEY(o, ",\"build_id\":");
 			k = put_cstr(w, o, fr_format_hex(fr->build_id, fr->build_id_len, hex, sizeof(hex)));
 		}
+		/* a C++ name: sym is it demangled, this as the binary has it */
+		if (fr && fr->mangled && k == 0) {
+			KEY(o, ",\"mangled\":");
+			k = put_str(w, o, fr->mangled, strnlen(fr->mangled, fr->mangled_len));
+		}
 		/* only on frames that are inlined: the others are calls */
 		if (fr && fr->inlined)
 			KEY(o, ",\"inlined\":true");

@@ -35,8 +35,12 @@ struct fr_frame {
 	bool inlined;          /* a function inlined where the next frame is
 				  (same addr, module and offset): not a call */
 	const char *sym;       /* function name, not NUL-terminated; NULL: unresolved;
-				  a marker's text (fr_frame_marker_name()) */
+				  a marker's text (fr_frame_marker_name()); C++
+				  names demangled (fr_window_frames()) */
 	uint32_t sym_len;
+	const char *mangled;   /* the name as the binary has it, when sym is it
+				  demangled; else NULL */
+	uint32_t mangled_len;
 	uint64_t sym_off;      /* addr - start of the function */
 	const char *module;    /* file path, "[kernel.kallsyms]", module name; NULL: unknown */
 	uint32_t module_len;

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 
 #include "big-alloc.h"
+#include "demangle.h"
 #include "kernel-names.h"
 #include "macro.h"
 #include "window-internal.h"
@@ -43,6 +44,7 @@ static int window_open(struct fr_store_reader *r, const struct fr_window_query *
 	}
 	w->store_fd = -EBADF;
 	pthread_mutex_init(&w->ksyms_lock, NULL);
+	(void)fr_demangler_new(&w->demangler); /* without one, names stay mangled */
 	if (fr_store_reader_dir_fd(r) >= 0)
 		w->store_fd = fcntl(fr_store_reader_dir_fd(r), F_DUPFD_CLOEXEC, 3);
 	else {
@@ -246,6 +248,7 @@ struct fr_window *fr_window_free(struct fr_window *w)
 	fr_kernel_names_free(w->names);
 	closep(&w->store_fd);
 	pthread_mutex_destroy(&w->ksyms_lock);
+	fr_demangler_free(w->demangler);
 	fr_big_free(w->items, w->cap * sizeof(*w->items));
 	free(w);
 	return NULL;

@@ -65,6 +65,7 @@ struct fr_window {
 	struct fr_kernel_names *names; /* an incident's, instead (kernel-names.h) */
 	struct fr_window_stream *stream; /* the reader (window-internal.h) */
 	struct fr_late_names *late_names; /* not owned; NULL: none */
+	struct fr_demangler *demangler;   /* C++ names, demangled once (NULL: out of memory) */
 };
 
 /* Loads every record with since_ns <= wall time <= until_ns, plus the

@@ -9,6 +9,9 @@ fr_packages() {
 		libbpf-dev libsystemd-dev liburing-dev libzstd-dev libconfig-dev
 		libjson-c-dev libseccomp-dev zlib1g-dev libelf-dev libdw-dev libdebuginfod-dev debuginfod bash-completion jq zstd python3 valgrind nftables iproute2 util-linux linux-perf systemd-container nodejs
 		procps bc man-db binutils
+		# C++ names demangled by libstdc++'s __cxa_demangle (libstdc++
+		# -dev comes with g++), and the C++ programs the crash tests build
+		g++
 		# glibc's own symbols (__libc_read, not read) for the frames
 		# test-offcpu-stacks expects; valgrind's dependency brings it too,
 		# but the tests need it for themselves
