@@ -251,6 +251,21 @@ struct fr_event_oom {
 };
 _Static_assert(sizeof(struct fr_event_oom) == 64 + FR_CGROUP_NAME_LEN, "fr_event_oom layout");
 
+/* A fatal signal as it is generated, with the stack of the task that
+ * generated it (current, not the target): for a fault the faulting
+ * thread itself, so the crash site; for kill(), tgkill() or abort() the
+ * sender's call site.  The user stack copy follows the struct when
+ * ustack_len is not 0, as an offcpu record's. */
+enum fr_signal_stack {
+	FR_SIGNAL_STACK_COPIED = 0,  /* kstack, uregs, ustack[ustack_len] */
+	FR_SIGNAL_STACK_KERNEL = 1,  /* the sender is a kernel thread: kstack only */
+	FR_SIGNAL_STACK_SKIPPED = 2, /* over the per-CPU budget (stack_budget): no stack */
+	FR_SIGNAL_STACK__MAX,
+};
+
+/* hdr.flags of a signal record: addr is the fault address (si_addr) */
+#define FR_SIGNAL_ADDR (1u << 0)
+
 struct fr_event_signal {
 	struct fr_event_hdr hdr; /* the target */
 	__u32 sig;
@@ -258,8 +273,19 @@ struct fr_event_signal {
 	__s32 code;              /* si_code */
 	__s32 result;            /* TRACE_SIGNAL_* */
 	char sender_comm[FR_COMM_LEN];
+	__u32 sender_tid;
+	__u16 kernel_frames;     /* of the sender */
+	__u16 stack;             /* enum fr_signal_stack */
+	__u64 addr;              /* si_addr, with FR_SIGNAL_ADDR */
+	__u64 exe_ino;           /* the sender's image (struct fr_event_sample) */
+	__u32 ppid;              /* the sender's parent */
+	__u32 ustack_len;        /* bytes of ustack, from uregs[7] */
+	__u64 kstack[FR_STACK_DEPTH];
+	__u64 uregs[FR_UREGS];   /* the sender's user registers, where it entered the kernel */
+	__u8 ustack[];
 };
-_Static_assert(sizeof(struct fr_event_signal) == 48 + 32, "fr_event_signal layout");
+_Static_assert(sizeof(struct fr_event_signal) == 48 + 32 + 32 + 8 * FR_STACK_DEPTH + 8 * FR_UREGS,
+	       "fr_event_signal layout");
 
 /* Per-device block latency histogram: slot n counts requests that took
  * [2^n, 2^(n+1)) microseconds (slot 0 also < 1 us); 32 slots reach past an

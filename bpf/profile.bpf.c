@@ -25,38 +25,13 @@ struct {
 	__type(value, __u64);
 } seen SEC(".maps");
 
-/* A page of the stack never touched (a large frame that skipped it) is
- * not there to read, and reads here cannot fault it in: @len bytes from
- * @sp page by page, up to the first that does not read; returns how many. */
-static __always_inline __u32 copy_pages(__u8 *dst, __u64 sp, __u32 len)
-{
-	__u64 off = 0, n = 4096 - (sp & 4095);
-
-	for (int i = 0; i <= FR_USTACK_COPY / 4096; i++) {
-		if (off >= len)
-			break;
-		if (n > len - off)
-			n = len - off;
-		/* bounds the verifier can follow: the compiler keeps them */
-		barrier_var(n);
-		barrier_var(off);
-		if (n == 0 || n > 4096 || off > FR_USTACK_COPY - 4096)
-			break;
-		if (bpf_probe_read_user(dst + off, n, (const void *)(sp + off)))
-			break;
-		off += n;
-		n = 4096;
-	}
-	return off;
-}
-
 SEC("perf_event")
 int fr_sample(struct bpf_perf_event_data *ctx)
 {
 	struct fr_event_sample *e;
 	struct task_struct *task;
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), *known;
-	__u32 tgid = pid_tgid >> 32, len;
+	__u32 tgid = pid_tgid >> 32;
 	__u64 ino;
 	struct fr_slot slot;
 	bool first = false;
@@ -90,13 +65,7 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 		copy_uregs(e->uregs, (const struct pt_regs *)&ctx->regs);
 	else
 		copy_uregs(e->uregs, (const struct pt_regs *)bpf_task_pt_regs(task));
-	/* (The mapping lock may be held, the task having faulted: then up
-	 * to the first page that does not read.) */
-	len = fr_ustack_len(task, e->uregs[7]);
-	if (bpf_probe_read_user(e->ustack, len, (const void *)e->uregs[7]) == 0)
-		e->ustack_len = len;
-	else
-		e->ustack_len = copy_pages(e->ustack, e->uregs[7], len);
+	e->ustack_len = fr_read_ustack(task, e->ustack, e->uregs[7]);
 	known = bpf_map_lookup_elem(&seen, &tgid);
 	if (!known || *known != ino) {
 		bpf_map_update_elem(&seen, &tgid, &ino, BPF_ANY);

@@ -58,4 +58,42 @@ static __always_inline __u32 fr_ustack_len(struct task_struct *task, __u64 sp)
 	return len;
 }
 
+/* A page of the stack never touched (a large frame that skipped it) is
+ * not there to read, and reads here cannot fault it in: @len bytes from
+ * @sp page by page, up to the first that does not read; returns how many. */
+static __always_inline __u32 fr_copy_pages(__u8 *dst, __u64 sp, __u32 len)
+{
+	__u64 off = 0, n = 4096 - (sp & 4095);
+
+	for (int i = 0; i <= FR_USTACK_COPY / 4096; i++) {
+		if (off >= len)
+			break;
+		if (n > len - off)
+			n = len - off;
+		/* bounds the verifier can follow: the compiler keeps them */
+		barrier_var(n);
+		barrier_var(off);
+		if (n == 0 || n > 4096 || off > FR_USTACK_COPY - 4096)
+			break;
+		if (bpf_probe_read_user(dst + off, n, (const void *)(sp + off)))
+			break;
+		off += n;
+		n = 4096;
+	}
+	return off;
+}
+
+/* The top of the current task's (@task's) user stack from @sp into @dst
+ * (FR_USTACK_COPY bytes of room), without faulting: returns how many
+ * bytes were copied.  (The mapping lock may be held, the task having
+ * faulted: then up to the first page that does not read.) */
+static __always_inline __u32 fr_read_ustack(struct task_struct *task, __u8 *dst, __u64 sp)
+{
+	__u32 len = fr_ustack_len(task, sp);
+
+	if (bpf_probe_read_user(dst, len, (const void *)sp) == 0)
+		return len;
+	return fr_copy_pages(dst, sp, len);
+}
+
 #endif

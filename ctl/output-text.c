@@ -275,12 +275,27 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 		fr_out_safe(o, r->oom.memcg_len ? r->oom.memcg : "?", r->oom.memcg_len ? r->oom.memcg_len : 1);
 		fr_out_printf(o, " rss=%" PRIu64 "kB", r->oom.rss_kb);
 		break;
-	case FR_REC_SIGNAL:
+	case FR_REC_SIGNAL: {
+		const char *code = fr_signal_code_name((int)r->signal.sig, r->signal.code);
 		fr_out_puts(o, fr_signal_name((int)r->signal.sig, buf, sizeof(buf)));
+		if (code || (r->flags & FR_REC_F_FAULT_ADDR)) {
+			fr_out_puts(o, " (");
+			if (code)
+				fr_out_puts(o, code);
+			else
+				fr_out_printf(o, "code %d", r->signal.code);
+			if (r->flags & FR_REC_F_FAULT_ADDR)
+				fr_out_printf(o, ", address 0x%" PRIx64, r->signal.addr);
+			fr_out_putc(o, ')');
+		}
 		fr_out_puts(o, " from ");
 		fr_out_safe(o, r->signal.sender_comm, r->signal.sender_comm_len);
-		fr_out_printf(o, "[%u]", r->signal.sender_pid);
+		fr_out_printf(o, "[%u", r->signal.sender_pid);
+		if (r->signal.sender_tid != r->signal.sender_pid)
+			fr_out_printf(o, "/%u", r->signal.sender_tid);
+		fr_out_putc(o, ']');
 		break;
+	}
 	case FR_REC_TCP: {
 		char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 		fr_out_printf(o, "%s %s:%u -> %s:%u %s", fr_tcp_event_name(r->tcp.event),
@@ -321,5 +336,12 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 	/* on lines of their own under the record's */
 	if (r->type == FR_REC_OFFCPU && (t->flags & FR_TEXT_STACKS))
 		print_frames(o, w, e, "\n    ", true);
+	/* where it crashed, or who sent it from where: always */
+	if (r->type == FR_REC_SIGNAL) {
+		if (r->signal.stack == FR_SIGNAL_STACK_OVER)
+			fr_out_puts(o, "\n    [stack not taken: over the budget of stacks a second]");
+		else
+			print_frames(o, w, e, "\n    ", true);
+	}
 	fr_out_putc(o, '\n');
 }

@@ -39,6 +39,7 @@
 #include "control.h"
 #include "disk-latency.h"
 #include "metrics.h"
+#include "mmap-tracker.h"
 #include "pmu-counters.h"
 #include "log.h"
 #include "recorder.h"
@@ -89,6 +90,7 @@ struct daemon {
 	struct fr_triggers *triggers;
 	struct fr_textfile *textfile;
 	struct fr_disk_latency *disk_latency;
+	struct fr_mmap_tracker *tracker; /* NULL: not tracking mappings */
 	uint64_t last_top_mono;
 
 	uint64_t start_mono;
@@ -178,7 +180,11 @@ static int load_config(struct daemon *d, struct fr_conf *c)
 static int drain(struct daemon *d)
 {
 	bool cut = false;
-	int k = fr_rings_consume_until(d->rings, d->drain_deadline, &cut);
+	int k;
+
+	/* the mappings first: the records drained next may need them */
+	fr_mmap_tracker_poll(d->tracker);
+	k = fr_rings_consume_until(d->rings, d->drain_deadline, &cut);
 
 	if (k < 0)
 		log_warning_errno(k, "Failed to consume ring buffers: %m");
@@ -356,10 +362,11 @@ static bool offcpu_stacks_on(const struct fr_conf *c)
 	return c->sched_enabled && c->offcpu_enabled && c->offcpu_stacks;
 }
 
-/* Are there stacks to unwind and name: samples, off-CPU stacks? */
+/* Are there stacks to unwind and name: samples, off-CPU stacks, the
+ * stacks of fatal signals? */
 static bool wants_symbolizer(const struct fr_conf *c)
 {
-	return c->sample_enabled || offcpu_stacks_on(c);
+	return c->sample_enabled || offcpu_stacks_on(c) || c->signal_enabled;
 }
 
 static struct json_object *status_json(struct daemon *d)
@@ -515,6 +522,24 @@ static struct json_object *status_json(struct daemon *d)
 				json_object_object_add(smp, "parser", po);
 			}
 		}
+		if (d->tracker) {
+			/* what processes mapped, for the records of those gone */
+			struct fr_mmap_tracker_stats ts;
+			struct json_object *to = json_object_new_object();
+			fr_mmap_tracker_get_stats(d->tracker, &ts);
+			json_object_object_add(to, "events", json_object_new_uint64(ts.events));
+			json_object_object_add(to, "lost", json_object_new_uint64(ts.lost));
+			json_object_object_add(to, "mmaps", json_object_new_uint64(ts.mmaps));
+			json_object_object_add(to, "execs", json_object_new_uint64(ts.execs));
+			json_object_object_add(to, "forks", json_object_new_uint64(ts.forks));
+			json_object_object_add(to, "exits", json_object_new_uint64(ts.exits));
+			json_object_object_add(to, "processes", json_object_new_uint64(ts.processes));
+			json_object_object_add(to, "mappings", json_object_new_uint64(ts.mappings));
+			json_object_object_add(to, "refused", json_object_new_uint64(ts.refused));
+			json_object_object_add(to, "evicted", json_object_new_uint64(ts.evicted));
+			json_object_object_add(to, "served", json_object_new_uint64(ts.served));
+			json_object_object_add(smp, "mappings", to);
+		}
 		json_object_object_add(o, "sampler", smp);
 	}
 	{
@@ -536,6 +561,20 @@ static struct json_object *status_json(struct daemon *d)
 		for (unsigned i = 0; i < FR_OFFCPU_USER__MAX; i++)
 			json_object_object_add(os, names[i], json_object_new_uint64(n[i]));
 		json_object_object_add(o, "offcpu_stacks", os);
+	}
+	{
+		/* signal records, by what their stack is */
+		static const char *const names[FR_SIGNAL_STACK__MAX] = {
+			[FR_SIGNAL_STACK_COPIED] = "taken",
+			[FR_SIGNAL_STACK_KERNEL] = "kernel_thread",
+			[FR_SIGNAL_STACK_SKIPPED] = "over_budget",
+		};
+		uint64_t n[FR_SIGNAL_STACK__MAX];
+		struct json_object *ss = json_object_new_object();
+		fr_recorder_signal_stats(d->rec, n);
+		for (unsigned i = 0; i < FR_SIGNAL_STACK__MAX; i++)
+			json_object_object_add(ss, names[i], json_object_new_uint64(n[i]));
+		json_object_object_add(o, "signal_stacks", ss);
 	}
 	fr_store_writer_get_stats(d->writer, &ws);
 	json_object_object_add(store, "path", json_object_new_string(d->conf.store_path));
@@ -749,6 +788,11 @@ static void save_boot_host(struct daemon *d, const uint8_t boot_id[16])
 
 /* Kernel symbols for sample frames, saved into the store once per boot;
  * without them (kptr_restrict) kernel frames show addresses only. */
+static int tracker_maps(void *userdata, uint32_t pid, uint64_t *exe_ino)
+{
+	return fr_mmap_tracker_maps(userdata, pid, exe_ino);
+}
+
 static void start_symbolizer(struct daemon *d)
 {
 	struct fr_ksyms *ks = NULL, *snap = NULL;
@@ -807,6 +851,14 @@ static void start_symbolizer(struct daemon *d)
 		log_oom();
 	else if (k >= 0)
 		fr_recorder_set_parser(d->rec, p);
+	/* what processes map, for the records of those that are gone */
+	if (!d->tracker) {
+		k = fr_mmap_tracker_new(fr_rings_ncpu(d->rings), &d->tracker);
+		if (k < 0)
+			log_warning_errno(k, "Failed to track mappings (perf side-band events): processes that exit before their records are read keep their leaf frame only: %m");
+		else
+			fr_access_set_gone_maps(tracker_maps, d->tracker);
+	}
 }
 
 /* The metrics sampler and its timer; the per-disk latencies come from the
@@ -1133,6 +1185,8 @@ static void daemon_done(struct daemon *d)
 	fr_metrics_free(d->metrics);
 	fr_pmu_counters_free(d->pmu);
 	fr_disk_latency_free(d->disk_latency);
+	fr_access_set_gone_maps(NULL, NULL);
+	fr_mmap_tracker_free(d->tracker);
 	/* detach probes before the rings go away */
 	fr_sources_free(d->sources);
 	fr_store_writer_close(d->writer); /* syncs */

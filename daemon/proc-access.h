@@ -24,6 +24,11 @@
  * between the two has no maps and no image) in *exe_ino.  -ESRCH when
  * the process is gone. */
 int fr_access_maps(uint32_t pid, uint64_t *exe_ino);
+/* Where fr_access_maps() finds the maps of a process that is gone (its
+ * exe and maps unreadable: exited, or a zombie): @fn returns a descriptor
+ * to read them from, or -ESRCH (flightrecd: mmap-tracker.h). */
+typedef int (*fr_access_gone_maps_fn)(void *userdata, uint32_t pid, uint64_t *exe_ino);
+void fr_access_set_gone_maps(fr_access_gone_maps_fn fn, void *userdata);
 
 /* fr_open_mapped_file() (mapped-file.h). */
 int fr_access_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, dev_t dev, uint64_t ino);

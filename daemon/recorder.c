@@ -59,6 +59,7 @@ struct fr_recorder {
 	struct fr_frame_desc udesc[FR_SAMPLE_FRAMES_MAX]; /* its user frames' descriptions */
 	bool udesc_set; /* udesc is for the sample being recorded */
 	uint64_t offcpu_user[FR_OFFCPU_USER__MAX]; /* offcpu records with stacks, by enum fr_offcpu_user */
+	uint64_t signal_stack[FR_SIGNAL_STACK__MAX]; /* signal records, by enum fr_signal_stack */
 	sd_id128_t boot_id;
 	uint64_t records;
 	struct fr_counters *scratch; /* ncpu counters, for reads */
@@ -329,8 +330,7 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, struct cpu_
 /* A sample or offcpu record goes in with the names of its frames, found
  * now while the process and its binaries exist.  Frame 0 is the
  * interrupted instruction; the others are return addresses. */
-static void add_stacked(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec, uint64_t exe_ino,
-			uint32_t ppid)
+static void add_stacked(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec)
 {
 	struct fr_frame_desc d[FR_SAMPLE_FRAMES_MAX];
 	unsigned nk = rec->stack.kernel_frames, nu = rec->stack.user_frames, n = 0;
@@ -458,8 +458,6 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	struct fr_recorder *r = userdata;
 	const struct fr_event_hdr *h = data;
 	struct fr_record rec;
-	uint64_t exe_ino = 0;
-	uint32_t ppid = 0;
 	char memcg[4096];
 
 	if (cpu >= r->ncpu)
@@ -539,8 +537,6 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 			rec.stack.user_frames =
 				(uint16_t)unwind_offcpu(r, e, size, FR_SAMPLE_FRAMES_MAX - rec.stack.kernel_frames);
 			r->offcpu_user[MIN(e->user, (uint16_t)(FR_OFFCPU_USER__MAX - 1))]++;
-			exe_ino = e->exe_ino;
-			ppid = e->ppid;
 			break;
 		}
 		__attribute__((fallthrough));
@@ -561,8 +557,6 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		rec.stack.kframes = (const uint64_t *)e->kstack;
 		rec.stack.uframes = r->uframes;
 		rec.stack.user_frames = (uint16_t)unwind_sample(r, e, FR_SAMPLE_FRAMES_MAX - rec.stack.kernel_frames);
-		exe_ino = e->exe_ino;
-		ppid = e->ppid;
 		break;
 	}
 	case FR_EV_SWITCH: {
@@ -612,10 +606,32 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 			goto malformed;
 		rec.signal.sig = e->sig;
 		rec.signal.sender_pid = e->sender_pid;
+		rec.signal.sender_tid = e->sender_tid;
 		rec.signal.code = e->code;
 		rec.signal.result = e->result;
 		rec.signal.sender_comm = e->sender_comm;
 		rec.signal.sender_comm_len = fr_comm_len(e->sender_comm);
+		rec.signal.stack = (uint8_t)MIN(e->stack, (uint16_t)FR_SIGNAL_STACK_OVER);
+		r->signal_stack[rec.signal.stack]++;
+		if (h->flags & FR_SIGNAL_ADDR) {
+			rec.flags |= FR_REC_F_FAULT_ADDR;
+			rec.signal.addr = e->addr;
+		}
+		if (e->stack == FR_SIGNAL_STACK_SKIPPED)
+			break;
+		rec.stack.kernel_frames = MIN(e->kernel_frames, FR_STACK_DEPTH);
+		rec.stack.kframes = (const uint64_t *)e->kstack;
+		if (e->stack == FR_SIGNAL_STACK_COPIED) {
+			/* the sender's stack, in the sender's address space */
+			struct fr_ustack s = {
+				.pid = e->sender_pid, .tid = e->sender_tid, .ppid = e->ppid, .exe_ino = e->exe_ino,
+				.regs = (const uint64_t *)e->uregs, .stack = e->ustack,
+				.stack_len = size >= sizeof(*e) + FR_USTACK_COPY ? MIN(e->ustack_len, FR_USTACK_COPY) : 0,
+			};
+			rec.stack.uframes = r->uframes;
+			rec.stack.user_frames = (uint16_t)unwind(r, &s, s.stack_len > 0, e->kernel_frames == 0,
+								 FR_SAMPLE_FRAMES_MAX - rec.stack.kernel_frames);
+		}
 		break;
 	}
 	case FR_EV_TCP: {
@@ -635,7 +651,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		goto malformed;
 	}
 	if (rec.stack.kernel_frames || rec.stack.user_frames)
-		add_stacked(r, cpu, &rec, exe_ino, ppid);
+		add_stacked(r, cpu, &rec);
 	else
 		add_record(r, cpu, &rec);
 	/* an exec older than what named the process already (drained late
@@ -789,6 +805,11 @@ uint64_t fr_recorder_records(const struct fr_recorder *r)
 void fr_recorder_offcpu_stats(const struct fr_recorder *r, uint64_t ret[FR_OFFCPU_USER__MAX])
 {
 	memcpy(ret, r->offcpu_user, sizeof(r->offcpu_user));
+}
+
+void fr_recorder_signal_stats(const struct fr_recorder *r, uint64_t ret[FR_SIGNAL_STACK__MAX])
+{
+	memcpy(ret, r->signal_stack, sizeof(r->signal_stack));
 }
 
 void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_recorder_cpu_stats *ret)

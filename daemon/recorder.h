@@ -78,6 +78,9 @@ uint64_t fr_recorder_records(const struct fr_recorder *r);
 /* offcpu records with stacks so far, by how their user stack went (enum
  * fr_offcpu_user of bpf/event.h: copied, or why not) */
 void fr_recorder_offcpu_stats(const struct fr_recorder *r, uint64_t ret[FR_OFFCPU_USER__MAX]);
+/* signal records so far, by what their stack is (enum fr_signal_stack of
+ * bpf/event.h: taken, a kernel thread's, skipped over the budget) */
+void fr_recorder_signal_stats(const struct fr_recorder *r, uint64_t ret[FR_SIGNAL_STACK__MAX]);
 void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_recorder_cpu_stats *ret);
 /* Per source, summed over CPUs: records emitted and dropped in BPF, and
  * calls that could not be timed.  @dropped_per_cpu (an array of the

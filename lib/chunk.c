@@ -153,6 +153,8 @@ int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
 		b->codec.incompat_flags |= FR_CHUNK_INCOMPAT_INLINE;
 	else if (r->type == FR_REC_TRIGGER)
 		b->codec.incompat_flags |= FR_CHUNK_INCOMPAT_TRIGGER_CAUSE;
+	else if (r->type == FR_REC_SIGNAL)
+		b->codec.incompat_flags |= FR_CHUNK_INCOMPAT_SIGNAL_STACK;
 	/* the chunk's bound is on all its streams together */
 	n = fr_record_encode_streams(&b->codec, r, &b->streams, b->raw_max - b->raw_len);
 	if (n < 0) {

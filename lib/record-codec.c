@@ -271,7 +271,8 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 	else if (r->type == FR_REC_OOM)
 		n += r->oom.memcg_len + 5;
 	else if (r->type == FR_REC_SIGNAL)
-		n += r->signal.sender_comm_len + 5;
+		n += r->signal.sender_comm_len + 5 + 3 * 10 + 3 * 5 +
+		     (size_t)(r->stack.kernel_frames + r->stack.user_frames) * 10;
 	else if (r->type == FR_REC_TCP)
 		n += 2 * 16 + 8;
 	else if (fr_record_type_has_stack(r->type))
@@ -352,6 +353,14 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 		put_svarint(w, S_OTHER, r->signal.code);
 		put_svarint(w, S_OTHER, r->signal.result);
 		put_str(w, S_OTHER, r->signal.sender_comm, r->signal.sender_comm_len);
+		if (st->incompat_flags & FR_CHUNK_INCOMPAT_SIGNAL_STACK) {
+			put_svarint(w, S_TID, (int64_t)r->signal.sender_tid - (int64_t)r->signal.sender_pid);
+			put_varint(w, S_OTHER, r->signal.stack);
+			if (r->flags & FR_REC_F_FAULT_ADDR)
+				put_varint(w, S_OTHER, r->signal.addr);
+			if (put_frames(w, r) < 0)
+				return -EINVAL;
+		}
 		break;
 	case FR_REC_TCP:
 		put_u8(w, S_OTHER, r->tcp.event);
@@ -695,6 +704,20 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 		rec->signal.code = (int32_t)get_svarint(r, S_OTHER);
 		rec->signal.result = (int32_t)get_svarint(r, S_OTHER);
 		rec->signal.sender_comm = get_str(r, S_OTHER, &rec->signal.sender_comm_len);
+		rec->signal.sender_tid = rec->signal.sender_pid;
+		rec->signal.stack = FR_SIGNAL_STACK_NONE; /* older chunks do not say */
+		if (st->incompat_flags & FR_CHUNK_INCOMPAT_SIGNAL_STACK) {
+			uint64_t stack;
+			rec->signal.sender_tid = (uint32_t)((uint64_t)rec->signal.sender_pid +
+							    (uint64_t)get_svarint(r, S_TID));
+			stack = get_varint(r, S_OTHER);
+			if (stack > UINT8_MAX)
+				r->bad = true;
+			rec->signal.stack = (uint8_t)stack;
+			if (rec->flags & FR_REC_F_FAULT_ADDR)
+				rec->signal.addr = get_varint(r, S_OTHER);
+			get_frames(r, rec);
+		}
 		break;
 	case FR_REC_TCP: {
 		const uint8_t *a;

@@ -24,6 +24,56 @@ const char *fr_signal_name(int sig, char *buf, size_t len)
 	return buf;
 }
 
+/* si_code values of include/uapi/asm-generic/siginfo.h: the generic ones
+ * (<= 0, and SI_KERNEL), then those of each fault signal (> 0). */
+const char *fr_signal_code_name(int sig, int code)
+{
+	static const char *const segv[] = { NULL, "SEGV_MAPERR", "SEGV_ACCERR", "SEGV_BNDERR", "SEGV_PKUERR",
+					    "SEGV_ACCADI", "SEGV_ADIDERR", "SEGV_ADIPERR", "SEGV_MTEAERR",
+					    "SEGV_MTESERR", "SEGV_CPERR" };
+	static const char *const bus[] = { NULL, "BUS_ADRALN", "BUS_ADRERR", "BUS_OBJERR", "BUS_MCEERR_AR",
+					   "BUS_MCEERR_AO" };
+	static const char *const ill[] = { NULL, "ILL_ILLOPC", "ILL_ILLOPN", "ILL_ILLADR", "ILL_ILLTRP",
+					   "ILL_PRVOPC", "ILL_PRVREG", "ILL_COPROC", "ILL_BADSTK", "ILL_BADIADDR" };
+	static const char *const fpe[] = { NULL, "FPE_INTDIV", "FPE_INTOVF", "FPE_FLTDIV", "FPE_FLTOVF",
+					   "FPE_FLTUND", "FPE_FLTRES", "FPE_FLTINV", "FPE_FLTSUB" };
+	static const char *const trap[] = { NULL, "TRAP_BRKPT", "TRAP_TRACE", "TRAP_BRANCH", "TRAP_HWBKPT",
+					    "TRAP_UNK", "TRAP_PERF" };
+	static const char *const sys[] = { NULL, "SYS_SECCOMP", "SYS_USER_DISPATCH" };
+	static const char *const generic[] = { "SI_USER", "SI_QUEUE", "SI_TIMER", "SI_MESGQ",
+					       "SI_ASYNCIO", "SI_SIGIO", "SI_TKILL", "SI_DETHREAD" };
+	const char *const *t = NULL;
+	size_t n = 0;
+
+#define TABLE(x) (t = (x), n = sizeof(x) / sizeof((x)[0]))
+	if (code == 0x80)
+		return "SI_KERNEL";
+	if (code <= 0)
+		return -code < (int)(sizeof(generic) / sizeof(generic[0])) ? generic[-code] :
+		       code == -60                                          ? "SI_ASYNCNL" : NULL;
+	switch (sig) {
+	case SIGSEGV: TABLE(segv); break;
+	case SIGBUS: TABLE(bus); break;
+	case SIGILL: TABLE(ill); break;
+	case SIGFPE: TABLE(fpe); break;
+	case SIGTRAP: TABLE(trap); break;
+	case SIGSYS: TABLE(sys); break;
+	}
+#undef TABLE
+	return t && (size_t)code < n ? t[code] : NULL;
+}
+
+const char *fr_signal_stack_name(uint8_t stack)
+{
+	switch (stack) {
+	case FR_SIGNAL_STACK_TAKEN: return "taken";
+	case FR_SIGNAL_STACK_KTHREAD: return "kernel_thread";
+	case FR_SIGNAL_STACK_OVER: return "over_budget";
+	case FR_SIGNAL_STACK_NONE: return "not_recorded";
+	}
+	return "unknown";
+}
+
 /* REQ_OP_* of include/linux/blk_types.h */
 const char *fr_block_op_name(uint32_t op)
 {

@@ -11,6 +11,13 @@
 
 /* "SIGSEGV" for 11, "SIGRTMIN+n", "SIGn"; NULL for 0. */
 const char *fr_signal_name(int sig, char *buf, size_t len);
+/* The name of si_code @code of signal @sig ("SEGV_MAPERR", "SI_TKILL"),
+ * or NULL when it has none we know. */
+const char *fr_signal_code_name(int sig, int code);
+/* What a signal record's stack is (FR_SIGNAL_STACK_* of record.h):
+ * "taken", "kernel_thread", "over_budget", "not_recorded" (a chunk from
+ * before signal stacks). */
+const char *fr_signal_stack_name(uint8_t stack);
 const char *fr_block_op_name(uint32_t op);
 const char *fr_tcp_event_name(uint8_t event);
 const char *fr_tcp_state_name(uint8_t state);

@@ -577,8 +577,28 @@ int fr_record_json_write(struct fr_json_writer *w, struct fr_out *o, const struc
 		fr_out_u64(o, r->signal.sender_pid);
 		KEY(o, ",\"sender_comm\":");
 		k = put_str(w, o, r->signal.sender_comm, r->signal.sender_comm_len);
+		KEY(o, ",\"sender_tid\":");
+		fr_out_u64(o, r->signal.sender_tid);
 		KEY(o, ",\"code\":");
 		fr_out_i64(o, r->signal.code);
+		KEY(o, ",\"code_name\":");
+		put_cstr(w, o, fr_signal_code_name((int)r->signal.sig, r->signal.code));
+		/* the fault address (si_addr), for a fault only */
+		KEY(o, ",\"addr\":");
+		if (r->flags & FR_REC_F_FAULT_ADDR)
+			put_hex(o, r->signal.addr);
+		else
+			KEY(o, "null");
+		/* the sender's stacks (the faulting thread's for a fault), as
+		 * a sample's; stack_status says why there are none */
+		KEY(o, ",\"stack_status\":");
+		put_cstr(w, o, fr_signal_stack_name(r->signal.stack));
+		if (k == 0) {
+			KEY(o, ",\"stack\":");
+			k = put_stack(w, o, r, e);
+		}
+		KEY(o, ",\"kernel_frames\":");
+		fr_out_u64(o, r->stack.kernel_frames);
 		break;
 	case FR_REC_TCP:
 		KEY(o, ",\"event\":");

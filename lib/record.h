@@ -84,6 +84,16 @@ static inline uint8_t fr_comm_len(const char *comm)
 /* A TCP record whose addresses frctl --redact cut (lib/redact.c): they
  * are zeros, and readers print them as "[redacted]" */
 #define FR_REC_F_ADDR_REDACTED (1u << 2)
+/* A signal record whose signal.addr is the fault address (si_addr) */
+#define FR_REC_F_FAULT_ADDR (1u << 3)
+
+/* What a signal record's stack is (signal.stack): the same numbers as
+ * enum fr_signal_stack of bpf/event.h. */
+enum { FR_SIGNAL_STACK_TAKEN = 0,   /* the sender's stacks, as recorded */
+       FR_SIGNAL_STACK_KTHREAD = 1, /* the sender is a kernel thread: kernel frames only */
+       FR_SIGNAL_STACK_OVER = 2,    /* none: over the per-CPU budget of stacks a second */
+       FR_SIGNAL_STACK_NONE = 3,    /* none: a chunk from before signal stacks */
+};
 
 struct fr_record {
 	uint16_t type;
@@ -95,9 +105,10 @@ struct fr_record {
 	uint64_t cgroup_id;
 	uint8_t comm_len;
 	char comm[FR_REC_COMM_MAX + 1]; /* NUL-terminated */
-	/* sample and offcpu records: the stack, kernel frames then user
-	 * frames, each leaf first (for offcpu: where the task slept, and
-	 * where it entered the kernel); both counts 0 when none */
+	/* sample, offcpu and signal records: the stack, kernel frames then
+	 * user frames, each leaf first (for offcpu: where the task slept, and
+	 * where it entered the kernel; for signal: the sender's, whose
+	 * process is fr_record_stack_pid()); both counts 0 when none */
 	struct {
 		uint16_t kernel_frames, user_frames;
 		const uint64_t *kframes, *uframes; /* encoding input */
@@ -156,6 +167,9 @@ struct fr_record {
 			int32_t result;
 			uint32_t sender_comm_len;
 			const char *sender_comm;
+			uint32_t sender_tid;
+			uint8_t stack; /* FR_SIGNAL_STACK_* */
+			uint64_t addr; /* with FR_REC_F_FAULT_ADDR */
 		} signal;
 		struct {
 			uint8_t event; /* FR_TCP_* of bpf/event.h */
@@ -288,10 +302,17 @@ static inline uint64_t fr_frame_lookup_addr(uint64_t addr, int leaf)
 /* Does a record of @type carry a stack (r->stack)? */
 static inline int fr_record_type_has_stack(uint16_t type)
 {
-	return type == FR_REC_SAMPLE || type == FR_REC_OFFCPU;
+	return type == FR_REC_SAMPLE || type == FR_REC_OFFCPU || type == FR_REC_SIGNAL;
 }
 
-/* The frames of a decoded sample or offcpu record, kernel then user, each
+/* The process whose address space a record's user frames are in: a
+ * signal's are the sender's (the faulting thread's own for a fault). */
+static inline uint32_t fr_record_stack_pid(const struct fr_record *r)
+{
+	return r->type == FR_REC_SIGNAL ? r->signal.sender_pid : r->pid;
+}
+
+/* The frames of a decoded sample, offcpu or signal record, kernel then user, each
  * leaf first, into @out (room for @max); returns how many (0 for a record
  * of another type), or -EBADMSG. */
 int fr_record_frames(const struct fr_record *r, uint64_t *out, size_t max);

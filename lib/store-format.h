@@ -62,12 +62,19 @@
  * and its time as the trigger's time minus it (svarint).  Set only on
  * chunks that hold a trigger record, as FR_CHUNK_INCOMPAT_INLINE. */
 #define FR_CHUNK_INCOMPAT_TRIGGER_CAUSE (1u << 4)
+/* signal records end in the sender's tid (svarint, from sender_pid),
+ * what their stack is (varint, FR_SIGNAL_STACK_* of record.h), the fault
+ * address (varint) if the record's FR_REC_F_FAULT_ADDR flag is set, and
+ * the sender's stack as a sample's.  Set only on chunks that hold a
+ * signal record, as FR_CHUNK_INCOMPAT_INLINE. */
+#define FR_CHUNK_INCOMPAT_SIGNAL_STACK (1u << 5)
 #define FR_CHUNK_INCOMPAT_KNOWN                                                                     \
 	(FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS | FR_CHUNK_INCOMPAT_INLINE | \
-	 FR_CHUNK_INCOMPAT_OFFCPU_STACK | FR_CHUNK_INCOMPAT_TRIGGER_CAUSE)
+	 FR_CHUNK_INCOMPAT_OFFCPU_STACK | FR_CHUNK_INCOMPAT_TRIGGER_CAUSE | FR_CHUNK_INCOMPAT_SIGNAL_STACK)
 /* What the writer sets on every chunk it makes; it adds
  * FR_CHUNK_INCOMPAT_INLINE to a chunk when it adds an FR_REC_INLINE
- * record to it, FR_CHUNK_INCOMPAT_TRIGGER_CAUSE a trigger (lib/chunk.c). */
+ * record to it, FR_CHUNK_INCOMPAT_TRIGGER_CAUSE a trigger,
+ * FR_CHUNK_INCOMPAT_SIGNAL_STACK a signal (lib/chunk.c). */
 #define FR_CHUNK_INCOMPAT_WRITE \
 	(FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS | FR_CHUNK_INCOMPAT_OFFCPU_STACK)
 

@@ -117,7 +117,7 @@ size_t fr_symtab_inlined(const struct fr_symtab *t, const struct fr_record *r, u
 
 	if (!t || !t->ninls || f->kernel || f->addr < FR_FRAME_MARKER_MAX)
 		return 0;
-	in = fr_symtab_inline(t, r->pid, fr_frame_lookup_addr(f->addr, i == 0));
+	in = fr_symtab_inline(t, fr_record_stack_pid(r), fr_frame_lookup_addr(f->addr, i == 0));
 	if (!in)
 		return 0;
 	return fr_frame_inlined(f, in->inl.names, in->inl.names_len, out, max);
@@ -154,7 +154,7 @@ void fr_symtab_resolve(const struct fr_symtab *t, const struct fr_ksyms *ksyms, 
 	/* frame 0 is the interrupted instruction, the others return addresses */
 	uint64_t a = fr_frame_lookup_addr(addr, i == 0);
 	bool kernel = i < r->stack.kernel_frames;
-	uint32_t pid = kernel ? 0 : r->pid;
+	uint32_t pid = kernel ? 0 : fr_record_stack_pid(r);
 	const struct fr_record *s, *m;
 
 	*ret = (struct fr_frame){ .addr = addr, .kernel = kernel };
