@@ -414,11 +414,17 @@ void fr_mmap_tracker_poll(struct fr_mmap_tracker *t)
 
 int fr_mmap_tracker_maps(struct fr_mmap_tracker *t, uint32_t pid, uint64_t *exe_ino)
 {
-	struct tproc *p = t ? fr_pid_map_get(&t->procs, pid) : NULL;
+	struct tproc *p;
 	const struct mapset *m;
 	FILE *f;
 	int fd, k = 0;
 
+	if (!t)
+		return -ESRCH;
+	/* what it mapped after this drain's poll (a process started since,
+	 * a library it opened) was reported before the record being read */
+	fr_mmap_tracker_poll(t);
+	p = fr_pid_map_get(&t->procs, pid);
 	if (!p || !p->maps || !p->maps->n)
 		return -ESRCH;
 	m = p->maps;

@@ -45,10 +45,13 @@
 /* A process whose frame falls outside every known mapping (dlopen) has its
  * maps read again, at most this often. */
 #define REREAD_NS 1000000000ULL
-/* ... but once sooner: maps read while the dynamic loader was still
+/* ... but twice sooner: maps read while the dynamic loader was still
  * mapping the libraries (a sample in ld.so just after exec) lack them,
- * and the program's first second would go unnamed.  One extra read per
- * process, on its first frame outside them at least this long after. */
+ * and the program's first second would go unnamed; and a process that
+ * opens a library and exits at once (python3 importing ctypes, then
+ * crashing in it) has no second chance.  Two extra reads per process: on
+ * its first frame outside them, and on the next one at least this long
+ * after. */
 #define REREAD_FIRST_NS 10000000ULL
 #define LOADS_MAX 16
 /* Debug information (for inlined frames) held open at once: at most this
@@ -134,7 +137,7 @@ struct proc {
 	size_t nmaps;
 	uint64_t read_at;
 	uint64_t used;
-	bool reread_early; /* its one sooner read (REREAD_FIRST_NS) is spent */
+	uint8_t rereads_early; /* its sooner reads spent (REREAD_FIRST_NS) */
 };
 
 /* Mappings replaced by a re-read, freed at the next trim: descriptions
@@ -770,8 +773,9 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 	m = find_mapping(p, a);
 	if (!m) {
 		uint64_t since = fr_now_ns(CLOCK_MONOTONIC) - p->read_at;
-		if (since >= REREAD_NS || (!p->reread_early && since >= REREAD_FIRST_NS)) {
-			p->reread_early = true;
+		if (since >= REREAD_NS || p->rereads_early == 0 || (p->rereads_early == 1 && since >= REREAD_FIRST_NS)) {
+			if (since < REREAD_NS)
+				p->rereads_early++;
 			(void)read_maps(s, p); /* a library loaded since */
 			m = find_mapping(p, a);
 		}

@@ -90,6 +90,7 @@ struct uproc {
 	uint64_t exited_at; /* CLOCK_MONOTONIC of its exit record, 0: alive */
 	bool inherited;     /* the box is its parent's, from the fork */
 	bool tried;         /* its maps were read, or tried */
+	bool reread_early;  /* read again once already sooner than REREAD_NS */
 	uint32_t ppid;      /* the parent that forked it, if seen (0: not) */
 };
 
@@ -437,6 +438,21 @@ out:
 	return ok;
 }
 
+/* May @p's maps be read again, a frame being outside them?  Once a
+ * second (code generated at run time would have them read at every
+ * stack), and once sooner: a process that opened a library after its
+ * first stack and exits at once (python3 importing ctypes, then
+ * crashing in it) has no second chance. */
+static bool reread_due(struct uproc *p)
+{
+	if (fr_now_ns(CLOCK_MONOTONIC) - p->read_at >= REREAD_NS)
+		return true;
+	if (p->reread_early)
+		return false;
+	p->reread_early = true;
+	return true;
+}
+
 static struct uproc *uproc_get(struct fr_unwinder *u, uint32_t pid, uint32_t ppid, uint64_t exe_ino)
 {
 	struct uproc *p = fr_pid_map_get(&u->procs, pid);
@@ -578,9 +594,13 @@ size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint
 	u->max = max;
 	done = walk(u, p);
 	/* stopped in code outside every module known: a library loaded
-	 * since the maps were read? */
-	if (!done && !u->read_past && u->nout && !dwfl_addrmodule(p->box->dwfl, out[u->nout - 1]) &&
-	    fr_now_ns(CLOCK_MONOTONIC) - p->read_at >= REREAD_NS && report_maps(u, p))
+	 * since the maps were read?  Or, with its parent's mappings, an
+	 * exec of the same binary (whose record is still in another CPU's
+	 * ring), which mapped it elsewhere: the walk may then have gone on
+	 * by frame pointers, off the copy. */
+	if (!done && u->nout &&
+	    (p->inherited || (!u->read_past && !dwfl_addrmodule(p->box->dwfl, out[u->nout - 1]))) &&
+	    reread_due(p) && report_maps(u, p))
 		done = walk(u, p);
 	u->cur = NULL;
 	if (u->nout == 0) {

@@ -231,12 +231,19 @@ static struct json_object *reference(const struct fr_record *r, const struct fr_
 		json_object_object_add(o, "rss_kb", json_object_new_uint64(r->oom.rss_kb));
 		break;
 	case FR_REC_SIGNAL: {
-		const char *name = fr_signal_name((int)r->signal.sig, buf, sizeof(buf));
+		const char *name = fr_signal_name((int)r->signal.sig, buf, sizeof(buf)), *code;
 		json_object_object_add(o, "signal", name ? json_object_new_string(name) : NULL);
 		json_object_object_add(o, "signal_number", json_object_new_int((int)r->signal.sig));
 		json_object_object_add(o, "sender_pid", json_object_new_int64(r->signal.sender_pid));
 		json_object_object_add(o, "sender_comm", ref_str(r->signal.sender_comm, r->signal.sender_comm_len));
+		json_object_object_add(o, "sender_tid", json_object_new_int64(r->signal.sender_tid));
 		json_object_object_add(o, "code", json_object_new_int(r->signal.code));
+		code = fr_signal_code_name((int)r->signal.sig, r->signal.code);
+		json_object_object_add(o, "code_name", code ? json_object_new_string(code) : NULL);
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, r->signal.addr);
+		json_object_object_add(o, "addr", r->flags & FR_REC_F_FAULT_ADDR ? json_object_new_string(buf) : NULL);
+		json_object_object_add(o, "stack_status", json_object_new_string(fr_signal_stack_name(r->signal.stack)));
+		ref_stack(o, r, e);
 		break;
 	}
 	case FR_REC_TCP:
@@ -462,12 +469,13 @@ static void fill_frame(struct fr_frame *f, char *buf, size_t room)
 	}
 }
 
-/* A sample or offcpu record as a reader has it: encoded and decoded
- * (frames by address; an offcpu record's other fields are not kept). */
+/* A sample, offcpu or signal record as a reader has it: encoded and
+ * decoded (frames by address). */
 static void decoded_sample(struct fr_record *r, uint8_t *enc, size_t cap)
 {
 	static uint64_t k[FR_SAMPLE_FRAMES_MAX], u[FR_SAMPLE_FRAMES_MAX];
-	struct fr_codec_state st = { .incompat_flags = FR_CHUNK_INCOMPAT_OFFCPU_STACK }, dst = st;
+	struct fr_codec_state st = { .incompat_flags = FR_CHUNK_INCOMPAT_OFFCPU_STACK | FR_CHUNK_INCOMPAT_SIGNAL_STACK },
+			      dst = st;
 	struct fr_record d;
 	size_t pos = 0;
 	int len;
@@ -600,6 +608,13 @@ static void random_record(uint16_t type, struct fr_record *r, struct fr_record_c
 		r->signal.code = (int32_t)extreme_u64();
 		r->signal.sender_comm = strs[4];
 		r->signal.sender_comm_len = (uint32_t)hostile(strs[4], FR_REC_COMM_MAX);
+		r->signal.sender_tid = (uint32_t)extreme_u64();
+		r->signal.stack = (uint8_t)(rnd() % 6);
+		r->signal.addr = extreme_u64();
+		if (rnd() % 2)
+			r->flags |= FR_REC_F_FAULT_ADDR;
+		/* the stack is the sender's: the fields survive the codec */
+		random_stack(r, ctx, frames, names, enc);
 		break;
 	case FR_REC_TCP:
 		r->tcp.event = (uint8_t)(rnd() % 5);

@@ -1,0 +1,157 @@
+#!/bin/bash
+# Where it crashed (issue 43): real programs die under the shipped config
+# and each signal record says where, after the process is gone:
+#  (a) a C program, -O2 -fomit-frame-pointer, stripped with its debug file
+#      split off, dereferencing 0x18 three calls deep: the innermost user
+#      frame is the faulting function, the chain reaches main, si_code is
+#      SEGV_MAPERR and the address the one dereferenced;
+#  (b) a C++ program dying in ns::Class::method, and one dying of an
+#      uncaught exception: demangled names, std::terminate and abort;
+#  (c) /usr/bin/python3 -c "import ctypes; ctypes.string_at(0)": libc's strlen
+#      innermost, python3's frames above it;
+#  (d) kill -SEGV of a sleeping process from a shell script: the sender is
+#      the script's shell, its stack through kill.
+# Each process has exited long before its record is read: the stacks are
+# unwound with what the mapping tracker learned while it lived.
+# Usage: test-crash-site.sh BUILD_DIR
+BUILD=$1
+. "$(dirname "$0")/lib.sh"
+
+cat >"$T/crash.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) int fr_leaf(volatile int *p) { return *p + 1; }
+__attribute__((noinline)) int fr_middle(volatile int *p) { return fr_leaf(p) * 3; }
+__attribute__((noinline)) int fr_outer(volatile int *p) { return fr_middle(p) + 7; }
+int main(int argc, char **argv)
+{
+	int r = fr_outer((volatile int *)strtoul(argv[1], NULL, 0));
+	printf("%d\n", r); /* not a tail call: main stays on the stack */
+	return 0;
+}
+C
+gcc -O2 -fomit-frame-pointer -g -o "$T/fr-crash.full" "$T/crash.c" || fail "gcc failed"
+split_debug "$T/fr-crash.full" "$T/bin" "$T/debug"
+mv "$T/bin/fr-crash.full" "$T/bin/fr-crash"
+
+cat >"$T/method.cc" <<'CXX'
+#include <cstdlib>
+namespace shop {
+struct Cart {
+	int *items = nullptr;
+	__attribute__((noinline)) int checkout(int n) { return items[n] + 1; }
+};
+}
+int main(int argc, char **argv)
+{
+	shop::Cart c;
+	return c.checkout(atoi(argv[1])) == 42;
+}
+CXX
+cat >"$T/throw.cc" <<'CXX'
+#include <stdexcept>
+namespace shop {
+__attribute__((noinline)) void pay(int n)
+{
+	if (n > 0)
+		throw std::runtime_error("card declined");
+}
+}
+int main(int argc, char **argv)
+{
+	shop::pay(argc);
+	return 0;
+}
+CXX
+g++ -O2 -o "$T/bin/fr-method" "$T/method.cc" || fail "g++ failed"
+g++ -O2 -o "$T/bin/fr-throw" "$T/throw.cc" || fail "g++ failed"
+
+# the shipped config's sources, on a store of the test's own
+cat >"$T/fr.conf" <<CONF
+store = { size = "32M"; segments = 4; sync_interval = "200ms"; };
+sources = { sample = { debug_dir = "$T/debug"; }; };
+CONF
+start_daemon "$T/fr.conf"
+
+# no core dumps: the process is gone within microseconds of its fault
+ulimit -c 0
+"$T/bin/fr-crash" 0x18 && fail "fr-crash did not crash"
+"$T/bin/fr-method" 3 && fail "fr-method did not crash"
+"$T/bin/fr-throw" 2>/dev/null && fail "fr-throw did not abort"
+/usr/bin/python3 -c "import ctypes; ctypes.string_at(0)" && fail "python3 did not crash"
+cat >"$T/killer.sh" <<'SH'
+#!/bin/bash
+sleep 30 &
+victim=$!
+echo "$victim" >"$1"
+sleep 0.2
+kill -SEGV "$victim"
+wait "$victim" || true
+SH
+bash "$T/killer.sh" "$T/victim.pid"
+victim=$(cat "$T/victim.pid")
+
+wait_for_record "select(.type == \"signal\" and .pid == $victim)"
+"$FRCTL" --store "$T/store" dump --last 1m --type signal --format json >"$T/sig.json"
+"$FRCTL" --store "$T/store" dump --last 1m --type signal >"$T/sig.txt"
+# sig_of COMM: the signal record of the process named COMM
+sig_of() { jq -s -c --arg c "$1" '[.[] | select(.comm == $c)] | last' "$T/sig.json"; }
+# user_syms JSON: the names of its user frames, innermost first, offsets cut
+user_syms() { jq -r '.stack[.kernel_frames:][] | (.sym // "?") | sub("\\+0x[0-9a-f]+$"; "")' <<<"$1"; }
+
+# (a)
+a=$(sig_of fr-crash)
+[ "$a" != null ] || fail "no signal record of fr-crash: $(cat "$T/sig.txt")"
+jq -e '.signal == "SIGSEGV" and .code_name == "SEGV_MAPERR" and .addr == "0x18" and .sender_pid == .pid and
+	.sender_tid == .tid and .stack_status == "taken"' <<<"$a" >/dev/null || fail "(a) fields: $a"
+syms=$(user_syms "$a" | head -4 | paste -sd' ')
+[ "$syms" = "fr_leaf fr_middle fr_outer main" ] || fail "(a) user frames '$syms', want fr_leaf fr_middle fr_outer main: $a"
+jq -e '.stack[.kernel_frames].sym == "fr_leaf+0x0" or (.stack[.kernel_frames].sym | startswith("fr_leaf+"))' <<<"$a" >/dev/null ||
+	fail "(a) leaf frame: $a"
+user_syms "$a" | grep -qx __libc_start_main || fail "(a) the chain does not reach __libc_start_main: $(user_syms "$a" | paste -sd' ')"
+ok "(a) fr-crash: SIGSEGV SEGV_MAPERR at 0x18 in $syms (stripped, debug file split off)"
+
+# (b)
+b=$(sig_of fr-method)
+jq -e '.signal == "SIGSEGV" and .code_name == "SEGV_MAPERR" and .addr == "0xc"' <<<"$b" >/dev/null || fail "(b) fr-method fields: $b"
+[[ "$(user_syms "$b" | head -1)" == "shop::Cart::checkout(int)"* ]] || fail "(b) fr-method leaf: $(user_syms "$b" | paste -sd' ')"
+user_syms "$b" | grep -qx main || fail "(b) fr-method: no main: $(user_syms "$b" | paste -sd' ')"
+ok "(b) fr-method: SIGSEGV at 0xc in $(user_syms "$b" | head -2 | paste -sd' ')"
+b=$(sig_of fr-throw)
+jq -e '.signal == "SIGABRT" and .code_name == "SI_TKILL" and .addr == null and .sender_pid == .pid' <<<"$b" >/dev/null ||
+	fail "(b) fr-throw fields: $b"
+bs=$(user_syms "$b" | paste -sd' ')
+for f in abort 'std::terminate()' 'shop::pay(int)' main; do
+	grep -qF " $f " <<<" $bs " || fail "(b) fr-throw: no $f in $bs"
+done
+ok "(b) fr-throw: SIGABRT SI_TKILL through $bs"
+
+# (c)
+c=$(sig_of python3)
+jq -e '.signal == "SIGSEGV" and .addr == "0x0"' <<<"$c" >/dev/null || fail "(c) python3 fields: $c"
+jq -e '.stack[.kernel_frames] | (.sym // "" | test("strlen")) and (.module // "" | test("libc"))' <<<"$c" >/dev/null ||
+	fail "(c) python3's leaf is not libc's strlen: $(jq -c '.stack[.kernel_frames]' <<<"$c")"
+jq -e '[.stack[.kernel_frames + 1:][] | select((.module // "") | test("python3"))] | length >= 3' <<<"$c" >/dev/null ||
+	fail "(c) python3's frames above strlen: $(user_syms "$c" | head -8 | paste -sd' ')"
+ok "(c) python3: SIGSEGV in $(user_syms "$c" | head -3 | paste -sd' ') ..."
+
+# (d)
+d=$(jq -s -c --argjson v "$victim" '[.[] | select(.pid == $v)] | last' "$T/sig.json")
+jq -e '.signal == "SIGSEGV" and .code_name == "SI_USER" and .addr == null and .sender_comm == "bash" and .comm == "sleep"' \
+	<<<"$d" >/dev/null || fail "(d) fields: $d"
+jq -e '[.stack[:.kernel_frames][] | .sym // "" | select(test("sys_kill"))] | length > 0' <<<"$d" >/dev/null ||
+	fail "(d) the sender's kernel stack does not pass kill(): $(jq -c '[.stack[:.kernel_frames][].sym]' <<<"$d")"
+[ "$(user_syms "$d" | head -2 | paste -sd' ')" = "kill kill_builtin" ] && user_syms "$d" | grep -qx main ||
+	fail "(d) the sender's user stack is not kill <- kill_builtin <- ... main: $(user_syms "$d" | paste -sd' ')"
+ok "(d) kill -SEGV from bash[$(jq .sender_pid <<<"$d")]: through $(user_syms "$d" | head -3 | paste -sd' ')"
+
+# the text dump prints the stack under the record
+grep -A4 'fr-crash\[.*SIGSEGV (SEGV_MAPERR, address 0x18)' "$T/sig.txt" | grep -q '^    fr_leaf+0x0 (fr-crash)' ||
+	fail "text dump: $(grep -A4 'fr-crash' "$T/sig.txt")"
+ok "text: $(grep 'fr-crash\[.*SIGSEGV' "$T/sig.txt" | sed 's/^.*signal *//')"
+st=$("$FRCTL" --store "$T/store" status --json)
+jq -e '.signal_stacks.taken >= 5 and .sampler.mappings.served >= 4 and .sampler.mappings.lost == 0' <<<"$st" >/dev/null ||
+	fail "status: $(jq -c '.signal_stacks, .sampler.mappings' <<<"$st")"
+ok "status: $(jq -c '.signal_stacks' <<<"$st"), mappings $(jq -c '.sampler.mappings' <<<"$st")"
+stop_daemon
+echo "crash-site: all checks passed"
