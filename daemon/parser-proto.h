@@ -107,7 +107,7 @@ struct fr_pm_frames {
 	uint32_t cut; /* frames left undescribed for the message's size */
 };
 
-enum { FR_NEED_MAPS = 1, FR_NEED_MAPPED, FR_NEED_DEBUG, FR_NEED_PERF_MAP };
+enum { FR_NEED_MAPS = 1, FR_NEED_MAPPED, FR_NEED_DEBUG, FR_NEED_PERF_MAP, FR_NEED_MAPS_GONE };
 
 /* A file the helper needs (proc-access.h), path_len bytes of path after it. */
 struct fr_pm_need {
@@ -125,7 +125,7 @@ struct fr_pm_need {
 struct fr_pm_opened {
 	uint32_t type;
 	int32_t result;
-	uint64_t exe_ino; /* FR_NEED_MAPS */
+	uint64_t exe_ino; /* FR_NEED_MAPS, FR_NEED_MAPS_GONE */
 };
 
 struct fr_pm_stats {

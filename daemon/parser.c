@@ -535,6 +535,9 @@ static int serve(struct fr_parser *p, size_t len, uint64_t deadline)
 		case FR_NEED_MAPS:
 			fd = fr_access_maps(n->pid, &o.exe_ino);
 			break;
+		case FR_NEED_MAPS_GONE:
+			fd = fr_access_maps_gone(n->pid, &o.exe_ino);
+			break;
 		case FR_NEED_MAPPED:
 			if (quarantined(p, n->dev, n->ino, now)) {
 				p->st.quarantine_refused++;

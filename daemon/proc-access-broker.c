@@ -94,6 +94,13 @@ int fr_access_maps(uint32_t pid, uint64_t *exe_ino)
 	return need(&n, NULL, exe_ino);
 }
 
+int fr_access_maps_gone(uint32_t pid, uint64_t *exe_ino)
+{
+	struct fr_pm_need n = { .kind = FR_NEED_MAPS_GONE, .pid = pid };
+
+	return need(&n, NULL, exe_ino);
+}
+
 int fr_access_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, dev_t dev, uint64_t ino)
 {
 	struct fr_pm_need n = { .kind = FR_NEED_MAPPED, .pid = pid, .start = start, .end = end, .dev = dev, .ino = ino };

@@ -24,6 +24,11 @@ void fr_access_set_gone_maps(fr_access_gone_maps_fn fn, void *userdata)
 	gone_maps_userdata = userdata;
 }
 
+int fr_access_maps_gone(uint32_t pid, uint64_t *exe_ino)
+{
+	return gone_maps ? gone_maps(gone_maps_userdata, pid, exe_ino) : -ESRCH;
+}
+
 int fr_access_maps(uint32_t pid, uint64_t *exe_ino)
 {
 	char path[64];
@@ -32,11 +37,11 @@ int fr_access_maps(uint32_t pid, uint64_t *exe_ino)
 
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/exe", pid);
 	if (stat(path, &st) < 0)
-		return gone_maps ? gone_maps(gone_maps_userdata, pid, exe_ino) : -ESRCH;
+		return fr_access_maps_gone(pid, exe_ino);
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && gone_maps)
-		return gone_maps(gone_maps_userdata, pid, exe_ino);
+	if (fd < 0 && errno == ENOENT)
+		return fr_access_maps_gone(pid, exe_ino);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
 	*exe_ino = (uint64_t)st.st_ino;

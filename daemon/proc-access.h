@@ -29,6 +29,9 @@ int fr_access_maps(uint32_t pid, uint64_t *exe_ino);
  * to read them from, or -ESRCH (flightrecd: mmap-tracker.h). */
 typedef int (*fr_access_gone_maps_fn)(void *userdata, uint32_t pid, uint64_t *exe_ino);
 void fr_access_set_gone_maps(fr_access_gone_maps_fn fn, void *userdata);
+/* Those maps (-ESRCH when none): for a process whose /proc/PID/maps
+ * read empty, having exited between its opening and its reading. */
+int fr_access_maps_gone(uint32_t pid, uint64_t *exe_ino);
 
 /* fr_open_mapped_file() (mapped-file.h). */
 int fr_access_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, dev_t dev, uint64_t ino);

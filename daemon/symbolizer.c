@@ -625,6 +625,20 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 		close(fd);
 		return -ENOMEM;
 	}
+	/* empty: it exited between the opening and the reading; what it
+	 * mapped, as the daemon learned it */
+	if (fgetc(f) == EOF) {
+		fclose(f);
+		fd = fr_access_maps_gone(p->pid, &exe_ino);
+		if (fd < 0)
+			return fd;
+		f = fdopen(fd, "r");
+		if (!f) {
+			close(fd);
+			return -ENOMEM;
+		}
+	} else
+		rewind(f);
 	p->exe_ino = exe_ino;
 	while (getline(&line, &linecap, f) > 0) {
 		unsigned long long start, end, off, ino;

@@ -39,6 +39,7 @@
 /* A process whose stack reaches code outside every module it had (a
  * library loaded since) has its mappings read again, at most this often. */
 #define REREAD_NS 1000000000ULL
+#define REREAD_FIRST_NS 10000000ULL
 /* Mapped files held open, shared by every process that maps them: each
  * is one read-only mapping of the file (page cache, no descriptor), so
  * libc is opened once, not once per process. */
@@ -90,7 +91,7 @@ struct uproc {
 	uint64_t exited_at; /* CLOCK_MONOTONIC of its exit record, 0: alive */
 	bool inherited;     /* the box is its parent's, from the fork */
 	bool tried;         /* its maps were read, or tried */
-	bool reread_early;  /* read again once already sooner than REREAD_NS */
+	uint8_t rereads_early; /* read again sooner than REREAD_NS (reread_due()) */
 	uint32_t ppid;      /* the parent that forked it, if seen (0: not) */
 };
 
@@ -303,15 +304,14 @@ struct fr_unwinder *fr_unwinder_free(struct fr_unwinder *u)
 	return NULL;
 }
 
-/* Reads /proc/@pid/maps into u->maps (for libdwfl) and its file
- * mappings into u->vmas (for find_elf). */
-static int read_maps(struct fr_unwinder *u, uint32_t pid, uint64_t *exe_ino)
+/* Reads the maps in @fd into u->maps (for libdwfl) and its file
+ * mappings into u->vmas (for find_elf); -ESRCH when there are none. */
+static int read_maps_fd(struct fr_unwinder *u, int fd_)
 {
-	_cleanup_close_ int fd = -EBADF;
+	_cleanup_close_ int fd = fd_;
 	size_t len = 0, kept = 0;
 	ssize_t n;
 
-	fd = fr_access_maps(pid, exe_ino);
 	if (fd < 0)
 		return fd;
 	for (;;) {
@@ -356,7 +356,7 @@ static int read_maps(struct fr_unwinder *u, uint32_t pid, uint64_t *exe_ino)
 		*out = 0;
 		len = (size_t)(out - u->maps);
 	}
-	if (len == 0) /* a zombie: its memory is gone */
+	if (len == 0) /* a zombie, or exited as it was read: its memory is gone */
 		return -ESRCH;
 	u->nvmas = 0;
 	for (const char *l = u->maps; *l;) {
@@ -383,6 +383,20 @@ static int read_maps(struct fr_unwinder *u, uint32_t pid, uint64_t *exe_ino)
 	}
 	/* /proc/PID/maps is sorted by address already */
 	return 0;
+}
+
+/* Reads /proc/@pid/maps (read_maps_fd()); if it read empty, the process
+ * exited meanwhile: what it mapped, as the daemon learned it. */
+static int read_maps(struct fr_unwinder *u, uint32_t pid, uint64_t *exe_ino)
+{
+	int fd = fr_access_maps(pid, exe_ino), k;
+
+	if (fd < 0)
+		return fd;
+	k = read_maps_fd(u, fd);
+	if (k == -ESRCH)
+		k = read_maps_fd(u, fr_access_maps_gone(pid, exe_ino));
+	return k;
 }
 
 /* Reads @p's mappings into a new Dwfl; false if the process is gone. */
@@ -440,17 +454,21 @@ out:
 
 /* May @p's maps be read again, a frame being outside them?  Once a
  * second (code generated at run time would have them read at every
- * stack), and once sooner: a process that opened a library after its
- * first stack and exits at once (python3 importing ctypes, then
- * crashing in it) has no second chance. */
+ * stack), and twice sooner, as the symbolizer does (REREAD_FIRST_NS
+ * there): maps read while the loader was still mapping the libraries
+ * lack them, and a process that opens a library and exits at once
+ * (python3 importing ctypes, then crashing in it) has no second chance. */
 static bool reread_due(struct uproc *p)
 {
-	if (fr_now_ns(CLOCK_MONOTONIC) - p->read_at >= REREAD_NS)
+	uint64_t since = fr_now_ns(CLOCK_MONOTONIC) - p->read_at;
+
+	if (since >= REREAD_NS)
 		return true;
-	if (p->reread_early)
-		return false;
-	p->reread_early = true;
-	return true;
+	if (p->rereads_early == 0 || (p->rereads_early == 1 && since >= REREAD_FIRST_NS)) {
+		p->rereads_early++;
+		return true;
+	}
+	return false;
 }
 
 static struct uproc *uproc_get(struct fr_unwinder *u, uint32_t pid, uint32_t ppid, uint64_t exe_ino)
@@ -593,13 +611,12 @@ size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint
 	u->out = out;
 	u->max = max;
 	done = walk(u, p);
-	/* stopped in code outside every module known: a library loaded
-	 * since the maps were read?  Or, with its parent's mappings, an
-	 * exec of the same binary (whose record is still in another CPU's
-	 * ring), which mapped it elsewhere: the walk may then have gone on
-	 * by frame pointers, off the copy. */
-	if (!done && u->nout &&
-	    (p->inherited || (!u->read_past && !dwfl_addrmodule(p->box->dwfl, out[u->nout - 1]))) &&
+	/* stopped in code outside every module known (having gone on by
+	 * frame pointers, maybe off the copy): a library loaded since the
+	 * maps were read?  Or, with its parent's mappings, an exec of the
+	 * same binary (whose record is still in another CPU's ring), which
+	 * mapped it elsewhere. */
+	if (!done && u->nout && (p->inherited || !dwfl_addrmodule(p->box->dwfl, out[u->nout - 1])) &&
 	    reread_due(p) && report_maps(u, p))
 		done = walk(u, p);
 	u->cur = NULL;

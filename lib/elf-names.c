@@ -21,7 +21,27 @@ _Static_assert(offsetof(struct fr_elf_sym, value) == offsetof(struct fr_range, s
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct fr_elf_sym *x = a, *y = b;
-	return x->value < y->value ? -1 : x->value > y->value;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* Of the names at one address (glibc's read, __read, __libc_read), the
+ * one people call it by: the fewest leading underscores, then an exported
+ * one over a local one (__libc_start_main over __libc_start_main_impl),
+ * then the shortest; the first in the table among equals.  Deterministic:
+ * qsort() alone would keep any of them.  @len: the name's, without a
+ * symbol version. */
+static uint32_t name_rank(const char *name, size_t len, const GElf_Sym *sym)
+{
+	uint32_t under = 0;
+
+	while (under < 3 && name[under] == '_')
+		under++;
+	return under << 20 | (GELF_ST_BIND(sym->st_info) == STB_LOCAL) << 16 | (uint32_t)MIN(len, (size_t)0xffff);
 }
 
 /* The function symbols of section @scn (a symbol table) into @t. */
@@ -50,7 +70,9 @@ static int read_section(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct fr_e
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
-		l = strlen(name) + 1;
+		/* a .symtab's versioned names (__libc_start_main@@GLIBC_2.34)
+		 * as the .dynsym has them */
+		l = (name[0] == '@' ? strlen(name) : strcspn(name, "@")) + 1;
 		if (nlen + l > ncap) {
 			size_t c = ncap ? ncap * 2 : 16384;
 			char *q;
@@ -63,8 +85,10 @@ static int read_section(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct fr_e
 			names = q;
 			ncap = c;
 		}
-		memcpy(names + nlen, name, l);
-		v[nsyms++] = (struct fr_elf_sym){ .value = sym.st_value, .size = sym.st_size, .name = (uint32_t)nlen };
+		memcpy(names + nlen, name, l - 1);
+		names[nlen + l - 1] = 0;
+		v[nsyms++] = (struct fr_elf_sym){ .value = sym.st_value, .size = sym.st_size, .name = (uint32_t)nlen,
+						  .rank = name_rank(name, l - 1, &sym) };
 		nlen += l;
 	}
 	if (!nsyms)

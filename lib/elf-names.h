@@ -21,6 +21,8 @@
 struct fr_elf_sym {
 	uint64_t value, size; /* first: a struct fr_range */
 	uint32_t name;        /* offset into the table's names */
+	uint32_t rank;        /* while reading: which of the names at one
+				 address is kept (lower first) */
 };
 
 struct fr_elf_symtab {

@@ -116,9 +116,9 @@ ok "folded --offcpu counts the pipe wait's stack $GOT µs"
 
 # --- report: the longest waits with their stacks, time by call path ---
 "$FRCTL" --store "$T/store" report --last 10m --comm fr-wait >"$T/report.txt" || fail "report failed"
-grep -A1 'fr-wait\['"$PID"'\] blocked in read() for' "$T/report.txt" | grep -qE '^ +[0-9]+ frames  .*wait_for_input → __libc_read → .*pipe_read' ||
+grep -A1 'fr-wait\['"$PID"'\] blocked in read() for' "$T/report.txt" | grep -qE '^ +[0-9]+ frames  .*wait_for_input → (__libc_)?read → .*pipe_read' ||
 	fail "report does not show the pipe wait's stack under it: $(cat "$T/report.txt")"
-sed -n '/^  off-CPU time by call path/,/^$/p' "$T/report.txt" | grep -qE '^ +[0-9.]+%  +1\.5[0-9]*s  fr-wait: .*wait_for_input → __libc_read' ||
+sed -n '/^  off-CPU time by call path/,/^$/p' "$T/report.txt" | grep -qE '^ +[0-9.]+%  +1\.5[0-9]*s  fr-wait: .*wait_for_input → (__libc_)?read' ||
 	fail "report's off-CPU time by call path lacks the pipe wait (1.5 s): $(cat "$T/report.txt")"
 ok "report: the pipe wait's stack, and its 1.5 s call path"
 

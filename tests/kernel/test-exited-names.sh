@@ -1,0 +1,109 @@
+#!/bin/bash
+# Names that do not depend on the process being alive (issue 43): stacks
+# of processes that exit right after the record was taken are unwound and
+# named from the mappings the daemon learned while they lived.
+#  - 100 processes each wait ~1.5 s on a pipe (its writer sleeps 1.8 s) (over the shipped 1 s
+#    off-CPU threshold) and exit the moment the wait ends: all 100 offcpu
+#    records have the whole user stack, read <- fr_wait <- main, named
+#    (before the mapping tracker, 2 to 3 runs in 12 kept one unnamed
+#    frame and [truncated]);
+#  - processes that live 20 ms, spinning, have every sample named from
+#    main down.
+# Usage: test-exited-names.sh BUILD_DIR
+BUILD=$1
+. "$(dirname "$0")/lib.sh"
+
+cat >"$T/wait.c" <<'C'
+#include <unistd.h>
+__attribute__((noinline)) int fr_wait(int fd)
+{
+	char c;
+	return (int)read(fd, &c, 1);
+}
+int main(void)
+{
+	int r = fr_wait(0);
+	return r < 0; /* exits as soon as the wait ends */
+}
+C
+cat >"$T/brief.c" <<'C'
+#include <time.h>
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+__attribute__((noinline)) double fr_brief_spin(double secs)
+{
+	volatile double x = 0;
+	double end = now() + secs;
+	while (now() < end)
+		for (int i = 0; i < 1000; i++)
+			x += i;
+	return x;
+}
+int main(void)
+{
+	double x = fr_brief_spin(0.020);
+	return x < 0;
+}
+C
+gcc -O2 -fomit-frame-pointer -o "$T/fr-wait" "$T/wait.c" || fail "gcc failed"
+gcc -O2 -fomit-frame-pointer -o "$T/fr-brief" "$T/brief.c" || fail "gcc failed"
+
+# the shipped off-CPU threshold and stacks; samples often enough that a
+# 20 ms life is sampled
+cat >"$T/fr.conf" <<CONF
+store = { size = "64M"; segments = 4; sync_interval = "200ms"; };
+sources = { sample = { hz = 499; }; };
+CONF
+start_daemon "$T/fr.conf"
+
+# 4 rounds of 25 waiters: each holds the read end of its own pipe, whose
+# writer sleeps 1.5 s and writes one byte
+for round in 1 2 3 4; do
+	pids=()
+	for i in $(seq 25); do
+		(sleep 1.8; echo x) | "$T/fr-wait" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+done
+for i in $(seq 40); do
+	"$T/fr-brief"
+done
+sleep 1
+
+"$FRCTL" --store "$T/store" dump --last 2m --format json >"$T/all.json"
+# user frames of each record, offsets cut: "read fr_wait main __libc_start_call_main ..."
+jq -r 'select(.comm == "fr-wait" and .type == "offcpu") |
+	[.stack[.kernel_frames:][] | (.sym // "?") | sub("\\+0x[0-9a-f]+$"; "")] | join(" ")' "$T/all.json" >"$T/waits"
+n=$(wc -l <"$T/waits")
+[ "$n" -ge 100 ] || fail "only $n offcpu records of fr-wait (want 100)"
+good=$(grep -c '^read fr_wait main __libc_start_call_main __libc_start_main _start$' "$T/waits" || true)
+[ "$good" -eq "$n" ] || fail "$good of $n waits named read <- fr_wait <- main ... _start; others: $(grep -v '^read fr_wait main __libc_start_call_main __libc_start_main _start$' "$T/waits" | sort | uniq -c | head -5)"
+ok "$good of $n waits of processes that exited at once named: read <- fr_wait <- main <- ... _start"
+
+# (an unnamed frame as ?MODULE)
+jq -r 'select(.comm == "fr-brief" and .type == "sample") |
+	[.stack[.kernel_frames:][] | (.sym // ("?" + (.module // "" | split("/") | last))) | sub("\\+0x[0-9a-f]+$"; "")] |
+	join(" ")' "$T/all.json" >"$T/briefs"
+n=$(wc -l <"$T/briefs")
+[ "$n" -ge 40 ] || fail "only $n samples of 40 processes living 20 ms"
+good=$(grep -cE '(^| )fr_brief_spin main __libc_start_call_main __libc_start_main _start$' "$T/briefs" || true)
+# the first instants of a process are in the loader: ld.so relocating
+# itself (_dl_start) or running the libraries' initializers (_dl_init),
+# called from its entry point, which has no name and no unwind entry
+# (and is the outermost frame); samples in the kernel during its exec or
+# exit have no user stack at all
+ldso='\?ld-linux-x86-64\.so\.2 \[(no unwind info|truncated)\]$'
+other=$(grep -vE '(^| )fr_brief_spin main __libc_start_call_main __libc_start_main _start$' "$T/briefs" |
+	grep -vE "^\$|(^| )_start\$|(^| )_dl_(start|init) $ldso|^$ldso" || true)
+[ -z "$other" ] || fail "samples of fr-brief not named to _start: $(sort <<<"$other" | uniq -c | sort -rn | head -5)"
+[ $((good * 10)) -ge $((n * 8)) ] || fail "only $good of $n samples of fr-brief in fr_brief_spin <- main"
+ok "$n samples of 40 processes living 20 ms: $good in fr_brief_spin <- main <- ... _start, the rest whole in the loader"
+st=$("$FRCTL" --store "$T/store" status --json)
+ok "mappings: $(jq -c '.sampler.mappings' <<<"$st")"
+stop_daemon
+echo "exited-names: all checks passed"
