@@ -337,7 +337,7 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 	if (r->type == FR_REC_OFFCPU && (t->flags & FR_TEXT_STACKS))
 		print_frames(o, w, e, "\n    ", true);
 	/* where it crashed, or who sent it from where: always */
-	if (r->type == FR_REC_SIGNAL) {
+	if (r->type == FR_REC_SIGNAL && !(t->flags & FR_TEXT_ONE_LINE)) {
 		if (r->signal.stack == FR_SIGNAL_STACK_OVER)
 			fr_out_puts(o, "\n    [stack not taken: over the budget of stacks a second]");
 		else

@@ -13,6 +13,7 @@ enum {
 	FR_TEXT_COLOUR = 1 << 0,
 	FR_TEXT_NO_DATE = 1 << 1, /* the time of day only */
 	FR_TEXT_STACKS = 1 << 2,  /* offcpu records' stacks on lines under them */
+	FR_TEXT_ONE_LINE = 1 << 3, /* not even a signal's stack under it (shown elsewhere) */
 };
 struct fr_text; /* the flags, and the last second formatted */
 struct fr_out;

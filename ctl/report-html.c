@@ -35,11 +35,13 @@
 /* GLib's MIN and MAX give way to lib/macro.h's (the same definitions) */
 #undef MIN
 #undef MAX
+#include "../lib/crash-line.h"
 #include "../lib/macro.h"
 #include "../lib/out-buf.h"
 #include "../lib/parse.h"
 #include "../lib/pid-map.h"
 #include "../lib/record-fields.h"
+#include "coredump-link.h"
 #include "frctl.h"
 #include "output-folded.h"
 #include "output-text.h"
@@ -1046,6 +1048,62 @@ static void put_header(FILE *out, const struct frctl_source *s, const struct rep
 	fputs("</dd>\n</dl>\n</header>\n", out);
 }
 
+/* Where it crashed, at the top: each fatal signal's line
+ * (lib/crash-line.h), its stack as a debugger's backtrace (the first
+ * CRASH_STACKS), and the core dump systemd-coredump kept of it. */
+#define CRASH_STACKS 3
+static void put_crashes(FILE *out, struct fr_window *w, const struct report *rp)
+{
+	struct fr_frame f[FR_FRAMES_EXPANDED_MAX];
+	struct frctl_coredump cd;
+	char line[1024], name[512];
+
+	if (!rp->signals.n)
+		return;
+	fprintf(out, "<section id=\"crash\">\n<h2>Where it crashed: %" PRIu64 " fatal signal%s</h2>\n",
+		rp->signals.n + rp->signals.more, rp->signals.n + rp->signals.more == 1 ? "" : "s");
+	for (unsigned i = 0; i < rp->signals.n; i++) {
+		const struct fr_window_entry *e = &rp->signals.v[i];
+		int n = fr_window_frames(w, e, f, FR_FRAMES_EXPANDED_MAX), first;
+
+		n = MAX(n, 0);
+		first = fr_crash_first_frame(&e->r, n);
+		fputs("<p class=\"crash-line\">", out);
+		put_html(out, fr_crash_line(&e->r, f, n, 6, line, sizeof(line)));
+		fputs("</p>\n", out);
+		if (i < CRASH_STACKS && first < n) {
+			fputs("<ol class=\"stack\" start=\"0\">\n", out);
+			for (int j = first; j < n; j++) {
+				uint32_t ml;
+				const char *m = fr_frame_module_base(&f[j], &ml);
+				fputs("<li>", out);
+				put_html(out, fr_frame_name(&f[j], true, name, sizeof(name)));
+				if (f[j].inlined)
+					fputs(" <span class=\"module\">(inlined)</span>", out);
+				else if (f[j].sym && m) {
+					fputs(" <span class=\"module\">(", out);
+					put_html_n(out, m, ml);
+					fputs(")</span>", out);
+				}
+				fputs("</li>\n", out);
+			}
+			fputs("</ol>\n", out);
+		}
+		if (frctl_coredump_find(w, e, &cd)) {
+			fputs("<p class=\"coredump\">Core dump kept by systemd-coredump", out);
+			if (cd.storage[0]) {
+				fputs(" in <code>", out);
+				put_html(out, cd.storage);
+				fputs("</code>", out);
+			}
+			fputs("; open it with <code>", out);
+			put_html(out, cd.command);
+			fputs("</code></p>\n", out);
+		}
+	}
+	fputs("</section>\n", out);
+}
+
 static void table_start(FILE *out, const char *title, uint64_t count, const char *c1, const char *c2)
 {
 	fputs("<h3>", out);
@@ -1231,6 +1289,7 @@ int report_html(struct report *rp, const struct frctl_source *s, const struct fr
 		fputs("flightrec report", out);
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", fr_report_html_css);
 	put_header(out, s, rp, &pg);
+	put_crashes(out, s->w, rp);
 	fputs("<section id=\"timeline\"><h2>Timeline</h2><div class=\"view\"></div><noscript><p>The timeline, flame "
 	      "graphs and charts need JavaScript; the tables below do not.</p></noscript></section>\n"
 	      "<section id=\"flame-cpu\"><h2>CPU flame graph</h2><div class=\"view\"></div></section>\n"

@@ -14,12 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/crash-line.h"
 #include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "../lib/record-fields.h"
 #include "../lib/symtab.h"
 #include "../lib/syscall-names.h"
 #include "../lib/out-buf.h"
+#include "coredump-link.h"
 #include "frctl-error.h"
 #include "frctl.h"
 #include "options.h"
@@ -88,7 +90,8 @@ static int list_add(struct list *l, const struct fr_window_entry *e)
 /* One entry on one line: the text format without the date. */
 static void print_entry(struct fr_window *w, const struct fr_window_entry *e, const char *indent)
 {
-	struct fr_text *t = fr_text_new(FR_TEXT_NO_DATE);
+	/* a signal's stack is in the section on them */
+	struct fr_text *t = fr_text_new(FR_TEXT_NO_DATE | FR_TEXT_ONE_LINE);
 	struct fr_out o;
 
 	if (!t || fr_out_init(&o, stdout) < 0) {
@@ -237,6 +240,9 @@ static void add(struct report *rp, struct fr_window *w, size_t i, const struct f
 	case FR_REC_OOM:
 		(void)list_add(&rp->ooms, e);
 		break;
+	case FR_REC_SIGNAL:
+		(void)list_add(&rp->signals, e);
+		break;
 	case FR_REC_TRIGGER: {
 		int k = list_add(&rp->triggers, e);
 		if (k >= 0)
@@ -335,6 +341,53 @@ static void print_fired(struct fr_window *w, const struct frctl_source *s, const
 		print_entry(w, &rp->triggers.v[i], "  ");
 		if (rp->has_cause[i])
 			print_entry(w, &rp->causes[i], "    fired on: ");
+	}
+}
+
+/* Where it crashed, first: each fatal signal in one line (lib/crash-line.h),
+ * the first CRASH_STACKS of them with their whole stack under it, as a
+ * debugger's backtrace, and the core dump systemd-coredump kept of it. */
+#define CRASH_STACKS 3
+static void print_crashes(struct fr_window *w, const struct report *rp)
+{
+	struct fr_frame f[FRAMES_MAX];
+	struct frctl_coredump cd;
+	char line[1024], name[512];
+	uint32_t ml;
+
+	if (!rp->signals.n)
+		return;
+	printf("Fatal signals (%" PRIu64 "), where they were raised:\n", rp->signals.n + rp->signals.more);
+	for (unsigned i = 0; i < rp->signals.n; i++) {
+		const struct fr_window_entry *e = &rp->signals.v[i];
+		int n = fr_window_frames(w, e, f, FRAMES_MAX);
+		const char *m;
+
+		fputs("  ", stdout);
+		print_safe(fr_crash_line(&e->r, f, MAX(n, 0), 6, line, sizeof(line)));
+		putchar('\n');
+		if (i < CRASH_STACKS) {
+			for (int j = fr_crash_first_frame(&e->r, n); j < n; j++) {
+				printf("    #%-2d ", j - fr_crash_first_frame(&e->r, n));
+				print_safe(fr_frame_name(&f[j], true, name, sizeof(name)));
+				if (f[j].inlined)
+					fputs(" (inlined)", stdout);
+				else if (f[j].sym && (m = fr_frame_module_base(&f[j], &ml))) {
+					snprintf(line, sizeof(line), " (%.*s)", (int)ml, m);
+					print_safe(line);
+				}
+				putchar('\n');
+			}
+			if (e->r.signal.stack == FR_SIGNAL_STACK_OVER)
+				printf("    [stack not taken: over the budget of stacks a second]\n");
+		}
+		/* (its file name has the process's name in it: printed safe) */
+		if (frctl_coredump_find(w, e, &cd)) {
+			snprintf(line, sizeof(line), "    core dump kept by systemd-coredump%s%s; open it with: %s",
+				 cd.storage[0] ? " in " : "", cd.storage, cd.command);
+			print_safe(line);
+			putchar('\n');
+		}
 	}
 }
 
@@ -699,6 +752,7 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	}
 
 	print_header(&s, &rp);
+	print_crashes(s.w, &rp);
 	print_fired(s.w, &s, &rp);
 	print_top(s.w, "Slowest syscalls", &rp.syscall);
 	print_offcpu(s.w, &rp);

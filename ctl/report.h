@@ -45,7 +45,7 @@ struct report {
 	uint64_t offcpu_ns, offcpu_bare, offcpu_bare_ns; /* all waits; those without a stack */
 	struct fr_counts self, procs, started;
 	struct paths cpu_paths, offcpu_paths;
-	struct list killed, triggers, ooms, marks;
+	struct list killed, triggers, ooms, marks, signals;
 	struct fr_window_entry causes[LIST_MAX]; /* of the triggers */
 	bool has_cause[LIST_MAX];
 	struct extreme load, mem, busy, psi_cpu, psi_mem, psi_io;

@@ -50,6 +50,7 @@ struct fr_parser {
 	pid_t pid;
 	uint64_t next_start; /* CLOCK_MONOTONIC: no start before */
 	uint64_t window, spent; /* this second's start, and the time exchanges took in it */
+	uint64_t spent_rare;    /* of which rare stacks' (struct fr_ustack), budgeted apart */
 	uint64_t fails_since;
 	unsigned fails;
 	uint8_t *msg;                /* replies received */
@@ -638,9 +639,9 @@ size_t fr_parser_stack(struct fr_parser *p, const struct fr_ustack *s, const uin
 	memcpy(q.regs, s->regs, sizeof(q.regs));
 	if (start - p->window >= NSEC_PER_SEC) {
 		p->window = start;
-		p->spent = 0;
+		p->spent = p->spent_rare = 0;
 	}
-	if (p->spent >= BUDGET_NS) {
+	if ((s->rare ? p->spent_rare : p->spent) >= BUDGET_NS) {
 		/* a file slow to parse, short of the deadline each time, must
 		 * not keep the daemon's loop waiting */
 		p->st.over_budget++;
@@ -663,7 +664,7 @@ size_t fr_parser_stack(struct fr_parser *p, const struct fr_ustack *s, const uin
 		else if (n > 0)
 			n = -EBADMSG;
 	}
-	p->spent += fr_now_ns(CLOCK_MONOTONIC) - start;
+	*(s->rare ? &p->spent_rare : &p->spent) += fr_now_ns(CLOCK_MONOTONIC) - start;
 	if (n < 0) {
 		fail(p, failure_of(n));
 		goto skip;

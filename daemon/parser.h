@@ -20,7 +20,9 @@
  * most FR_PARSER_BUDGET_MS of the daemon's time (plus the one that
  * passes it): past that, stacks keep their leaf frame until the next
  * second, counted, so that files slow to parse, each short of the
- * deadline, cannot keep the daemon waiting either.  Everything is counted
+ * deadline, cannot keep the daemon waiting either.  Rare stacks (those of
+ * fatal signals, bounded in BPF) have a budget of their own, the same:
+ * a busy second of samples does not cost a crash its stack.  Everything is counted
  * (fr_parser_get_stats(), frctl status: sampler.parser).
  */
 #ifndef FR_PARSER_H

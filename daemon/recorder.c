@@ -18,8 +18,10 @@
 
 #include "../lib/clock.h"
 #include "../lib/chunk.h"
+#include "../lib/demangle.h"
 #include "../lib/macro.h"
 #include "../lib/parse.h"
+#include "../lib/symtab.h"
 #include "cgroup-names.h"
 #include "exe-names.h"
 #include "keyframe.h"
@@ -57,6 +59,9 @@ struct fr_recorder {
 	struct fr_parser *parser; /* user stacks unwound and named (NULL: leaf frames only) */
 	uint64_t uframes[FR_SAMPLE_FRAMES_MAX]; /* the sample being recorded */
 	struct fr_frame_desc udesc[FR_SAMPLE_FRAMES_MAX]; /* its user frames' descriptions */
+	struct fr_frame_desc desc[FR_SAMPLE_FRAMES_MAX];  /* all its frames', as recorded (add_stacked()) */
+	unsigned ndesc;
+	struct fr_demangler *demangler; /* for the names triggers are given */
 	bool udesc_set; /* udesc is for the sample being recorded */
 	uint64_t offcpu_user[FR_OFFCPU_USER__MAX]; /* offcpu records with stacks, by enum fr_offcpu_user */
 	uint64_t signal_stack[FR_SIGNAL_STACK__MAX]; /* signal records, by enum fr_signal_stack */
@@ -105,6 +110,9 @@ int fr_recorder_new(const struct fr_conf *c, unsigned ncpu, struct fr_recorder *
 	k = fr_exe_names_new(&r->exes);
 	if (k < 0)
 		goto fail;
+	k = fr_demangler_new(&r->demangler);
+	if (k < 0)
+		goto fail;
 	*ret = r;
 	return 0;
 fail:
@@ -125,6 +133,7 @@ struct fr_recorder *fr_recorder_free(struct fr_recorder *r)
 	ZSTD_freeCCtx(r->cctx);
 	fr_cgroup_names_free(r->cg);
 	fr_exe_names_free(r->exes);
+	fr_demangler_free(r->demangler);
 	fr_symbolizer_free(r->sym);
 	fr_parser_free(r->parser);
 	free(r);
@@ -332,20 +341,54 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, struct cpu_
  * interrupted instruction; the others are return addresses. */
 static void add_stacked(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec)
 {
-	struct fr_frame_desc d[FR_SAMPLE_FRAMES_MAX];
+	struct fr_frame_desc *d = r->desc;
 	unsigned nk = rec->stack.kernel_frames, nu = rec->stack.user_frames, n = 0;
 
 	if (r->sym)
-		for (unsigned i = 0; i < nk && n < ELEMENTSOF(d); i++)
+		for (unsigned i = 0; i < nk && n < ELEMENTSOF(r->desc); i++)
 			fr_symbolizer_kernel(r->sym, rec->stack.kframes[i], i == 0, &d[n++]);
 	/* the user frames were named with their unwinding (fr_parser_stack()) */
-	for (unsigned i = 0; i < nu && n < ELEMENTSOF(d); i++)
+	for (unsigned i = 0; i < nu && n < ELEMENTSOF(r->desc); i++)
 		d[n++] = r->udesc_set ? r->udesc[i] : (struct fr_frame_desc){};
 	r->udesc_set = false;
 	for (unsigned i = 0; i < n; i++)
 		d[i].mapping.ts = d[i].symbol.ts = d[i].inl.ts = rec->ts;
+	r->ndesc = n;
 	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu], rec, d, n);
 	r->records++;
+}
+
+/* The frames of @rec, just recorded by add_stacked(), named as a reader
+ * of its chunk will name them (lib/symtab.h, from the descriptions the
+ * chunk got), C++ names demangled; no inlined frames.  Their strings live
+ * until the next record.  Returns how many. */
+static int name_frames(struct fr_recorder *r, const struct fr_record *rec, struct fr_frame *out)
+{
+	struct fr_symtab t = {};
+	unsigned nk = rec->stack.kernel_frames, n = MIN(r->ndesc, (unsigned)FR_SAMPLE_FRAMES_MAX);
+
+	for (unsigned i = 0; i < n; i++) {
+		(void)fr_symtab_add(&t, &r->desc[i].mapping);
+		(void)fr_symtab_add(&t, &r->desc[i].symbol);
+	}
+	fr_symtab_finish(&t);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t a = i < nk ? rec->stack.kframes[i] : rec->stack.uframes[i - nk];
+		struct fr_frame *f = &out[i];
+		const char *d;
+		uint32_t len;
+
+		fr_symtab_resolve(&t, NULL, rec, i, a, f);
+		if (r->demangler && !f->kernel && f->sym && a >= FR_FRAME_MARKER_MAX &&
+		    (d = fr_demangle(r->demangler, f->sym, f->sym_len, &len))) {
+			f->mangled = f->sym;
+			f->mangled_len = f->sym_len;
+			f->sym = d;
+			f->sym_len = len;
+		}
+	}
+	fr_symtab_done(&t);
+	return (int)n;
 }
 
 static void add_record(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec)
@@ -627,6 +670,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 				.pid = e->sender_pid, .tid = e->sender_tid, .ppid = e->ppid, .exe_ino = e->exe_ino,
 				.regs = (const uint64_t *)e->uregs, .stack = e->ustack,
 				.stack_len = size >= sizeof(*e) + FR_USTACK_COPY ? MIN(e->ustack_len, FR_USTACK_COPY) : 0,
+				.rare = true,
 			};
 			rec.stack.uframes = r->uframes;
 			rec.stack.user_frames = (uint16_t)unwind(r, &s, s.stack_len > 0, e->kernel_frames == 0,
@@ -659,10 +703,16 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	if ((rec.type == FR_REC_EXEC || rec.type == FR_REC_FORK || rec.type == FR_REC_EXIT) &&
 	    fr_exe_names_on_record(r->exes, &rec) && rec.type == FR_REC_EXEC && r->triggers)
 		fr_triggers_on_exe(r->triggers, &rec, fr_exe_names_get(r->exes, rec.pid));
-	/* after it is stored: a trigger record follows its cause */
-	if (r->triggers && fr_triggers_may_match(r->triggers, rec.type))
+	/* after it is stored: a trigger record follows its cause; a fatal
+	 * signal's incident says where, its frames named */
+	if (r->triggers && fr_triggers_may_match(r->triggers, rec.type)) {
+		struct fr_frame frames[FR_SAMPLE_FRAMES_MAX];
+		int nframes = 0;
+		if (rec.type == FR_REC_SIGNAL && (rec.stack.kernel_frames || rec.stack.user_frames))
+			nframes = name_frames(r, &rec, frames);
 		fr_triggers_on_record(r->triggers, &rec, rec.cgroup_id ? fr_cgroup_names_lookup(r->cg, rec.cgroup_id) : NULL,
-				      fr_exe_names_get(r->exes, rec.pid));
+				      fr_exe_names_get(r->exes, rec.pid), nframes ? frames : NULL, nframes);
+	}
 	return 0;
 malformed:
 	/* a BPF/daemon ABI mismatch: never silent, a loss like any other */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../lib/clock.h"
+#include "../lib/crash-line.h"
 #include "../lib/incident.h"
 #include "../lib/macro.h"
 #include "../lib/parse.h"
@@ -82,6 +83,8 @@ struct pending {
 	struct json_object *rules;    /* array of names */
 	struct json_object *triggers; /* array of records */
 	char *reason;
+	char *crash;                  /* the first fatal signal's line and stack
+				      (crash_text()), for the journal; NULL: none */
 	char **exec;                  /* of the rule that opened it */
 	uint64_t exec_timeout_ns;
 	sd_event_source *timer;
@@ -287,6 +290,7 @@ static void pending_free(struct pending *p)
 	json_object_put(p->rules);
 	json_object_put(p->triggers);
 	free(p->reason);
+	free(p->crash);
 	if (p->exec)
 		for (char **a = p->exec; *a; a++)
 			free(*a);
@@ -387,7 +391,7 @@ static bool matches(const struct fr_rule *r, const struct fr_record *rec, const 
 }
 
 static struct json_object *record_json(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup,
-				       const char *exe)
+				       const char *exe, const struct fr_frame *frames, int nframes)
 {
 	struct fr_record_context ctx = {
 		/* the record's boottime stamp, on today's wall clock */
@@ -397,8 +401,49 @@ static struct json_object *record_json(struct fr_triggers *t, const struct fr_re
 		.cgroup_len = cgroup ? (uint32_t)strlen(cgroup) : 0,
 		.exe = exe,
 		.exe_len = exe ? (uint32_t)strlen(exe) : 0,
+		.frames = frames,
+		.nframes = nframes,
 	};
 	return fr_record_to_json(rec, &ctx);
+}
+
+/* Frames in a fatal signal's journal entry, at most, as systemd-coredump
+ * prints its stack trace: enough to say where, bounded. */
+#define CRASH_FRAMES_MAX 16
+
+/* A fatal signal for the incident's journal entry: its line
+ * (lib/crash-line.h) and its stack, one frame a line, as
+ * systemd-coredump's entries have them.  Bytes a process chose (names)
+ * below 0x20 become '?'.  NULL when @rec is no signal with a stack. */
+static char *crash_text(const struct fr_record *rec, const struct fr_frame *f, int n)
+{
+	char line[1024], name[512], *buf = NULL;
+	size_t len = 0;
+	int first = fr_crash_first_frame(rec, n), shown = 0;
+	FILE *m;
+
+	if (rec->type != FR_REC_SIGNAL || !f || n <= 0 || !(m = open_memstream(&buf, &len)))
+		return NULL;
+	fprintf(m, "%s\n\nStack trace of thread %" PRIu32 ":\n", fr_crash_title(rec, line, sizeof(line)),
+		rec->signal.sender_tid);
+	for (int i = first; i < n && shown < CRASH_FRAMES_MAX; i++, shown++) {
+		uint32_t ml;
+		const char *mod = fr_frame_module_base(&f[i], &ml);
+		fprintf(m, "#%-2d 0x%016" PRIx64 " %s", shown, f[i].addr, fr_frame_name(&f[i], true, name, sizeof(name)));
+		if (f[i].sym && mod)
+			fprintf(m, " (%.*s)", (int)ml, mod);
+		fputc('\n', m);
+	}
+	if (n - first > shown)
+		fprintf(m, "(%d frames more)\n", n - first - shown);
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < 0x20 && *c != '\n')
+			*c = '?';
+	return buf;
 }
 
 /* Windows are wall-clock ranges: that is how readers select chunks. */
@@ -467,7 +512,7 @@ static void write_trigger_record(struct fr_triggers *t, const struct fr_rule *r,
 /* A rule fired on @rec (or on a freeze when @rec is a mark).  Returns the
  * incident it joined or opened, or NULL when governance suppressed it. */
 static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_record *rec, const char *cgroup,
-			    const char *exe, const char *reason)
+			    const char *exe, const struct fr_frame *frames, int nframes, const char *reason)
 {
 	const struct fr_rule *r = &t->rules.v[ri];
 	struct rule_state *st = &t->state[ri];
@@ -483,9 +528,11 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 		if (wall < p->start_wall || wall > p->end_wall)
 			continue;
 		if (json_object_array_length(p->triggers) < TRIGGERS_LISTED_MAX)
-			json_object_array_add(p->triggers, record_json(t, rec, cgroup, exe));
+			json_object_array_add(p->triggers, record_json(t, rec, cgroup, exe, frames, nframes));
 		else
 			p->unlisted++;
+		if (!p->crash)
+			p->crash = crash_text(rec, frames, nframes);
 		bool listed = false;
 		for (size_t k = 0; k < json_object_array_length(p->rules); k++)
 			listed |= !strcmp(json_object_get_string(json_object_array_get_idx(p->rules, k)), r->name);
@@ -540,7 +587,8 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 			p->exec[k] = strdup(r->exec[k]);
 	}
 	json_object_array_add(p->rules, json_object_new_string(r->name));
-	json_object_array_add(p->triggers, record_json(t, rec, cgroup, exe));
+	json_object_array_add(p->triggers, record_json(t, rec, cgroup, exe, frames, nframes));
+	p->crash = crash_text(rec, frames, nframes);
 
 	/* id: trigger time and rule, unique among the files */
 	time_t secs = (time_t)(wall / NSEC_PER_SEC);
@@ -610,11 +658,11 @@ void fr_triggers_on_exe(struct fr_triggers *t, const struct fr_record *exec, con
 }
 
 void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup,
-			   const char *exe)
+			   const char *exe, const struct fr_frame *frames, int nframes)
 {
 	for (size_t i = 0; i < t->rules.n; i++)
 		if (matches(&t->rules.v[i], rec, cgroup))
-			fire(t, i, rec, cgroup, exe, NULL);
+			fire(t, i, rec, cgroup, exe, frames, nframes, NULL);
 }
 
 /* Removes the oldest incident files beyond the count and size budget. */
@@ -1104,7 +1152,10 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 		 * (systemd-journal-upload) carry off the host as it is: every
 		 * field is documented in flightrecd(8), "The journal entry".  The
 		 * boot and the host are journald's own _BOOT_ID and _HOSTNAME. */
-		sd_journal_send("MESSAGE=flightrec incident %s captured (rules %s): %s", p->id, rules, path,
+		/* a crash: where, in the message itself, as systemd-coredump's */
+		sd_journal_send("MESSAGE=flightrec incident %s captured (rules %s): %s%s%s", p->id, rules, path,
+				p->crash ? "\n\n" : "", p->crash ? p->crash : "",
+				"CRASH=%.*s", p->crash ? (int)strcspn(p->crash, "\n") : 0, p->crash ? p->crash : "",
 				"MESSAGE_ID=" FR_INCIDENT_MESSAGE_ID, "PRIORITY=4", "INCIDENT=%s", p->id,
 				"RULE=%s", json_object_get_string(json_object_array_get_idx(p->rules, 0)),
 				"RULES=%s", rules, "INCIDENT_PATH=%s", path, "TRIGGERS=%zu",
@@ -1188,7 +1239,7 @@ struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason
 	snprintf(buf, sizeof(buf), "freeze");
 	rec.mark.text = reason && *reason ? reason : buf;
 	rec.mark.text_len = (uint32_t)strlen(rec.mark.text);
-	p = fire(t, ri, &rec, NULL, NULL, reason && *reason ? reason : NULL);
+	p = fire(t, ri, &rec, NULL, NULL, NULL, 0, reason && *reason ? reason : NULL);
 	if (!p) {
 		json_object_object_add(o, "error", json_object_new_string("suppressed by the manual rule's cooldown or hourly limit"));
 		return o;

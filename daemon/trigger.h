@@ -65,12 +65,14 @@ void fr_triggers_lend_ksyms(struct fr_triggers *t, const struct fr_ksyms *ks);
 int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules);
 
 /* Checks an event record; @cgroup is its cgroup path, @exe its process's
- * executable, each NULL when not known. */
+ * executable, each NULL when not known; @frames[0..nframes) its stack,
+ * named (a fatal signal's: the incident says where it crashed), or NULL. */
 /* Whether a rule looks at records of @type at all: the recorder asks
  * before it finds a record's cgroup path for fr_triggers_on_record(). */
 bool fr_triggers_may_match(const struct fr_triggers *t, uint16_t type);
+struct fr_frame;
 void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup,
-			   const char *exe);
+			   const char *exe, const struct fr_frame *frames, int nframes);
 /* @exec's process runs @exe from @exec's time on: the open incidents'
  * triggers of that pid on records from then on, which fired before the
  * exec record was handled (it came later, from another CPU's ring), name

@@ -34,6 +34,8 @@ struct fr_ustack {
 	const uint64_t *regs;   /* FR_UREGS, DWARF numbering */
 	const uint8_t *stack;   /* copied from regs[7] (rsp) up */
 	size_t stack_len;
+	bool rare;              /* a fatal signal's: not held up by the samples'
+				   parser budget, but by one of its own (parser.h) */
 };
 
 /* Unwinds @s into @out (room for @max >= 2 entries); returns how many. */

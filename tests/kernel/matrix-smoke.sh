@@ -111,14 +111,17 @@ stamp "dump ($(wc -c <"$T/dump.json") bytes)"
 # one pass over the dump (jq is slow under TCG): what the checks look at
 jq -n -c --argjson spin "$SPIN" --argjson wait "$WAITP" --argjson segv "$SEGV" --argjson oom "$OOM" '
 	def named($re): any(.stack[]?; (.sym // "") | test($re));
-	reduce inputs as $r ({types: {}, spin: 0, spin_tried: 0, spin_named: 0, wait: false, segv: false, oom: [], reset: false};
+	reduce inputs as $r ({types: {}, spin: 0, spin_tried: 0, spin_named: 0, wait: false, segv: false, segv_site: false, oom: [], reset: false};
 		.types[$r.type] += 1
 		| if $r.type == "sample" and $r.pid == $spin then
 			.spin += 1
 			| .spin_tried += ($r | if named("^\\[unwind failed\\]$") then 0 else 1 end)
 			| .spin_named += ($r | if named("^fr_spin_(seventy|thirty)[+]") and named("^main[+]") then 1 else 0 end)
 		  elif $r.type == "offcpu" and $r.pid == $wait and $r.duration_ns >= 1000000000 then .wait = true
-		  elif $r.type == "signal" and $r.pid == $segv and $r.signal == "SIGSEGV" then .segv = true
+		  elif $r.type == "signal" and $r.pid == $segv and $r.signal == "SIGSEGV" then
+			.segv = true
+			| .segv_site = ($r.code_name == "SEGV_MAPERR" and $r.addr == "0x0" and $r.stack_status == "taken"
+				and (($r.stack[$r.kernel_frames].sym // "") | startswith("main+")))
 		  elif $r.type == "oom" then .oom += [$r | {pid, comm, rss_kb, memcg}]
 		  elif $r.type == "tcp" and ($r.event | startswith("reset")) then .reset = true
 		  else . end)' <"$T/dump.json" >"$T/sum.json"
@@ -141,6 +144,9 @@ check '.[0].wait' "$T/sum.json" "offcpu: fr-wait's 1.5 s read"
 check '.[0].spin_tried >= 5 and .[0].spin_named >= 0.5 * .[0].spin_tried' "$T/sum.json" \
 	"sample: fr-spin's user stacks named, fr_spin_* under main ($(jq -r '"\(.spin_named) of \(.spin_tried) unwound (\(.spin) sampled)"' "$T/sum.json") samples; parser over budget $(jq '.sampler.parser.over_budget' "$T/status.json") times)"
 check '.[0].segv' "$T/sum.json" "signal: SIGSEGV of fr-segv"
+check '.[0].segv_site' "$T/sum.json" "signal: fr-segv's crash site (SEGV_MAPERR at 0x0 in main), read after it exited"
+check '.[0].sampler.mappings.mmaps > 0 and .[0].sampler.mappings.lost == 0' "$T/status.json" \
+	"mappings: tracked from the kernel's side-band events ($(jq -c '.sampler.mappings | {mmaps, execs, served, lost}' "$T/status.json"))"
 check "any(.[0][]; any(.triggers[]; .pid == $SEGV and .signal == \"SIGSEGV\" and ((.exe // \"\") | endswith(\"/fr-segv\"))))" "$T/inc.json" \
 	"crash: an incident whose trigger names fr-segv's exe ($(jq -c "[.[] | .triggers[] | select(.pid == $SEGV) | .exe]" "$T/inc.json"))"
 if [ "$OOM" != 0 ]; then

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The core dump systemd-coredump kept of a crash a signal record shows:
+ * its journal entry (MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1) for
+ * the same boot and pid, written within minutes after the signal, read
+ * with sd-journal from this machine's journal.  Found, frctl says so and
+ * prints the coredumpctl command that opens it.
+ */
+#ifndef FRCTL_COREDUMP_LINK_H
+#define FRCTL_COREDUMP_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../lib/window.h"
+
+#define FR_COREDUMP_MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"
+/* How long after the signal its core dump may be logged: writing a large
+ * process's core takes a while */
+#define FR_COREDUMP_WITHIN_NS (600ULL * 1000000000ULL)
+
+struct frctl_coredump {
+	char command[128];  /* "coredumpctl debug COREDUMP_PID=... _BOOT_ID=..." */
+	char storage[256];  /* COREDUMP_FILENAME, or "" (in the journal, or not kept) */
+};
+
+/* The core dump of the signal record @e's target, if the journal has one;
+ * false when it has none (or cannot be read: another machine's window). */
+bool frctl_coredump_find(const struct fr_window *w, const struct fr_window_entry *e, struct frctl_coredump *ret);
+
+#endif
