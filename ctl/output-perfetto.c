@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/crash-line.h"
 #include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "../lib/out-buf.h"
@@ -472,8 +473,19 @@ void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr
 			else
 				snprintf(buf, sizeof(buf), "%s", nm);
 			json_object_put(v);
-		} else if (r->type == FR_REC_SIGNAL && (s = fr_signal_name((int)r->signal.sig, sig, sizeof(sig))))
-			snprintf(buf, sizeof(buf), "%s", s);
+		} else if (r->type == FR_REC_SIGNAL && (s = fr_signal_name((int)r->signal.sig, sig, sizeof(sig)))) {
+			/* where it was raised, in the name; the whole stack is
+			 * in the record's "stack" */
+			struct fr_frame f[FR_FRAMES_EXPANDED_MAX];
+			int n = fr_window_frames(w, e, f, FR_FRAMES_EXPANDED_MAX);
+			char name[256];
+			if (n > 0) {
+				fr_frame_name(&f[fr_crash_first_frame(r, n)], false, name, sizeof(name));
+				clean_copy(name, sizeof(name), name, strlen(name));
+				snprintf(buf, sizeof(buf), "%s in %s", s, name);
+			} else
+				snprintf(buf, sizeof(buf), "%s", s);
+		}
 		else if (r->type == FR_REC_TCP)
 			snprintf(buf, sizeof(buf), "tcp %s", fr_tcp_event_name(r->tcp.event));
 		else

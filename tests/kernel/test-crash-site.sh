@@ -149,6 +149,38 @@ ok "(d) kill -SEGV from bash[$(jq .sender_pid <<<"$d")]: through $(user_syms "$d
 grep -A4 'fr-crash\[.*SIGSEGV (SEGV_MAPERR, address 0x18)' "$T/sig.txt" | grep -q '^    fr_leaf+0x0 (fr-crash)' ||
 	fail "text dump: $(grep -A4 'fr-crash' "$T/sig.txt")"
 ok "text: $(grep 'fr-crash\[.*SIGSEGV' "$T/sig.txt" | sed 's/^.*signal *//')"
+# report: the crash first, then its backtrace
+"$FRCTL" --store "$T/store" report --last 1m >"$T/report.txt"
+first=$(grep -m1 -vE '^(Source|Host|Window|Incident):' "$T/report.txt")
+[[ "$first" == "Fatal signals ("*"), where they were raised:" ]] || fail "report does not open with the fatal signals: $(head -8 "$T/report.txt")"
+grep -qE '^  fr-crash\[[0-9]+\] SIGSEGV \(SEGV_MAPERR, address 0x18\) in fr_leaf ← fr_middle ← fr_outer ← main ← ' "$T/report.txt" &&
+	grep -A1 '^  fr-crash\[' "$T/report.txt" | grep -q '^    #0  fr_leaf+0x0 (fr-crash)$' ||
+	fail "report: no crash line with fr-crash's backtrace: $(sed -n '/^Fatal signals/,/^[A-Z]/p' "$T/report.txt" | head -12)"
+ok "report: $(grep -m1 '^  fr-crash\[' "$T/report.txt" | sed 's/^ *//')"
+# Perfetto: the signal instant is named where it was raised, its stack in its args
+"$FRCTL" --store "$T/store" dump --last 1m --format perfetto -o "$T/trace.json"
+jq -e '[.traceEvents[] | select(.name == "SIGSEGV in fr_leaf" and .ph == "i" and
+	((.args.stack[0].sym // "") | startswith("fr_leaf+")))] | length == 1' "$T/trace.json" >/dev/null ||
+	fail "perfetto: no instant 'SIGSEGV in fr_leaf' with its stack: $(jq -c '[.traceEvents[] | select(.name | startswith("SIG"))][0]' "$T/trace.json" | cut -c1-300)"
+ok "perfetto: instant 'SIGSEGV in fr_leaf', the stack in its args"
+# the shipped crash rule's incident (its 10 s after, then written): its
+# trigger carries the named stack; its page opens with the crash
+for _ in $(seq 300); do
+	id=$("$FRCTL" --store "$T/store" incidents --json | jq -r '[.[] | select(.rules == ["crash"])][0].id // empty')
+	[ -n "$id" ] && break
+	sleep 0.1
+done
+[ -n "$id" ] || fail "no crash incident within 30 s"
+"$FRCTL" --store "$T/store" incidents --json | jq -e --arg id "$id" '.[] | select(.id == $id) | .triggers[0] |
+	.comm == "fr-crash" and .code_name == "SEGV_MAPERR" and ([.stack[] | .sym // ""] | .[0:4] | map(sub("\\+0x.*"; ""))) == ["fr_leaf", "fr_middle", "fr_outer", "main"]' \
+	>/dev/null || fail "incident $id's trigger: $("$FRCTL" --store "$T/store" incidents --json | jq -c '.[0].triggers[0]' | cut -c1-600)"
+"$FRCTL" --store "$T/store" report --incident "$id" --format html -o "$T/crash.html"
+grep -q '<section id="crash">' "$T/crash.html" &&
+	grep -qE '<p class="crash-line">fr-crash\[[0-9]+\] SIGSEGV \(SEGV_MAPERR, address 0x18\) in fr_leaf ← fr_middle' "$T/crash.html" &&
+	grep -q '<li>fr_leaf+0x0 <span class="module">(fr-crash)</span></li>' "$T/crash.html" ||
+	fail "the incident's page has no crash section with fr-crash's stack"
+[ -n "${FR_KEEP_PAGE:-}" ] && cp "$T/crash.html" "$FR_KEEP_PAGE"
+ok "incident $id: its trigger has the named stack; its page opens with 'Where it crashed'"
 st=$("$FRCTL" --store "$T/store" status --json)
 jq -e '.signal_stacks.taken >= 5 and .sampler.mappings.served >= 4 and .sampler.mappings.lost == 0' <<<"$st" >/dev/null ||
 	fail "status: $(jq -c '.signal_stacks, .sampler.mappings' <<<"$st")"
