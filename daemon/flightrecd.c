@@ -527,17 +527,17 @@ static struct json_object *status_json(struct daemon *d)
 			struct fr_mmap_tracker_stats ts;
 			struct json_object *to = json_object_new_object();
 			fr_mmap_tracker_get_stats(d->tracker, &ts);
-			json_object_object_add(to, "events", json_object_new_uint64(ts.events));
-			json_object_object_add(to, "lost", json_object_new_uint64(ts.lost));
-			json_object_object_add(to, "mmaps", json_object_new_uint64(ts.mmaps));
-			json_object_object_add(to, "execs", json_object_new_uint64(ts.execs));
-			json_object_object_add(to, "forks", json_object_new_uint64(ts.forks));
-			json_object_object_add(to, "exits", json_object_new_uint64(ts.exits));
-			json_object_object_add(to, "processes", json_object_new_uint64(ts.processes));
-			json_object_object_add(to, "mappings", json_object_new_uint64(ts.mappings));
-			json_object_object_add(to, "refused", json_object_new_uint64(ts.refused));
-			json_object_object_add(to, "evicted", json_object_new_uint64(ts.evicted));
-			json_object_object_add(to, "served", json_object_new_uint64(ts.served));
+			const struct {
+				const char *name;
+				uint64_t v;
+			} counts[] = {
+				{ "events", ts.events },       { "lost", ts.lost },       { "mmaps", ts.mmaps },
+				{ "execs", ts.execs },         { "forks", ts.forks },     { "exits", ts.exits },
+				{ "processes", ts.processes }, { "mappings", ts.mappings }, { "refused", ts.refused },
+				{ "evicted", ts.evicted },     { "served", ts.served },
+			};
+			for (size_t i = 0; i < ELEMENTSOF(counts); i++)
+				json_object_object_add(to, counts[i].name, json_object_new_uint64(counts[i].v));
 			json_object_object_add(smp, "mappings", to);
 		}
 		json_object_object_add(o, "sampler", smp);

@@ -600,6 +600,23 @@ static struct elf_file *file_get(struct fr_symbolizer *s, dev_t dev, uint64_t in
 	return f;
 }
 
+/* A stream over the maps in descriptor @fd (closed on failure); NULL
+ * with *err set when there is none. */
+static FILE *maps_file(int fd, int *err)
+{
+	FILE *f;
+
+	*err = fd;
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		*err = -ENOMEM;
+	}
+	return f;
+}
+
 /* Reads the executable mappings of @pid.  -ESRCH when it is gone. */
 static int read_maps(struct fr_symbolizer *s, struct proc *p)
 {
@@ -617,28 +634,16 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 	p->read_at = fr_now_ns(CLOCK_MONOTONIC); /* tried: a process that is gone is not retried at once */
 	p->inherited = false;
 	s->st.maps_read++;
-	fd = fr_access_maps(p->pid, &exe_ino);
-	if (fd < 0)
-		return fd;
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return -ENOMEM;
-	}
+	f = maps_file(fr_access_maps(p->pid, &exe_ino), &fd);
 	/* empty: it exited between the opening and the reading; what it
 	 * mapped, as the daemon learned it */
-	if (fgetc(f) == EOF) {
+	if (f && fgetc(f) == EOF) {
 		fclose(f);
-		fd = fr_access_maps_gone(p->pid, &exe_ino);
-		if (fd < 0)
-			return fd;
-		f = fdopen(fd, "r");
-		if (!f) {
-			close(fd);
-			return -ENOMEM;
-		}
-	} else
+		f = maps_file(fr_access_maps_gone(p->pid, &exe_ino), &fd);
+	} else if (f)
 		rewind(f);
+	if (!f)
+		return fd;
 	p->exe_ino = exe_ino;
 	while (getline(&line, &linecap, f) > 0) {
 		unsigned long long start, end, off, ino;
