@@ -21,11 +21,15 @@
 #include "mapped-file.h"
 #include "mmap-tracker.h"
 
-/* A mapped file's path, shared by the mappings that copy it (a fork). */
+/* A mapped file's path, one per distinct path (interned: every process
+ * maps libc), shared by the mappings that name it. */
 struct tpath {
 	unsigned refs;
+	uint32_t hash;
+	struct tpath *next; /* in its bucket */
 	char s[];
 };
+#define PATH_BUCKETS 4096
 
 struct tmap {
 	uint64_t start, end, pgoff;
@@ -51,10 +55,19 @@ struct tproc {
 	struct mapset *maps;  /* NULL: none */
 };
 
+/* A process that exited, in the order they did: the oldest go first. */
+struct gone {
+	uint32_t pid;
+	uint64_t at; /* its tproc's exited_at */
+};
+
 struct fr_mmap_tracker {
 	struct perf_buffer *pb;
 	int map_fd;
 	struct fr_pid_map procs;
+	struct tpath *paths[PATH_BUCKETS];
+	struct gone *gone; /* a ring of FR_TRACKER_PROCS */
+	size_t gone_head, gone_n;
 	uint64_t nmappings; /* in all mapsets, a shared one once */
 	struct fr_mmap_tracker_stats st;
 	bool warned_lost;
@@ -82,10 +95,46 @@ struct ev_lost {
 	uint64_t id, lost;
 };
 
-static void path_unref(struct tpath *p)
+static uint32_t path_hash(const char *s)
 {
-	if (p && --p->refs == 0)
-		free(p);
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* The interned @s, one reference more; NULL when out of memory. */
+static struct tpath *path_get(struct fr_mmap_tracker *t, const char *s)
+{
+	uint32_t h = path_hash(s);
+	struct tpath **b = &t->paths[h % PATH_BUCKETS], *p;
+	size_t len = strlen(s);
+
+	for (p = *b; p; p = p->next)
+		if (p->hash == h && !strcmp(p->s, s)) {
+			p->refs++;
+			return p;
+		}
+	p = malloc(sizeof(*p) + len + 1);
+	if (!p)
+		return NULL;
+	*p = (struct tpath){ .refs = 1, .hash = h, .next = *b };
+	memcpy(p->s, s, len + 1);
+	*b = p;
+	return p;
+}
+
+static void path_unref(struct fr_mmap_tracker *t, struct tpath *p)
+{
+	struct tpath **b;
+
+	if (!p || --p->refs > 0)
+		return;
+	for (b = &t->paths[p->hash % PATH_BUCKETS]; *b != p; b = &(*b)->next)
+		;
+	*b = p->next;
+	free(p);
 }
 
 static void mapset_unref(struct fr_mmap_tracker *t, struct mapset *m)
@@ -93,7 +142,7 @@ static void mapset_unref(struct fr_mmap_tracker *t, struct mapset *m)
 	if (!m || --m->refs > 0)
 		return;
 	for (unsigned i = 0; i < m->n; i++)
-		path_unref(m->v[i].path);
+		path_unref(t, m->v[i].path);
 	t->nmappings -= m->n;
 	free(m);
 }
@@ -137,21 +186,27 @@ static struct mapset *own_maps(struct fr_mmap_tracker *t, struct tproc *p)
 	return p->maps = c;
 }
 
-/* Drops the oldest exited process; false when none has exited. */
-static bool evict_oldest_exited(struct fr_mmap_tracker *t)
+/* Drops the process that exited first, if it exited before @before (0:
+ * whenever it did); false when there is none.  An entry whose process
+ * was made again since (a pid reused) is passed over. */
+static bool evict_oldest_exited(struct fr_mmap_tracker *t, uint64_t before)
 {
-	struct tproc *p, *old = NULL;
-	size_t i = 0;
-	uint32_t pid;
+	while (t->gone_n) {
+		struct gone g = t->gone[t->gone_head];
+		struct tproc *p;
 
-	while ((p = fr_pid_map_next(&t->procs, &i, &pid)))
-		if (p->exited_at && (!old || p->exited_at < old->exited_at))
-			old = p;
-	if (!old)
-		return false;
-	proc_free(t, fr_pid_map_remove(&t->procs, old->pid));
-	t->st.evicted++;
-	return true;
+		if (before && g.at + FR_TRACKER_KEEP_NS >= before)
+			return false;
+		t->gone_head = (t->gone_head + 1) % FR_TRACKER_PROCS;
+		t->gone_n--;
+		p = fr_pid_map_get(&t->procs, g.pid);
+		if (p && p->exited_at == g.at) {
+			proc_free(t, fr_pid_map_remove(&t->procs, g.pid));
+			t->st.evicted++;
+			return true;
+		}
+	}
+	return false;
 }
 
 static struct tproc *proc_get(struct fr_mmap_tracker *t, uint32_t pid, bool create)
@@ -160,7 +215,7 @@ static struct tproc *proc_get(struct fr_mmap_tracker *t, uint32_t pid, bool crea
 
 	if (p || !create)
 		return p;
-	if (t->procs.n >= FR_TRACKER_PROCS && !evict_oldest_exited(t))
+	if (t->procs.n >= FR_TRACKER_PROCS && !evict_oldest_exited(t, 0))
 		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -198,24 +253,22 @@ static void on_mmap2(struct fr_mmap_tracker *t, const struct ev_mmap2 *e, size_t
 		p->exe_known = true;
 	}
 	if ((p->maps && p->maps->n >= FR_MAPS_FILES_MAX) ||
-	    (t->nmappings >= FR_TRACKER_MAPPINGS && !evict_oldest_exited(t))) {
+	    (t->nmappings >= FR_TRACKER_MAPPINGS && !evict_oldest_exited(t, 0))) {
 		t->st.refused++;
 		return;
 	}
 	m = own_maps(t, p);
-	path = m ? malloc(sizeof(*path) + strlen(e->filename) + 1) : NULL;
+	path = m ? path_get(t, e->filename) : NULL;
 	if (!path) {
 		t->st.refused++;
 		return;
 	}
-	path->refs = 1;
-	strcpy(path->s, e->filename);
 	/* the new mapping replaces what it overlaps (munmaps are not
 	 * reported: a library closed and another opened in its place) */
 	for (at = 0; at < m->n && m->v[at].end <= e->addr; at++)
 		;
 	for (k = at; k < m->n && m->v[k].start < end; k++) {
-		path_unref(m->v[k].path);
+		path_unref(t, m->v[k].path);
 		drop++;
 	}
 	memmove(&m->v[at + 1], &m->v[at + drop], (m->n - at - drop) * sizeof(m->v[0]));
@@ -275,8 +328,13 @@ static void on_exit_ev(struct fr_mmap_tracker *t, const struct ev_task *e, uint6
 	t->st.exits++;
 	p = fr_pid_map_get(&t->procs, e->pid);
 	/* (not a process made since with the same pid) */
-	if (p && time >= p->since)
-		p->exited_at = fr_now_ns(CLOCK_MONOTONIC);
+	if (!p || time < p->since || p->exited_at)
+		return;
+	/* the queue is as long as the table: room, or its oldest goes */
+	if (t->gone_n == FR_TRACKER_PROCS)
+		(void)evict_oldest_exited(t, 0);
+	p->exited_at = fr_now_ns(CLOCK_MONOTONIC);
+	t->gone[(t->gone_head + t->gone_n++) % FR_TRACKER_PROCS] = (struct gone){ .pid = e->pid, .at = p->exited_at };
 }
 
 static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_header *h)
@@ -348,9 +406,15 @@ int fr_mmap_tracker_new(unsigned ncpu, struct fr_mmap_tracker **ret)
 
 	if (!t)
 		return -ENOMEM;
+	t->gone = calloc(FR_TRACKER_PROCS, sizeof(*t->gone));
+	if (!t->gone) {
+		free(t);
+		return -ENOMEM;
+	}
 	t->map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "fr_mmaps", sizeof(int), sizeof(int), ncpu, NULL);
 	if (t->map_fd < 0) {
 		k = -errno;
+		free(t->gone);
 		free(t);
 		return k;
 	}
@@ -358,6 +422,7 @@ int fr_mmap_tracker_new(unsigned ncpu, struct fr_mmap_tracker **ret)
 	if (!t->pb) {
 		k = -errno;
 		close(t->map_fd);
+		free(t->gone);
 		free(t);
 		return k;
 	}
@@ -379,37 +444,19 @@ struct fr_mmap_tracker *fr_mmap_tracker_free(struct fr_mmap_tracker *t)
 	while ((p = fr_pid_map_next(&t->procs, &i, &pid)))
 		proc_free(t, p);
 	fr_pid_map_done(&t->procs);
+	free(t->gone);
 	free(t);
 	return NULL;
 }
 
 void fr_mmap_tracker_poll(struct fr_mmap_tracker *t)
 {
-	uint64_t now;
-	struct tproc *p;
-	size_t i = 0;
-	uint32_t pid;
-
 	if (!t)
 		return;
 	(void)perf_buffer__consume(t->pb);
-	now = fr_now_ns(CLOCK_MONOTONIC);
-	/* exited long enough ago that no record of theirs is still to come
-	 * (removals move entries: collected first) */
-	for (;;) {
-		uint32_t gone[256];
-		size_t n = 0;
-
-		i = 0;
-		while (n < ELEMENTSOF(gone) && (p = fr_pid_map_next(&t->procs, &i, &pid)))
-			if (p->exited_at && p->exited_at + FR_TRACKER_KEEP_NS < now)
-				gone[n++] = pid;
-		for (size_t j = 0; j < n; j++)
-			proc_free(t, fr_pid_map_remove(&t->procs, gone[j]));
-		t->st.evicted += n;
-		if (n < ELEMENTSOF(gone))
-			break;
-	}
+	/* exited long enough ago that no record of theirs is still to come */
+	while (evict_oldest_exited(t, fr_now_ns(CLOCK_MONOTONIC)))
+		;
 }
 
 int fr_mmap_tracker_maps(struct fr_mmap_tracker *t, uint32_t pid, uint64_t *exe_ino)

@@ -16,8 +16,8 @@
  *
  * Bounded: FR_TRACKER_PROCS processes, FR_TRACKER_MAPPINGS mappings in
  * all (shared by a parent and the children it forked until one of them
- * maps something), exited processes kept FR_TRACKER_KEEP_NS for the
- * records still in the rings, oldest first out.  Every event lost in the
+ * maps something; their paths interned), exited processes kept
+ * FR_TRACKER_KEEP_NS for the records still in the rings, oldest first out.  Every event lost in the
  * kernel, and every mapping not kept, is counted.
  */
 #ifndef FR_MMAP_TRACKER_H
@@ -27,7 +27,9 @@
 
 #define FR_TRACKER_PROCS 32768
 #define FR_TRACKER_MAPPINGS 131072
-#define FR_TRACKER_KEEP_NS (30ULL * 1000000000ULL)
+/* the rings are drained every 100 ms, and a second at most behind when
+ * the daemon sheds load */
+#define FR_TRACKER_KEEP_NS (10ULL * 1000000000ULL)
 /* perf ring pages per CPU (a power of two): an exec storm of 10,000 a
  * second makes ~1.5 MB/s of events, drained every 100 ms */
 #define FR_TRACKER_PAGES 64
