@@ -10,7 +10,7 @@
 #include "record-fields.h"
 
 /* Appends to @buf (@len, *@at used), cut at the end. */
-static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
 {
 	va_list ap;
 	int k;
