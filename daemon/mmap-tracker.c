@@ -301,8 +301,10 @@ static void on_fork(struct fr_mmap_tracker *t, const struct ev_task *e, uint64_t
 	if (e->pid == e->ppid) /* a thread */
 		return;
 	t->st.forks++;
-	parent = fr_pid_map_get(&t->procs, e->ppid);
+	/* the child first: making room for it may drop an exited process,
+	 * the parent among them (its exit read first, from another CPU) */
 	child = proc_get(t, e->pid, true);
+	parent = fr_pid_map_get(&t->procs, e->ppid);
 	/* the child's exec, on another CPU, was read first: it is newer */
 	if (!child || time < child->since)
 		return;

@@ -680,8 +680,10 @@ leaf:
 		out[1] = FR_FRAME_UNWIND_FAILED;
 		got = 2;
 	} else {
-		got = MIN(nframes, max);
-		memcpy(out, frames, got * sizeof(uint64_t));
+		/* (none at all: a stack copy that came back empty) */
+		got = frames ? MIN(nframes, max) : 0;
+		if (got)
+			memcpy(out, frames, got * sizeof(uint64_t));
 	}
 	for (size_t i = 0; i < got; i++)
 		desc[i] = (struct fr_frame_desc){};
