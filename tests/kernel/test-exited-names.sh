@@ -102,6 +102,11 @@ good=$(grep -cE '(^| )fr_brief_spin main __libc_start_call_main __libc_start_mai
 ldso='\?ld-linux-x86-64\.so\.2 \[(no unwind info|truncated)\]$'
 other=$(grep -vE '(^| )fr_brief_spin main __libc_start_call_main __libc_start_main _start$' "$T/briefs" |
 	grep -vE "^\$|(^| )_start\$|(^| )_dl_[a-z]+ $ldso|^$ldso|^\?\[vdso\] \[truncated\]\$" || true)
+# A sample in a PLT stub (clock_gettime@plt: no symbol) can come back as
+# that one unnamed frame; a few of them are no loss of names
+plt=$(grep -cx '?fr-brief' <<<"$other" || true)
+other=$(grep -vx '?fr-brief' <<<"$other" || true)
+[ $((plt * 50)) -le "$n" ] || fail "$plt of $n samples of fr-brief are one unnamed frame"
 [ -z "$other" ] || fail "samples of fr-brief not named to _start: $(sort <<<"$other" | uniq -c | sort -rn | head -5)"
 [ $((good * 10)) -ge $((n * 8)) ] || fail "only $good of $n samples of fr-brief in fr_brief_spin <- main"
 ok "$n samples of 40 processes living 20 ms: $good in fr_brief_spin <- main <- ... _start, the rest whole in the loader"
