@@ -102,10 +102,14 @@ for l in rep[h + 1:]:
     paths.append((float(m.group(1)), int(m.group(2)), m.group(3), frames[1:] if elided else frames, elided))
 assert 1 <= len(paths) <= 5, f"{len(paths)} paths"
 assert [p[1] for p in paths] == sorted((p[1] for p in paths), reverse=True), "not most samples first"
+def same(folded, shown):
+    # the report cuts a name too long for the line (a C++ template) with "…"
+    return len(folded) == len(shown) and all(
+        f == s or (s.endswith("…") and len(s) > 1 and f.startswith(s[:-1])) for f, s in zip(folded, shown))
 for share, n, comm, frames, elided in paths:
     assert abs(share - 100 * n / total) <= 0.051, f"{share} % is not {n} of {total} samples"
     # a stack the folded output has, with this count
-    assert any(c == n and k[0] == comm and (k[-len(frames):] == frames if elided else k[1:] == frames)
+    assert any(c == n and k[0] == comm and (same(k[-len(frames):], frames) if elided else same(k[1:], frames))
                and (len(k) - 1 > len(frames)) == elided for c, k in stacks), f"no folded stack {n} {comm};...;{';'.join(frames)}"
 share, n, comm, frames, elided = paths[0]
 top = stacks[0]
