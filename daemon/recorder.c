@@ -374,18 +374,9 @@ static int name_frames(struct fr_recorder *r, const struct fr_record *rec, struc
 	fr_symtab_finish(&t);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t a = i < nk ? rec->stack.kframes[i] : rec->stack.uframes[i - nk];
-		struct fr_frame *f = &out[i];
-		const char *d;
-		uint32_t len;
 
-		fr_symtab_resolve(&t, NULL, rec, i, a, f);
-		if (r->demangler && !f->kernel && f->sym && a >= FR_FRAME_MARKER_MAX &&
-		    (d = fr_demangle(r->demangler, f->sym, f->sym_len, &len))) {
-			f->mangled = f->sym;
-			f->mangled_len = f->sym_len;
-			f->sym = d;
-			f->sym_len = len;
-		}
+		fr_symtab_resolve(&t, NULL, rec, i, a, &out[i]);
+		fr_frame_demangle(r->demangler, &out[i]);
 	}
 	fr_symtab_done(&t);
 	return (int)n;

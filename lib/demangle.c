@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "record.h"
+#include "symtab.h"
 
 /* libstdc++'s (cxxabi.h is C++): returns a malloc'ed string, status 0 */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -155,4 +157,20 @@ void fr_demangler_get_stats(struct fr_demangler *d, struct fr_demangler_stats *r
 	pthread_mutex_lock(&d->lock);
 	*ret = d->st;
 	pthread_mutex_unlock(&d->lock);
+}
+
+void fr_frame_demangle(struct fr_demangler *d, struct fr_frame *f)
+{
+	const char *n;
+	uint32_t len;
+
+	if (!d || f->kernel || !f->sym || f->addr < FR_FRAME_MARKER_MAX)
+		return;
+	n = fr_demangle(d, f->sym, f->sym_len, &len);
+	if (!n)
+		return;
+	f->mangled = f->sym;
+	f->mangled_len = f->sym_len;
+	f->sym = n;
+	f->sym_len = len;
 }

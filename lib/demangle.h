@@ -29,6 +29,12 @@ struct fr_demangler *fr_demangler_free(struct fr_demangler *d);
  * prefix), does not demangle, or is not kept (the bounds). */
 const char *fr_demangle(struct fr_demangler *d, const char *name, size_t len, uint32_t *ret_len);
 
+/* A user frame's name demangled in place (lib/symtab.h), the binary's kept
+ * in its mangled/mangled_len; kernel frames, markers and names that are no
+ * C++ stay as they are.  @d may be NULL: nothing changes. */
+struct fr_frame;
+void fr_frame_demangle(struct fr_demangler *d, struct fr_frame *f);
+
 struct fr_demangler_stats {
 	uint64_t names;    /* kept */
 	uint64_t bytes;    /* their memory */

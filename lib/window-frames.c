@@ -52,24 +52,6 @@ void fr_window_set_late_names(struct fr_window *w, struct fr_late_names *ln)
 	w->late_names = ln;
 }
 
-/* A user frame's C++ name as people read it (lib/demangle.h), the
- * binary's kept beside it. */
-static void demangle(struct fr_window *w, struct fr_frame *f)
-{
-	const char *d;
-	uint32_t len;
-
-	if (!w->demangler || f->kernel || !f->sym || f->addr < FR_FRAME_MARKER_MAX)
-		return;
-	d = fr_demangle(w->demangler, f->sym, f->sym_len, &len);
-	if (!d)
-		return;
-	f->mangled = f->sym;
-	f->mangled_len = f->sym_len;
-	f->sym = d;
-	f->sym_len = len;
-}
-
 int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *out,
 		     size_t max)
 {
@@ -110,7 +92,7 @@ int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struc
 			out[k++] = f;
 	}
 	for (size_t i = 0; i < k; i++)
-		demangle(w, &out[i]);
+		fr_frame_demangle(w->demangler, &out[i]);
 	return (int)k;
 }
 
