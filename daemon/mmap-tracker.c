@@ -51,6 +51,8 @@ struct tproc {
 	uint64_t since;       /* event time of the fork or exec it was last made by */
 	uint64_t exe_ino;     /* the first executable mapping after its exec */
 	bool exe_known;
+	bool execed;          /* its exec (or its parent's) was seen: else what
+				 it maps first may be any library it opens */
 	uint64_t exited_at;   /* CLOCK_MONOTONIC ns, 0 while it lives */
 	struct mapset *maps;  /* NULL: none */
 };
@@ -248,7 +250,7 @@ static void on_mmap2(struct fr_mmap_tracker *t, const struct ev_mmap2 *e, size_t
 	/* made before the exec (or fork) already read from another CPU */
 	if (time < p->since)
 		return;
-	if (!p->exe_known) {
+	if (!p->exe_known && p->execed) {
 		p->exe_ino = e->ino;
 		p->exe_known = true;
 	}
@@ -290,6 +292,7 @@ static void on_exec(struct fr_mmap_tracker *t, uint32_t pid, uint64_t time)
 	mapset_unref(t, p->maps);
 	p->maps = NULL;
 	p->exe_known = false;
+	p->execed = true;
 	p->exe_ino = 0;
 	p->exited_at = 0;
 }
@@ -314,6 +317,7 @@ static void on_fork(struct fr_mmap_tracker *t, const struct ev_task *e, uint64_t
 	child->maps = NULL;
 	child->exited_at = 0;
 	child->exe_known = parent && parent->exe_known;
+	child->execed = parent && parent->execed;
 	child->exe_ino = parent ? parent->exe_ino : 0;
 	if (parent && parent->maps) {
 		child->maps = parent->maps;

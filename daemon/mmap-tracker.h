@@ -46,8 +46,9 @@ void fr_mmap_tracker_poll(struct fr_mmap_tracker *t);
 /* The executable file mappings of @pid as the text of /proc/PID/maps,
  * in a sealed memfd (each file's mapping preceded by one for the pages
  * before it from offset 0, where its ELF headers are, as a loader maps
- * them), and the inode of the image it ran in *exe_ino.  -ESRCH when
- * @pid is not known. */
+ * them), and the inode of the image it ran in *exe_ino (0 when its exec
+ * was not seen: a process older than the tracker).  -ESRCH when @pid is
+ * not known. */
 int fr_mmap_tracker_maps(struct fr_mmap_tracker *t, uint32_t pid, uint64_t *exe_ino);
 
 struct fr_mmap_tracker_stats {
