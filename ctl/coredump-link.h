@@ -2,8 +2,10 @@
 /*
  * The core dump systemd-coredump kept of a crash a signal record shows:
  * its journal entry (MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1) for
- * the same boot and pid, written within minutes after the signal, read
- * with sd-journal from this machine's journal.  Found, frctl says so and
+ * the same pid and signal, dumped when the signal was raised (the
+ * kernel's COREDUMP_TIMESTAMP, within seconds) and written within
+ * minutes after, read with sd-journal from this machine's journal.  The
+ * boot id is the entry's own (a container's journal has one of its own).  Found, frctl says so and
  * prints the coredumpctl command that opens it.
  */
 #ifndef FRCTL_COREDUMP_LINK_H
@@ -18,6 +20,9 @@
 /* How long after the signal its core dump may be logged: writing a large
  * process's core takes a while */
 #define FR_COREDUMP_WITHIN_NS (600ULL * 1000000000ULL)
+/* How far the kernel's time of the dump (seconds) and the journal's clock
+ * may be from the signal's time */
+#define FR_COREDUMP_SLACK_USEC (5ULL * 1000000ULL)
 
 struct frctl_coredump {
 	char command[128];  /* "coredumpctl debug COREDUMP_PID=... _BOOT_ID=..." */

@@ -33,6 +33,9 @@ fr_packages() {
 		# with (test-textfile): the -dev package above is
 		# the library only
 		curl
+		# test-systemd: systemd-coredump in the container catches a crash
+		# whose report names its coredumpctl command
+		systemd-coredump
 		# the kernel matrix (tests/tools/kernel-matrix.sh): Debian 12's
 		# 6.1 kernel booted in QEMU with a busybox initrd (cpio, and xz
 		# for its compressed modules), the .deb fetched by apt-get and
@@ -52,6 +55,20 @@ fr_install_deps() {
 		return 1
 	fi
 	echo "Installing: ${missing[*]}" >&2
+	# systemd-coredump's installation applies its sysctl.d file at once:
+	# the kernel's core_pattern (one for the whole machine, containers
+	# included) piped to itself, core_pipe_limit and suid_dumpable.  A host
+	# not booted with systemd has no socket to take the cores: it keeps its
+	# own settings
+	local sysctls=(kernel/core_pattern kernel/core_pipe_limit fs/suid_dumpable) saved=() i
+	for i in "${!sysctls[@]}"; do
+		saved[i]=$(cat "/proc/sys/${sysctls[i]}" 2>/dev/null || true)
+	done
 	apt-get update -qq >/dev/null
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	for i in "${!sysctls[@]}"; do
+		if [ -n "${saved[i]}" ] && [ "$(cat "/proc/sys/${sysctls[i]}")" != "${saved[i]}" ]; then
+			printf '%s\n' "${saved[i]}" >"/proc/sys/${sysctls[i]}"
+		fi
+	done
 }

@@ -35,10 +35,19 @@
 #   m. flightrecd keeps RestrictAddressFamilies=AF_UNIX (no AF_INET): the
 #      network is the upload service's alone;
 #   n. a crash's incident entry has the crash line and its stack trace in
-#      MESSAGE, and the line in CRASH=.
+#      MESSAGE, and the line in CRASH=;
+#   o. systemd-coredump, running in the container, catches the same crash,
+#      and `frctl report` (text and HTML) names the `coredumpctl` command
+#      of its core dump, which coredumpctl then finds.  The kernel's
+#      core_pattern is global and its helper runs in the host's namespaces,
+#      where no systemd listens: for the test's run it points at a bridge
+#      that runs the container's systemd-coredump in the container's mount
+#      namespace with a /proc of the host's pid namespace (the pid the
+#      kernel passes, %P, is the host's, as on a machine booted with
+#      systemd); the host's pattern is put back right after.
 # Everything the test creates goes away at its end: the container, its
 # private mounts (unshare -m), the cgroups nspawn creates under
-# frtest-PID, the PUT server, and the temporary directory.
+# frtest-PID, the PUT server, the core_pattern, and the temporary directory.
 BUILD=$1
 set -euo pipefail
 
@@ -47,6 +56,8 @@ MACHINE=frtest-$$
 NSPAWN=
 LEADER=
 CGDIRS=()
+# the host's core_pattern while step o has replaced it
+CORE_PATTERN=
 # start_server, stop_server: the PUT server the upload steps send to
 . "$(dirname "$0")/put-server.sh"
 
@@ -56,7 +67,17 @@ in_ct() {
 	nsenter -t "$LEADER" -a -r -w env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
 }
 
+# restore_core_pattern: the host's own core_pattern back
+restore_core_pattern() {
+	if [ -n "$CORE_PATTERN" ]; then
+		printf '%s\n' "$CORE_PATTERN" >/proc/sys/kernel/core_pattern ||
+			echo "warning: could not restore kernel.core_pattern to '$CORE_PATTERN'" >&2
+		CORE_PATTERN=
+	fi
+}
+
 teardown() {
+	restore_core_pattern
 	stop_server
 	if [ -n "$NSPAWN" ] && kill -0 "$NSPAWN" 2>/dev/null; then
 		# nspawn halts the container on SIGTERM
@@ -504,6 +525,25 @@ ok "journalctl MESSAGE_ID=$INCIDENT_ID -o json: $(jq -c -s '.[0] | {INCIDENT, RU
 # entry's MESSAGE has the crash line and the stack trace under it, as
 # systemd-coredump's entries do.  (In the container's own pid namespace
 # flightrecd names kernel frames only: the user frames are addresses.)
+# (o: systemd-coredump catches it too, through the bridge)
+COREDUMP_SYSCTL=/usr/lib/sysctl.d/50-coredump.conf
+[ -f "$COREDUMP_SYSCTL" ] || fail "no $COREDUMP_SYSCTL (scripts/deps.sh installs systemd-coredump)"
+read -r COREDUMP_HELPER COREDUMP_ARGS < <(sed -n 's/^kernel\.core_pattern *= *|//p' "$COREDUMP_SYSCTL") || true
+[ -n "${COREDUMP_HELPER:-}" ] && [ -n "${COREDUMP_ARGS:-}" ] ||
+	fail "$COREDUMP_SYSCTL sets no piped kernel.core_pattern"
+in_ct systemctl is-active --quiet systemd-coredump.socket || fail "systemd-coredump.socket is not active in the container"
+{
+	echo '#!/bin/sh'
+	echo '# the kernel'"'"'s core_pattern helper for test-systemd: the core on stdin'
+	echo "exec nsenter -t $LEADER -m -- unshare -m --propagation private \\"
+	echo "	sh -c 'mount -t proc proc /proc && exec \"\$0\" \"\$@\"' $COREDUMP_HELPER \"\$@\""
+} >"$T/cd"
+chmod 0755 "$T/cd"
+# (the kernel resolves the helper's path in the host's mount namespace:
+# through this shell's root, which is another under tests/tools/fresh-root.sh)
+CORE_PATTERN=$(cat /proc/sys/kernel/core_pattern)
+echo "|/proc/$$/root$T/cd $COREDUMP_ARGS" >/proc/sys/kernel/core_pattern ||
+	fail "cannot set kernel.core_pattern to the bridge"
 in_ct systemd-run --quiet --wait --collect --unit=fr-crashy /usr/bin/python3 -c "import ctypes; ctypes.string_at(0)" \
 	>/dev/null 2>&1 || true
 crash_entry() {
@@ -514,6 +554,31 @@ jq -e -s '.[0] | (.MESSAGE | test("\n\npython3\\[[0-9]+\\] SIGSEGV \\(SEGV_MAPER
 	and (.CRASH | test("^python3\\[[0-9]+\\] SIGSEGV \\(SEGV_MAPERR, address 0x0\\)"))' "$T/entry.json" >/dev/null ||
 	fail "the crash incident's entry: $(jq -c -s '.[0] | {MESSAGE, CRASH}' "$T/entry.json")"
 ok "crash incident entry: $(jq -r -s '.[0].MESSAGE' "$T/entry.json" | head -6 | paste -sd'|')"
+
+# --- o. the crash's core dump, from the report: systemd-coredump's journal
+# entry for python3's pid (the host's, as flightrecd records it)
+CRASH_PID=$(jq -r -s '.[0].CRASH' "$T/entry.json" | sed -n 's/^python3\[\([0-9]*\)\].*/\1/p')
+[ -n "$CRASH_PID" ] || fail "no pid in CRASH=$(jq -r -s '.[0].CRASH' "$T/entry.json")"
+coredump_entry() {
+	in_ct journalctl --no-pager -o json MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1 "COREDUMP_PID=$CRASH_PID" \
+		>"$T/coredump.json" && [ -s "$T/coredump.json" ]
+}
+retry 30 coredump_entry || fail "systemd-coredump logged no core dump of pid $CRASH_PID within 30 s"
+restore_core_pattern
+CRASH_INCIDENT=$(jq -r -s '.[0].INCIDENT_PATH' "$T/entry.json")
+in_ct frctl report --input "$CRASH_INCIDENT" >"$T/crash-report.txt" || fail "frctl report --input $CRASH_INCIDENT failed"
+BOOT=$(jq -r -s '.[0]._BOOT_ID' "$T/coredump.json")
+grep -q -F "open it with: coredumpctl debug COREDUMP_PID=$CRASH_PID _BOOT_ID=$BOOT" "$T/crash-report.txt" ||
+	fail "the report does not name the core dump of pid $CRASH_PID ($(jq -c -s '.[0] | {_BOOT_ID, __REALTIME_TIMESTAMP, COREDUMP_TIMESTAMP, _MACHINE_ID}' "$T/coredump.json")): $(head -8 "$T/crash-report.txt")"
+in_ct frctl report --input "$CRASH_INCIDENT" --format html >"$T/crash-report.html" ||
+	fail "frctl report --format html failed"
+grep -q -F "coredumpctl debug COREDUMP_PID=$CRASH_PID _BOOT_ID=$BOOT" "$T/crash-report.html" ||
+	fail "the HTML report does not name the core dump of pid $CRASH_PID"
+in_ct coredumpctl info --no-pager "COREDUMP_PID=$CRASH_PID" "_BOOT_ID=$BOOT" >"$T/coredumpctl.txt" 2>&1 ||
+	fail "coredumpctl info COREDUMP_PID=$CRASH_PID _BOOT_ID=$BOOT: $(cat "$T/coredumpctl.txt")"
+grep -q "Signal: 11 (SEGV)" "$T/coredumpctl.txt" ||
+	fail "coredumpctl's core dump of pid $CRASH_PID is not a SIGSEGV: $(cat "$T/coredumpctl.txt")"
+ok "core dump: $(grep -F 'core dump kept by systemd-coredump' "$T/crash-report.txt" | sed 's/^ *//'); coredumpctl info: $(grep -E '^ *(PID|Signal|Storage):' "$T/coredumpctl.txt" | sed 's/^ *//' | paste -sd' ')"
 
 # --- m. the recorder keeps its sandbox: no inet
 families=$(prop RestrictAddressFamilies)
