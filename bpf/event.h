@@ -18,6 +18,8 @@
 #include <linux/types.h>
 #endif
 
+#include "../lib/record-types.h"
+
 #define FR_EVENT_ABI 5
 
 /* TASK_COMM_LEN in the kernel. */
@@ -29,21 +31,14 @@
  * the exec record under 1 KiB while covering typical service command lines. */
 #define FR_ARGS_LEN 512
 
+/* The types of records the programs make: the store's record types of the
+ * same names and numbers (lib/record-types.h, one list for both). */
+#define FR_EV_ENUM_(name, number, str, flags) FR_EV_##name = number,
 enum fr_event_type {
-	FR_EV_EXEC = 1,
-	FR_EV_EXIT = 2,
-	FR_EV_FORK = 3,
-	FR_EV_SYSCALL = 4,
-	FR_EV_OFFCPU = 5,
-	FR_EV_RUNQ = 6,
-	FR_EV_BLOCK = 7,
-	FR_EV_OOM = 8,
-	FR_EV_SIGNAL = 9,
-	FR_EV_TCP = 10,
-	FR_EV_SWITCH = 11,
-	FR_EV_SAMPLE = 12,
+	FR_RECORD_TYPES_BPF(FR_EV_ENUM_)
 	FR_EV__MAX,
 };
+#undef FR_EV_ENUM_
 
 /* Sources: the unit that is switched on/off and counted (emitted, dropped). */
 enum fr_source {

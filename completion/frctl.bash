@@ -56,7 +56,8 @@ _frctl()
 		return
 		;;
 	--type)
-		COMPREPLY=($(compgen -W 'exec exit fork syscall offcpu runq block oom signal tcp switch sample mark metrics trigger gap' -- "$cur"))
+		# the types frctl knows (lib/record-types.h)
+		COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" --list-types 2>/dev/null)" -- "$cur"))
 		return
 		;;
 	--incident)
@@ -80,7 +81,7 @@ _frctl()
 	$split && return
 
 	if [[ -z $verb ]]; then
-		COMPREPLY=($(compgen -W "$verbs $global" -- "$cur"))
+		COMPREPLY=($(compgen -W "$verbs $global --list-types" -- "$cur"))
 		return
 	fi
 	case $verb in

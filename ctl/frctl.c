@@ -13,6 +13,7 @@
 #include "frctl-error.h"
 #include "frctl.h"
 #include "options.h"
+#include "window-args.h"
 
 static void help(void)
 {
@@ -39,6 +40,7 @@ static void help(void)
 	       "                      else control.socket from the config)\n"
 	       "  -h, --help          this help; 'frctl VERB --help' for a verb\n"
 	       "      --version       version\n"
+	       "      --list-types    the record types (dump --type), one a line\n"
 	       "\n"
 	       "Examples:\n"
 	       "  frctl report --last 5m                  what happened in the last 5 minutes\n"
@@ -64,6 +66,7 @@ int main(int argc, char **argv)
 		FRCTL_GLOBAL_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 0x101 },
+		{ "list-types", no_argument, NULL, 0x102 },
 		{},
 	};
 	struct frctl f = { .config_path = FR_CONF_DEFAULT_PATH };
@@ -81,6 +84,9 @@ int main(int argc, char **argv)
 			return EXIT_OK;
 		case 0x101:
 			printf("frctl " FR_VERSION "\n");
+			return EXIT_OK;
+		case 0x102:
+			printf("%s\n", frctl_record_types_list("\n", "\n"));
 			return EXIT_OK;
 		default:
 			return frctl_bad_option(NULL, argv);

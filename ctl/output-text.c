@@ -102,10 +102,11 @@ bool fr_text_colour(FILE *out)
 }
 
 /* SGR colour of a record type: what fails red, process life green,
- * waits cyan, what people wrote or fired magenta. */
+ * waits cyan, what people wrote or fired magenta, the rest dim.  (Every
+ * type has its case: a new one is a compile error until it has one.) */
 static const char *type_colour(uint16_t type)
 {
-	switch (type) {
+	switch ((enum fr_record_type)type) {
 	case FR_REC_GAP: return "\033[1;31m";
 	case FR_REC_OOM:
 	case FR_REC_SIGNAL: return "\033[31m";
@@ -119,8 +120,16 @@ static const char *type_colour(uint16_t type)
 	case FR_REC_MARK:
 	case FR_REC_TRIGGER: return "\033[1;35m";
 	case FR_REC_TCP: return "\033[33m";
-	default: return "\033[2m";
+	case FR_REC_SWITCH:
+	case FR_REC_SAMPLE:
+	case FR_REC_METRICS:
+	case FR_REC_CGROUP:
+	case FR_REC_PROCESS:
+	case FR_REC_MAPPING:
+	case FR_REC_SYMBOL:
+	case FR_REC_INLINE: break;
 	}
+	return "\033[2m";
 }
 
 static void print_duration(struct fr_out *o, uint64_t ns)
@@ -200,7 +209,8 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 		}
 		fr_out_write(o, "] ", 2);
 	}
-	switch (r->type) {
+	/* (every type has its case: a new one is a compile error until it has one) */
+	switch ((enum fr_record_type)r->type) {
 	case FR_REC_EXEC: {
 		fr_out_puts(o, "filename=");
 		fr_out_safe(o, r->exec.filename, r->exec.filename_len);
@@ -327,6 +337,12 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 		break;
 	case FR_REC_GAP:
 		fr_out_printf(o, "*** %" PRIu64 " records lost on this CPU ***", r->gap.lost);
+		break;
+	case FR_REC_CGROUP:
+	case FR_REC_PROCESS:
+	case FR_REC_MAPPING:
+	case FR_REC_SYMBOL:
+	case FR_REC_INLINE: /* metadata: names what the others print */
 		break;
 	}
 	if (e->cgroup && r->type != FR_REC_GAP) {

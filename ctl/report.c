@@ -657,7 +657,7 @@ static void help(void)
 	       "\n"
 	       "Exit status: 0 done, 1 the source could not be read or is damaged,\n"
 	       "2 bad command line.\n",
-	       frctl_window_help);
+	       frctl_window_help());
 }
 
 int verb_report(struct frctl *f, int argc, char **argv)

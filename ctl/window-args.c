@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 #include "source-host.h"
 #include "window-args.h"
 
-const char frctl_window_help[] =
+static const char help_head[] =
 	"Window (default: everything in the source):\n"
 	"  --last DUR          the last DUR (500ms, 60s, 5m, 2h)\n"
 	"  --since T           from T: RFC 3339 (2026-11-21T14:02:00Z), local\n"
@@ -38,9 +39,9 @@ const char frctl_window_help[] =
 	"  --comm NAME         records whose command name is NAME\n"
 	"  --cgroup PATH       records of cgroup PATH and the cgroups below it\n"
 	"                      (/system.slice/nginx.service)\n"
-	"  --type T            exec, exit, fork, syscall, offcpu, runq, block, oom,\n"
-	"                      signal, tcp, switch, sample, mark, metrics, trigger\n"
-	"                      or gap\n"
+	"  --type T            records of type T:\n";
+/* (then the types, lib/record-types.h) */
+static const char help_tail[] =
 	"  -q, --quiet         no progress on stderr (shown on a terminal for reads\n"
 	"                      that take more than a second)\n"
 	"Names (of frames recorded unnamed, by their files' build ids):\n"
@@ -57,6 +58,63 @@ const char frctl_window_help[] =
 	"                      /home and /root, TCP addresses, mark texts and\n"
 	"                      freeze reasons, URLs' user, password and query in\n"
 	"                      the metadata, each read as \"[redacted]\"\n";
+
+/* Appends to @buf (@size bytes, @at used so far), cut at its end. */
+static void __attribute__((format(printf, 4, 5))) append(char *buf, size_t size, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (*at >= size)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(buf + *at, size - *at, fmt, ap);
+	va_end(ap);
+	*at = k < 0 ? size : MIN(size, *at + (size_t)k);
+}
+
+const char *frctl_record_types_list(const char *sep, const char *last_sep)
+{
+	static char buf[512];
+	const uint16_t *t;
+	size_t at = 0;
+	unsigned n;
+
+	t = fr_record_types_printed(&n);
+	for (unsigned i = 0; i < n; i++)
+		append(buf, sizeof(buf), &at, "%s%s", i == 0 ? "" : i + 1 == n ? last_sep : sep,
+		       fr_record_type_name(t[i]));
+	return buf;
+}
+
+const char *frctl_window_help(void)
+{
+	static char buf[sizeof(help_head) + sizeof(help_tail) + 1024];
+	const uint16_t *t;
+	size_t at = 0, col = 0;
+	unsigned n;
+
+	if (buf[0])
+		return buf;
+	append(buf, sizeof(buf), &at, "%s", help_head);
+	/* the names, comma-separated, in lines of at most 79 columns under
+	 * the option's text */
+	t = fr_record_types_printed(&n);
+	for (unsigned i = 0; i < n; i++) {
+		const char *name = fr_record_type_name(t[i]), *comma = i + 1 < n ? "," : "";
+		size_t w = strlen(name) + strlen(comma);
+
+		if (col && col + 1 + w <= 79) {
+			append(buf, sizeof(buf), &at, " %s%s", name, comma);
+			col += 1 + w;
+		} else {
+			append(buf, sizeof(buf), &at, "%s%22s%s%s", col ? "\n" : "", "", name, comma);
+			col = 22 + w;
+		}
+	}
+	append(buf, sizeof(buf), &at, "\n%s", help_tail);
+	return buf;
+}
 
 void frctl_window_args_init(struct frctl_window_args *a)
 {
@@ -115,8 +173,7 @@ int frctl_window_option(struct frctl_window_args *a, int opt, const char *arg)
 	case O_WIN_TYPE:
 		a->type = fr_record_type_from_name(arg);
 		if (a->type < 0 || fr_record_type_is_meta((uint16_t)a->type)) {
-			frctl_error("--type: unknown record type \"%s\" (exec, exit, fork, syscall, offcpu, runq, "
-				    "block, oom, signal, tcp, switch, sample, mark, metrics, trigger, gap)", arg);
+			frctl_error("--type: unknown record type \"%s\" (%s)", arg, frctl_record_types_list(", ", ", "));
 			return -EINVAL;
 		}
 		return 1;

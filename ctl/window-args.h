@@ -55,7 +55,11 @@ enum {
 /* and 'q' in the verb's short options */
 
 /* The help text of these options, for a verb's --help. */
-extern const char frctl_window_help[];
+const char *frctl_window_help(void);
+
+/* The names of the record types a person selects (lib/record-types.h),
+ * @sep between them and @last_sep before the last; a static buffer. */
+const char *frctl_record_types_list(const char *sep, const char *last_sep);
 
 struct frctl_window_args {
 	const char *last, *since, *until; /* as given; parsed by finish */

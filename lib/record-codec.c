@@ -33,43 +33,33 @@
 #include "record.h"
 #include "store-format.h"
 
-static const char *const type_names[] = {
-	[FR_REC_EXEC] = "exec",
-	[FR_REC_EXIT] = "exit",
-	[FR_REC_FORK] = "fork",
-	[FR_REC_SYSCALL] = "syscall",
-	[FR_REC_OFFCPU] = "offcpu",
-	[FR_REC_RUNQ] = "runq",
-	[FR_REC_BLOCK] = "block",
-	[FR_REC_OOM] = "oom",
-	[FR_REC_SIGNAL] = "signal",
-	[FR_REC_TCP] = "tcp",
-	[FR_REC_SWITCH] = "switch",
-	[FR_REC_SAMPLE] = "sample",
-	[FR_REC_GAP] = "gap",
-	[FR_REC_CGROUP] = "cgroup",
-	[FR_REC_PROCESS] = "process",
-	[FR_REC_MARK] = "mark",
-	[FR_REC_METRICS] = "metrics",
-	[FR_REC_TRIGGER] = "trigger",
-	[FR_REC_MAPPING] = "mapping",
-	[FR_REC_SYMBOL] = "symbol",
-	[FR_REC_INLINE] = "inline",
-};
+#define NAME_(name, number, str, flags) [number] = str,
+static const char *const type_names[] = { FR_RECORD_TYPES(NAME_) };
+#undef NAME_
+
+#define NUMBER_(name, number, str, flags) number,
+static const uint16_t printed[] = { FR_RECORD_TYPES_PRINTED(NUMBER_) };
+#undef NUMBER_
 
 const char *fr_record_type_name(uint16_t type)
 {
-	if (type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type])
+	if (type < ELEMENTSOF(type_names) && type_names[type])
 		return type_names[type];
 	return "unknown";
 }
 
 int fr_record_type_from_name(const char *name)
 {
-	for (unsigned i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
+	for (unsigned i = 0; i < ELEMENTSOF(type_names); i++)
 		if (type_names[i] && strcmp(type_names[i], name) == 0)
 			return (int)i;
 	return -EINVAL;
+}
+
+const uint16_t *fr_record_types_printed(unsigned *n)
+{
+	*n = ELEMENTSOF(printed);
+	return printed;
 }
 
 /* The stream of each field.  Switch records, the bulk of a busy

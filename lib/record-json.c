@@ -455,7 +455,8 @@ int fr_record_json_write(struct fr_json_writer *w, struct fr_out *o, const struc
 	if (k < 0)
 		return k;
 
-	switch (r->type) {
+	/* (every type has its case: a new one is a compile error until it has one) */
+	switch ((enum fr_record_type)r->type) {
 	case FR_REC_EXEC:
 		KEY(o, ",\"filename\":");
 		k = put_str(w, o, r->exec.filename, r->exec.filename_len);
@@ -639,6 +640,12 @@ int fr_record_json_write(struct fr_json_writer *w, struct fr_out *o, const struc
 	case FR_REC_GAP:
 		KEY(o, ",\"lost\":");
 		fr_out_u64(o, r->gap.lost);
+		break;
+	case FR_REC_CGROUP:
+	case FR_REC_PROCESS:
+	case FR_REC_MAPPING:
+	case FR_REC_SYMBOL:
+	case FR_REC_INLINE: /* metadata: names what the others print */
 		break;
 	}
 	KEY(o, "}\n");

@@ -12,39 +12,20 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "record-types.h"
+
 /* The text of the marks the daemon writes when it starts and stops
  * recording, followed by "(pid N)": readers (frctl dump -f) tell restarts
  * by them. */
 #define FR_MARK_STARTED "flightrecd started recording "
 #define FR_MARK_STOPPED "flightrecd stopped recording "
 
-/* On-disk record types.  1..63 mirror enum fr_event_type of the BPF ABI;
- * 64.. are made in user space.  Numbers are part of the store format. */
-enum fr_record_type {
-	FR_REC_EXEC = 1,
-	FR_REC_EXIT = 2,
-	FR_REC_FORK = 3,
-	FR_REC_SYSCALL = 4,
-	FR_REC_OFFCPU = 5,
-	FR_REC_RUNQ = 6,
-	FR_REC_BLOCK = 7,
-	FR_REC_OOM = 8,
-	FR_REC_SIGNAL = 9,
-	FR_REC_TCP = 10,
-	FR_REC_SWITCH = 11,
-	FR_REC_SAMPLE = 12,
-	FR_REC_GAP = 64,    /* records lost on this CPU since the previous gap */
-	FR_REC_CGROUP = 65, /* metadata: cgroup id -> path, once per chunk */
-	FR_REC_PROCESS = 66,/* metadata: a live process, in keyframes */
-	FR_REC_MARK = 67,   /* an annotation (frctl mark, the annotation socket);
-			       the daemon's own start and stop, pid 0:
-			       FR_MARK_STARTED / FR_MARK_STOPPED "(pid N)" */
-	FR_REC_METRICS = 68,/* system metrics, a JSON object */
-	FR_REC_TRIGGER = 69,/* a trigger rule fired: rule, incident */
-	FR_REC_MAPPING = 70,/* metadata: an executable mapping of pid, once per chunk */
-	FR_REC_SYMBOL = 71, /* metadata: a function of pid (0: the kernel), once per chunk */
-	FR_REC_INLINE = 72, /* metadata: the functions inlined at one code address of pid, once per chunk */
-};
+/* On-disk record types (lib/record-types.h): 1..63 are the BPF ABI's
+ * enum fr_event_type; 64.. are made in user space.  Numbers are part of
+ * the store format. */
+#define FR_REC_ENUM_(name, number, str, flags) FR_REC_##name = number,
+enum fr_record_type { FR_RECORD_TYPES(FR_REC_ENUM_) };
+#undef FR_REC_ENUM_
 
 /* Longest build id kept (GNU build ids are 20 bytes; others up to 64). */
 #define FR_BUILD_ID_MAX 64
@@ -245,13 +226,33 @@ static inline void fr_record_clear(struct fr_record *rec)
 /* Is this record metadata that readers consume rather than print? */
 static inline int fr_record_type_is_meta(uint16_t type)
 {
-	return type == FR_REC_CGROUP || type == FR_REC_PROCESS || type == FR_REC_MAPPING || type == FR_REC_SYMBOL ||
-	       type == FR_REC_INLINE;
+	switch (type) {
+#define FR_REC_CASE_(name, number, str, flags) case number:
+	FR_RECORD_TYPES_META(FR_REC_CASE_)
+#undef FR_REC_CASE_
+		return 1;
+	}
+	return 0;
 }
 
+/* The FR_RT_* flags of @type (record-types.h); 0 for a type not known. */
+static inline unsigned fr_record_type_flags(uint16_t type)
+{
+	switch (type) {
+#define FR_REC_CASE_(name, number, str, flags) case number: return flags;
+	FR_RECORD_TYPES(FR_REC_CASE_)
+#undef FR_REC_CASE_
+	}
+	return 0;
+}
+
+/* "exec", ...; "unknown" for a number no type has. */
 const char *fr_record_type_name(uint16_t type);
 /* Type name -> number, or -EINVAL. */
 int fr_record_type_from_name(const char *name);
+/* The types a person selects and reads (dump --type), in the order of
+ * record-types.h: *n of them. */
+const uint16_t *fr_record_types_printed(unsigned *n);
 
 /* Encoding state carried between records of one chunk: delta timestamps,
  * and the chunk's incompatible flags (FR_CHUNK_INCOMPAT_* of
@@ -302,7 +303,7 @@ static inline uint64_t fr_frame_lookup_addr(uint64_t addr, int leaf)
 /* Does a record of @type carry a stack (r->stack)? */
 static inline int fr_record_type_has_stack(uint16_t type)
 {
-	return type == FR_REC_SAMPLE || type == FR_REC_OFFCPU || type == FR_REC_SIGNAL;
+	return (fr_record_type_flags(type) & FR_RT_STACK) != 0;
 }
 
 /* The process whose address space a record's user frames are in: a

@@ -4,6 +4,8 @@
 # an interactive shell would have it.
 set -euo pipefail
 SRC=$1
+# the completion asks frctl for the record types: the one built here
+PATH=$2/ctl:$PATH
 fail() { echo "FAIL: $*" >&2; exit 1; }
 . /usr/share/bash-completion/bash_completion
 . "$SRC/completion/frctl.bash"
@@ -27,6 +29,10 @@ done
 [ "$(complete_words frctl report --format "")" = "html text " ] || fail "report --format: $(complete_words frctl report --format "")"
 [ "$(complete_words frctl report --ty)" = "--type " ] || fail "report --ty: $(complete_words frctl report --ty)"
 [ "$(complete_words frctl dump --type sa)" = "sample " ] || fail "--type sa: $(complete_words frctl dump --type sa)"
+types=$(frctl --list-types | sort | tr '\n' ' ')
+[ "$(echo "$types" | wc -w)" -ge 16 ] || fail "frctl --list-types: $types"
+[ "$(complete_words frctl dump --type "")" = "$types" ] || fail "--type: $(complete_words frctl dump --type "") is not frctl --list-types: $types"
+[ "$(complete_words frctl --list)" = "--list-types " ] || fail "--list: $(complete_words frctl --list)"
 [ "$(complete_words frctl --store /tmp status --j)" = "--json " ] || fail "status --j after --store"
 [ "$(complete_words frctl boots --i)" = "--input " ] || fail "boots --i: $(complete_words frctl boots --i)"
 [ "$(complete_words frctl report --debug)" = "--debug-dir " ] || fail "report --debug: $(complete_words frctl report --debug)"

@@ -1,0 +1,42 @@
+#!/bin/bash
+# Every record type is named and documented: the types frctl knows (one
+# list, lib/record-types.h, printed by `frctl --list-types`) each have a
+# name of their own, are taken by --type and listed in its error, have a
+# subsection of frctl(1)'s JSON OUTPUT and a place in its "type" field,
+# and a row in README's table of what is recorded.  The writers (JSON,
+# text) switch on enum fr_record_type without a default: a type one of
+# them lacks is a compile error (-Wswitch, the build's -Werror), not a
+# test.
+set -euo pipefail
+SRC=$1
+FRCTL=$2/ctl/frctl
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+types=$("$FRCTL" --list-types) || fail "frctl --list-types failed"
+n=$(wc -l <<<"$types")
+[ "$n" -ge 16 ] || fail "frctl --list-types: only $n types: $types"
+[ "$(sort -u <<<"$types" | wc -l)" -eq "$n" ] || fail "frctl --list-types repeats a name: $types"
+while read -r t; do
+	[[ $t =~ ^[a-z]+$ ]] && [ "$t" != unknown ] || fail "frctl --list-types: '$t' is no name"
+done <<<"$types"
+
+# --type: an unknown one is refused with the list; a metadata type too
+err=$("$FRCTL" dump --type no-such-type --input /dev/null 2>&1 >/dev/null) && fail "--type no-such-type accepted"
+for t in $types; do
+	[[ $err == *"$t"* ]] || fail "--type's error does not list $t: $err"
+done
+"$FRCTL" dump --type mapping --input /dev/null >/dev/null 2>&1 && fail "--type mapping (metadata) accepted"
+[[ $("$FRCTL" dump --type mapping --input /dev/null 2>&1) == *"unknown record type"* ]] ||
+	fail "--type mapping: not refused as a type"
+
+# frctl(1): JSON OUTPUT has a subsection a type, and lists each in "type"
+json=$(awk '/^\.SH JSON OUTPUT/ { on = 1; next } /^\.SH / { on = 0 } on' "$SRC/man/frctl.1")
+typefield=$(awk '/^\.B type$/ { on = 1; next } on && /^\.TP/ { exit } on' <<<"$json")
+missing=()
+for t in $types; do
+	grep -qx "\.SS $t" <<<"$json" || missing+=("frctl.1 JSON OUTPUT has no .SS $t")
+	grep -Eq "(^|[ \"])$t([ ,.\"]|$)" <<<"$typefield" || missing+=("frctl.1's \"type\" field does not list $t")
+	grep -q "^| \`$t\` |" "$SRC/README.md" || missing+=("README's table of records has no row for \`$t\`")
+done
+[ ${#missing[@]} -eq 0 ] || fail "$(printf '%s; ' "${missing[@]}")"
+echo "ok: $n record types ($(paste -sd' ' <<<"$types")): each refused-or-taken by --type, in frctl(1)'s JSON OUTPUT and README"
