@@ -39,6 +39,10 @@
 # Loss = 1 - median / median of none; p99 added = median p99 / median p99
 # of none - 1; both in %.
 #   tests/bench/servers.sh BUILD_DIR [REPS] [DUR]     QUICK=1: 1 round, 3 s cells
+# BASE_BUILD=DIR adds a mode "base": the shipped configuration run by the
+# daemon built in DIR (an older commit), alternated with the others, so a
+# change's cost on these servers is measured against what it changes, in
+# the same rounds ("base" less "flightrecd" in the tables).
 BUILD=${1:-build}
 REPS=${2:-6}
 DUR=${3:-8}
@@ -246,6 +250,7 @@ start_mode() {
 	case $1 in
 	none) ;;
 	flightrecd) start_flightrecd "$CONF" ;;
+	base) BUILD=$BASE_BUILD start_flightrecd "$CONF" ;;
 	+syscall) start_flightrecd "$T/syscall-on.conf" ;;
 	perf) start_perf -a -g -F 49 -o "$T/perf.data" ;;
 	bpftrace)
@@ -263,7 +268,7 @@ start_mode() {
 	esac
 }
 
-modes="none flightrecd +syscall perf bpftrace floor"
+modes="none flightrecd +syscall perf bpftrace floor${BASE_BUILD:+ base}"
 loads="nginx pgsel pgtpcb redis"
 declare -A tput p99 idle ns recs dcpu
 t_start=$(date +%s)
@@ -294,7 +299,7 @@ for i in $(seq "$REPS"); do
 		# what the recorder kept: syscall records (ours), lines (bpftrace)
 		case $m in
 		+syscall) recs[$m]+="$(frstatus | jq '.sources.syscall.records // 0') " ;;&
-		flightrecd | +syscall) dcpu[$m]+="$(cpu_of "$TOOL") " ;; # its CPU since its start, s
+		flightrecd | +syscall | base) dcpu[$m]+="$(cpu_of "$TOOL") " ;; # its CPU since its start, s
 		bpftrace) recs[$m]+="$(grep -c ' ns$' "$T/bpftrace.out" || true) " ;;
 		esac
 		stop_tool
@@ -406,7 +411,13 @@ for m in $modes; do
 done
 echo
 echo "syscall records kept per +syscall cell: ${recs[+syscall]:-}; bpftrace lines per cell: ${recs[bpftrace]:-}"
-echo "daemon CPU per cell (s, from its start, $SETTLE s settle ($SYSCALL_SETTLE s for +syscall) + getppid + the four loads): flightrecd ${dcpu[flightrecd]:-}; +syscall ${dcpu[+syscall]:-}"
+echo "daemon CPU per cell (s, from its start, $SETTLE s settle ($SYSCALL_SETTLE s for +syscall) + getppid + the four loads): flightrecd ${dcpu[flightrecd]:-}; +syscall ${dcpu[+syscall]:-}${BASE_BUILD:+; base ${dcpu[base]:-}}"
+if [ -n "${BASE_BUILD:-}" ]; then
+	echo "against the base build ($BASE_BUILD), paired loss % of the shipped config, this build / base:"
+	for l in nginx pgsel pgtpcb redis; do
+		echo "  $l: ${PL[$l,flightrecd]} / ${PL[$l,base]} (medians: ${L[$l,flightrecd]} / ${L[$l,base]}; p99 +${P[$l,flightrecd]} / +${P[$l,base]} %)"
+	done
+fi
 
 declare -A TITLE UNITNAME
 TITLE[nginx]="nginx, 4 KiB static file (wrk -t1 -c50)"
