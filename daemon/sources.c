@@ -36,30 +36,6 @@ struct fr_sources {
 	pid_t self;
 };
 
-static const char *const names[FR_SRC__MAX] = {
-	[FR_SRC_PROC] = "proc",
-	[FR_SRC_SYSCALL] = "syscall",
-	[FR_SRC_SCHED] = "sched",
-	[FR_SRC_BLOCK] = "block",
-	[FR_SRC_OOM] = "oom",
-	[FR_SRC_SIGNAL] = "signal",
-	[FR_SRC_TCP] = "tcp",
-	[FR_SRC_SAMPLE] = "sample",
-};
-
-/* What each source records, for the log line when it cannot start. */
-static const char *const what[FR_SRC__MAX] = {
-	[FR_SRC_PROC] = "exec, fork, exit",
-	[FR_SRC_SYSCALL] = "raw_tp sys_enter/sys_exit",
-	[FR_SRC_SCHED] = "tp_btf sched_switch",
-	[FR_SRC_BLOCK] = "tp_btf block_rq_issue/block_rq_complete",
-	[FR_SRC_OOM] = "tp_btf mark_victim",
-	[FR_SRC_SIGNAL] = "tp_btf signal_generate",
-	[FR_SRC_TCP] = "tp_btf tcp_retransmit_skb/tcp_send_reset/tcp_receive_reset",
-	[FR_SRC_SAMPLE] = "perf_event CPU sampling",
-};
-
-
 /* Wake the consumer once a ring is a quarter full; below that the drain
  * timer collects records in batches. */
 static uint64_t wakeup_bytes(const struct fr_conf *c)
@@ -184,9 +160,10 @@ static void prepare_sched(struct sched_bpf *o, const struct fr_rings *r)
 	bpf_program__set_autoattach(o->progs.fr_switch_flush, false);
 }
 
-/* One start function per skeleton type: open, set the inputs (before load
- * they go into the object; after load the skeleton's .bss/.data are the
- * live kernel copies, which is how reload changes them), load, attach.
+/* The functions of one skeleton type: start (open, set the inputs -- before
+ * load they go into the object; after load the skeleton's .bss/.data are
+ * the live kernel copies, which is how reload changes them -- load,
+ * attach), stop, attached, and reapply (the inputs again, on reload).
  * PREPARE: what is set once, before load. */
 #define DEFINE_SOURCE(NAME, APPLY, PREPARE)                                                 \
 	static void apply_##NAME##_inputs(struct NAME##_bpf *o, const struct fr_conf *c)     \
@@ -211,6 +188,19 @@ static void prepare_sched(struct sched_bpf *o, const struct fr_rings *r)
 		}                                                                            \
 		s->NAME = o;                                                                 \
 		return 0;                                                                    \
+	}                                                                                    \
+	static void stop_##NAME(struct fr_sources *s)                                        \
+	{                                                                                    \
+		s->NAME = (NAME##_bpf__destroy(s->NAME), NULL);                              \
+	}                                                                                    \
+	static bool attached_##NAME(const struct fr_sources *s)                              \
+	{                                                                                    \
+		return s->NAME != NULL;                                                      \
+	}                                                                                    \
+	static void reapply_##NAME(struct fr_sources *s, const struct fr_conf *c)            \
+	{                                                                                    \
+		if (s->NAME)                                                                 \
+			apply_##NAME##_inputs(s->NAME, c);                                   \
 	}
 
 DEFINE_SOURCE(proc, apply_none, prepare_none)
@@ -238,6 +228,15 @@ static int start_switches(struct fr_sources *s, const struct fr_conf *c, const s
 	return 0;
 }
 
+/* What the CPUs hold into the rings, then detach; switches between the
+ * two are not recorded, as after detaching. */
+static void stop_switches(struct fr_sources *s)
+{
+	(void)fr_switch_batches_flush(s->batches);
+	stop_sched(s);
+	s->batches = fr_switch_batches_free(s->batches);
+}
+
 /* The profile program runs on per-CPU perf events, not a tracepoint. */
 static int start_sample(struct fr_sources *s, const struct fr_conf *c, const struct fr_rings *r, pid_t self)
 {
@@ -251,6 +250,12 @@ static int start_sample(struct fr_sources *s, const struct fr_conf *c, const str
 		return k;
 	}
 	return 0;
+}
+
+static void stop_sample(struct fr_sources *s)
+{
+	s->sampler = fr_sampler_free(s->sampler);
+	stop_profile(s);
 }
 
 int fr_kernel_tgid(pid_t *ret)
@@ -270,84 +275,62 @@ int fr_kernel_tgid(pid_t *ret)
 	return k < 0 ? k : 0;
 }
 
-/* Whether configuration @c asks for source @src. */
-static bool wanted(const struct fr_conf *c, unsigned src)
+/* Whether configuration @c asks for each source. */
+static bool want_proc(const struct fr_conf *c) { return c->proc_enabled; }
+static bool want_syscall(const struct fr_conf *c) { return c->syscall_enabled; }
+/* (nothing to record without one of its modes) */
+static bool want_sched(const struct fr_conf *c)
 {
-	switch (src) {
-	case FR_SRC_PROC:
-		return c->proc_enabled;
-	case FR_SRC_SYSCALL:
-		return c->syscall_enabled;
-	case FR_SRC_SCHED: /* nothing to record without one of its modes */
-		return c->sched_enabled && (c->offcpu_enabled || c->runq_enabled || c->sched_full);
-	case FR_SRC_BLOCK:
-		return c->block_enabled;
-	case FR_SRC_OOM:
-		return c->oom_enabled;
-	case FR_SRC_SIGNAL:
-		return c->signal_enabled;
-	case FR_SRC_TCP:
-		return c->tcp_enabled;
-	case FR_SRC_SAMPLE:
-		return c->sample_enabled;
-	}
-	return false;
+	return c->sched_enabled && (c->offcpu_enabled || c->runq_enabled || c->sched_full);
 }
+static bool want_block(const struct fr_conf *c) { return c->block_enabled; }
+static bool want_oom(const struct fr_conf *c) { return c->oom_enabled; }
+static bool want_signal(const struct fr_conf *c) { return c->signal_enabled; }
+static bool want_tcp(const struct fr_conf *c) { return c->tcp_enabled; }
+static bool want_sample(const struct fr_conf *c) { return c->sample_enabled; }
+
+/* Every source, once: a new one is a skeleton, a DEFINE_SOURCE line (or
+ * its own start and stop) and an entry here, besides enum fr_source
+ * (bpf/event.h) and its settings (lib/conf.c). */
+static const struct source {
+	const char *name; /* status, logs */
+	const char *what; /* its hooks, for the log line when it cannot start */
+	bool (*wanted)(const struct fr_conf *c);
+	int (*start)(struct fr_sources *s, const struct fr_conf *c, const struct fr_rings *r, pid_t self);
+	void (*stop)(struct fr_sources *s);
+	bool (*attached)(const struct fr_sources *s);
+	/* its tunables again on reload (the sampler's frequency is
+	 * fr_sources_update()'s) */
+	void (*reapply)(struct fr_sources *s, const struct fr_conf *c);
+} sources[FR_SRC__MAX] = {
+	[FR_SRC_PROC] = { "proc", "exec, fork, exit", want_proc, start_proc, stop_proc, attached_proc, reapply_proc },
+	[FR_SRC_SYSCALL] = { "syscall", "raw_tp sys_enter/sys_exit", want_syscall, start_syscall, stop_syscall,
+			     attached_syscall, reapply_syscall },
+	[FR_SRC_SCHED] = { "sched", "tp_btf sched_switch", want_sched, start_switches, stop_switches, attached_sched,
+			   reapply_sched },
+	[FR_SRC_BLOCK] = { "block", "tp_btf block_rq_issue/block_rq_complete", want_block, start_block, stop_block,
+			   attached_block, reapply_block },
+	[FR_SRC_OOM] = { "oom", "tp_btf mark_victim", want_oom, start_oom, stop_oom, attached_oom, reapply_oom },
+	[FR_SRC_SIGNAL] = { "signal", "tp_btf signal_generate", want_signal, start_signal, stop_signal,
+			    attached_signal, reapply_signal },
+	[FR_SRC_TCP] = { "tcp", "tp_btf tcp_retransmit_skb/tcp_send_reset/tcp_receive_reset", want_tcp, start_tcp,
+			 stop_tcp, attached_tcp, reapply_tcp },
+	[FR_SRC_SAMPLE] = { "sample", "perf_event CPU sampling", want_sample, start_sample, stop_sample,
+			    attached_profile, reapply_profile },
+};
 
 static int start_source(struct fr_sources *s, unsigned src, const struct fr_conf *c)
 {
-	static int (*const start[FR_SRC__MAX])(struct fr_sources *, const struct fr_conf *,
-					       const struct fr_rings *, pid_t) = {
-		[FR_SRC_PROC] = start_proc,
-		[FR_SRC_SYSCALL] = start_syscall,
-		[FR_SRC_SCHED] = start_switches,
-		[FR_SRC_BLOCK] = start_block,
-		[FR_SRC_OOM] = start_oom,
-		[FR_SRC_SIGNAL] = start_signal,
-		[FR_SRC_TCP] = start_tcp,
-		[FR_SRC_SAMPLE] = start_sample,
-	};
-	int k = start[src](s, c, s->rings, s->self);
+	int k = sources[src].start(s, c, s->rings, s->self);
 
 	if (k < 0)
-		log_error_errno(k, "Failed to start source %s (%s): %m", names[src], what[src]);
+		log_error_errno(k, "Failed to start source %s (%s): %m", sources[src].name, sources[src].what);
 	return k;
 }
 
-/* Detaches and unloads source @src; what it emitted stays in the rings. */
-static void stop_source(struct fr_sources *s, unsigned src)
+static bool attached(const struct fr_sources *s, unsigned src)
 {
-	switch (src) {
-	case FR_SRC_PROC:
-		s->proc = (proc_bpf__destroy(s->proc), NULL);
-		break;
-	case FR_SRC_SYSCALL:
-		s->syscall = (syscall_bpf__destroy(s->syscall), NULL);
-		break;
-	case FR_SRC_SCHED:
-		/* what the CPUs hold into the rings, then detach; switches
-		 * between the two are not recorded, as after detaching */
-		(void)fr_switch_batches_flush(s->batches);
-		s->sched = (sched_bpf__destroy(s->sched), NULL);
-		s->batches = fr_switch_batches_free(s->batches);
-		break;
-	case FR_SRC_BLOCK:
-		s->block = (block_bpf__destroy(s->block), NULL);
-		break;
-	case FR_SRC_OOM:
-		s->oom = (oom_bpf__destroy(s->oom), NULL);
-		break;
-	case FR_SRC_SIGNAL:
-		s->signal = (signal_bpf__destroy(s->signal), NULL);
-		break;
-	case FR_SRC_TCP:
-		s->tcp = (tcp_bpf__destroy(s->tcp), NULL);
-		break;
-	case FR_SRC_SAMPLE:
-		s->sampler = fr_sampler_free(s->sampler);
-		s->profile = (profile_bpf__destroy(s->profile), NULL);
-		break;
-	}
+	return src < FR_SRC__MAX && sources[src].attached(s);
 }
 
 int fr_sources_start(const struct fr_conf *c, const struct fr_rings *r, pid_t self,
@@ -360,7 +343,7 @@ int fr_sources_start(const struct fr_conf *c, const struct fr_rings *r, pid_t se
 	s->rings = r;
 	s->self = self;
 	for (unsigned i = 0; i < FR_SRC__MAX; i++) {
-		s->enabled[i] = wanted(c, i);
+		s->enabled[i] = sources[i].wanted(c);
 		if (s->enabled[i])
 			(void)start_source(s, i, c);
 	}
@@ -373,15 +356,10 @@ struct fr_sources *fr_sources_free(struct fr_sources *s)
 	if (!s)
 		return NULL;
 	for (unsigned i = 0; i < FR_SRC__MAX; i++)
-		stop_source(s, i);
+		if (attached(s, i))
+			sources[i].stop(s);
 	free(s);
 	return NULL;
-}
-
-static bool attached(const struct fr_sources *s, unsigned src)
-{
-	const void *o[FR_SRC__MAX] = { s->proc, s->syscall, s->sched, s->block, s->oom, s->signal, s->tcp, s->profile };
-	return src < FR_SRC__MAX && o[src] != NULL;
 }
 
 unsigned fr_sources_update(struct fr_sources *s, const struct fr_conf *c)
@@ -389,17 +367,17 @@ unsigned fr_sources_update(struct fr_sources *s, const struct fr_conf *c)
 	unsigned changed = 0;
 
 	for (unsigned i = 0; i < FR_SRC__MAX; i++) {
-		bool want = wanted(c, i);
+		bool want = sources[i].wanted(c);
 
 		s->enabled[i] = want;
 		if (!want && attached(s, i)) {
-			stop_source(s, i);
-			log_info("Source %s stopped.", names[i]);
+			sources[i].stop(s);
+			log_info("Source %s stopped.", sources[i].name);
 			changed |= 1u << i;
 		} else if (want && !attached(s, i)) {
 			/* newly enabled, or failed before: (re)try */
 			if (start_source(s, i, c) == 0) {
-				log_info("Source %s started.", names[i]);
+				log_info("Source %s started.", sources[i].name);
 				changed |= 1u << i;
 			}
 		} else if (want && i == FR_SRC_SAMPLE && fr_sampler_hz(s->sampler) != (unsigned)c->sample_hz) {
@@ -423,20 +401,8 @@ unsigned fr_sources_update(struct fr_sources *s, const struct fr_conf *c)
 
 void fr_sources_apply(struct fr_sources *s, const struct fr_conf *c)
 {
-	if (s->proc)
-		apply_proc_inputs(s->proc, c);
-	if (s->syscall)
-		apply_syscall_inputs(s->syscall, c);
-	if (s->sched)
-		apply_sched_inputs(s->sched, c);
-	if (s->block)
-		apply_block_inputs(s->block, c);
-	if (s->oom)
-		apply_oom_inputs(s->oom, c);
-	if (s->signal)
-		apply_signal_inputs(s->signal, c);
-	if (s->tcp)
-		apply_tcp_inputs(s->tcp, c);
+	for (unsigned i = 0; i < FR_SRC__MAX; i++)
+		sources[i].reapply(s, c);
 }
 
 void fr_sources_state(const struct fr_sources *s, unsigned src, struct fr_source_state *ret)
@@ -474,5 +440,5 @@ unsigned fr_sources_attached(const struct fr_sources *s)
 
 const char *fr_source_name(unsigned src)
 {
-	return src < FR_SRC__MAX ? names[src] : "unknown";
+	return src < FR_SRC__MAX ? sources[src].name : "unknown";
 }
