@@ -123,11 +123,7 @@ static const char *type_colour(uint16_t type)
 	case FR_REC_SWITCH:
 	case FR_REC_SAMPLE:
 	case FR_REC_METRICS:
-	case FR_REC_CGROUP:
-	case FR_REC_PROCESS:
-	case FR_REC_MAPPING:
-	case FR_REC_SYMBOL:
-	case FR_REC_INLINE: break;
+	FR_REC_META_CASES break;
 	}
 	return "\033[2m";
 }
@@ -338,11 +334,7 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 	case FR_REC_GAP:
 		fr_out_printf(o, "*** %" PRIu64 " records lost on this CPU ***", r->gap.lost);
 		break;
-	case FR_REC_CGROUP:
-	case FR_REC_PROCESS:
-	case FR_REC_MAPPING:
-	case FR_REC_SYMBOL:
-	case FR_REC_INLINE: /* metadata: names what the others print */
+	FR_REC_META_CASES /* metadata: names what the others print */
 		break;
 	}
 	if (e->cgroup && r->type != FR_REC_GAP) {

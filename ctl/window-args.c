@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "../lib/redact.h"
+#include "../lib/str-append.h"
 #include "../lib/store-reader.h"
 #include "frctl-error.h"
 #include "paths.h"
@@ -59,20 +59,6 @@ static const char help_tail[] =
 	"                      freeze reasons, URLs' user, password and query in\n"
 	"                      the metadata, each read as \"[redacted]\"\n";
 
-/* Appends to @buf (@size bytes, @at used so far), cut at its end. */
-static void __attribute__((format(printf, 4, 5))) append(char *buf, size_t size, size_t *at, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	if (*at >= size)
-		return;
-	va_start(ap, fmt);
-	k = vsnprintf(buf + *at, size - *at, fmt, ap);
-	va_end(ap);
-	*at = k < 0 ? size : MIN(size, *at + (size_t)k);
-}
-
 const char *frctl_record_types_list(const char *sep, const char *last_sep)
 {
 	static char buf[512];
@@ -82,7 +68,7 @@ const char *frctl_record_types_list(const char *sep, const char *last_sep)
 
 	t = fr_record_types_printed(&n);
 	for (unsigned i = 0; i < n; i++)
-		append(buf, sizeof(buf), &at, "%s%s", i == 0 ? "" : i + 1 == n ? last_sep : sep,
+		fr_str_append(buf, sizeof(buf), &at, "%s%s", i == 0 ? "" : i + 1 == n ? last_sep : sep,
 		       fr_record_type_name(t[i]));
 	return buf;
 }
@@ -96,7 +82,7 @@ const char *frctl_window_help(void)
 
 	if (buf[0])
 		return buf;
-	append(buf, sizeof(buf), &at, "%s", help_head);
+	fr_str_append(buf, sizeof(buf), &at, "%s", help_head);
 	/* the names, comma-separated, in lines of at most 79 columns under
 	 * the option's text */
 	t = fr_record_types_printed(&n);
@@ -105,14 +91,14 @@ const char *frctl_window_help(void)
 		size_t w = strlen(name) + strlen(comma);
 
 		if (col && col + 1 + w <= 79) {
-			append(buf, sizeof(buf), &at, " %s%s", name, comma);
+			fr_str_append(buf, sizeof(buf), &at, " %s%s", name, comma);
 			col += 1 + w;
 		} else {
-			append(buf, sizeof(buf), &at, "%s%22s%s%s", col ? "\n" : "", "", name, comma);
+			fr_str_append(buf, sizeof(buf), &at, "%s%22s%s%s", col ? "\n" : "", "", name, comma);
 			col = 22 + w;
 		}
 	}
-	append(buf, sizeof(buf), &at, "\n%s", help_tail);
+	fr_str_append(buf, sizeof(buf), &at, "\n%s", help_tail);
 	return buf;
 }
 

@@ -1,28 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A fatal signal in one line (crash-line.h). */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "crash-line.h"
 #include "macro.h"
 #include "record-fields.h"
-
-/* Appends to @buf (@len, *@at used), cut at the end. */
-__attribute__((format(printf, 4, 5))) static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	if (*at >= len)
-		return;
-	va_start(ap, fmt);
-	k = vsnprintf(buf + *at, len - *at, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		*at = MIN(*at + (size_t)k, len - 1);
-}
+#include "str-append.h"
 
 const char *fr_crash_title(const struct fr_record *r, char *buf, size_t len)
 {
@@ -33,18 +18,18 @@ const char *fr_crash_title(const struct fr_record *r, char *buf, size_t len)
 	if (!len)
 		return buf;
 	buf[0] = 0;
-	put(buf, len, &at, "%.*s[%" PRIu32 "", (int)r->comm_len, r->comm, r->pid);
+	fr_str_append(buf, len, &at, "%.*s[%" PRIu32 "", (int)r->comm_len, r->comm, r->pid);
 	if (r->tid != r->pid)
-		put(buf, len, &at, "/%" PRIu32, r->tid);
-	put(buf, len, &at, "] %s", fr_signal_name((int)r->signal.sig, sig, sizeof(sig)) ?: "signal 0");
+		fr_str_append(buf, len, &at, "/%" PRIu32, r->tid);
+	fr_str_append(buf, len, &at, "] %s", fr_signal_name((int)r->signal.sig, sig, sizeof(sig)) ?: "signal 0");
 	if (code && (r->flags & FR_REC_F_FAULT_ADDR))
-		put(buf, len, &at, " (%s, address 0x%" PRIx64 ")", code, r->signal.addr);
+		fr_str_append(buf, len, &at, " (%s, address 0x%" PRIx64 ")", code, r->signal.addr);
 	else if (code)
-		put(buf, len, &at, " (%s)", code);
+		fr_str_append(buf, len, &at, " (%s)", code);
 	else if (r->flags & FR_REC_F_FAULT_ADDR)
-		put(buf, len, &at, " (code %" PRId32 ", address 0x%" PRIx64 ")", r->signal.code, r->signal.addr);
+		fr_str_append(buf, len, &at, " (code %" PRId32 ", address 0x%" PRIx64 ")", r->signal.code, r->signal.addr);
 	if (r->signal.sender_tid != r->tid)
-		put(buf, len, &at, " from %.*s[%" PRIu32 "]", (int)MIN(r->signal.sender_comm_len, 16u),
+		fr_str_append(buf, len, &at, " from %.*s[%" PRIu32 "]", (int)MIN(r->signal.sender_comm_len, 16u),
 		    r->signal.sender_comm ? r->signal.sender_comm : "", r->signal.sender_pid);
 	return buf;
 }
@@ -67,8 +52,8 @@ const char *fr_crash_line(const struct fr_record *r, const struct fr_frame *f, i
 	fr_crash_title(r, buf, len);
 	at = strlen(buf);
 	for (; i < n && shown < max; i++, shown++)
-		put(buf, len, &at, "%s%s", shown ? " ← " : " in ", fr_frame_name(&f[i], false, name, sizeof(name)));
+		fr_str_append(buf, len, &at, "%s%s", shown ? " ← " : " in ", fr_frame_name(&f[i], false, name, sizeof(name)));
 	if (i < n)
-		put(buf, len, &at, " ← …");
+		fr_str_append(buf, len, &at, " ← …");
 	return buf;
 }

@@ -641,11 +641,7 @@ int fr_record_json_write(struct fr_json_writer *w, struct fr_out *o, const struc
 		KEY(o, ",\"lost\":");
 		fr_out_u64(o, r->gap.lost);
 		break;
-	case FR_REC_CGROUP:
-	case FR_REC_PROCESS:
-	case FR_REC_MAPPING:
-	case FR_REC_SYMBOL:
-	case FR_REC_INLINE: /* metadata: names what the others print */
+	FR_REC_META_CASES /* metadata: names what the others print */
 		break;
 	}
 	KEY(o, "}\n");

@@ -223,16 +223,20 @@ static inline void fr_record_clear(struct fr_record *rec)
 	*rec = zero;
 }
 
+/* The case labels of the metadata types, for a switch on enum
+ * fr_record_type that has nothing to do for them. */
+#define FR_REC_LABEL_(name, number, str, flags) case FR_REC_##name:
+#define FR_REC_META_CASES FR_RECORD_TYPES_META(FR_REC_LABEL_)
+
 /* Is this record metadata that readers consume rather than print? */
 static inline int fr_record_type_is_meta(uint16_t type)
 {
-	switch (type) {
-#define FR_REC_CASE_(name, number, str, flags) case number:
-	FR_RECORD_TYPES_META(FR_REC_CASE_)
-#undef FR_REC_CASE_
+	switch ((enum fr_record_type)type) {
+	FR_REC_META_CASES
 		return 1;
+	default:
+		return 0;
 	}
-	return 0;
 }
 
 /* The FR_RT_* flags of @type (record-types.h); 0 for a type not known. */
