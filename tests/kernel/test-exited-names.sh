@@ -3,8 +3,9 @@
 # of processes that exit right after the record was taken are unwound and
 # named from the mappings the daemon learned while they lived.
 #  - 100 processes each wait ~1.5 s on a pipe (its writer sleeps 1.8 s) (over the shipped 1 s
-#    off-CPU threshold) and exit the moment the wait ends: all 100 offcpu
-#    records have the whole user stack, read <- fr_wait <- main, named
+#    off-CPU threshold) and exit the moment the wait ends: every offcpu
+#    record has the whole user stack, read <- fr_wait <- main, named, and
+#    all 100 are there, but for records the kernel dropped and counted
 #    (before the mapping tracker, 2 to 3 runs in 12 kept one unnamed
 #    frame and [truncated]);
 #  - processes that live 20 ms, spinning, have every sample named from
@@ -84,7 +85,16 @@ for _ in $(seq 30); do
 	n=$(wc -l <"$T/waits")
 	[ "$n" -lt 100 ] || break
 done
-[ "$n" -ge 100 ] || fail "only $n offcpu records of fr-wait within 30 s (want 100)"
+# A record the kernel could not put in its ring (the ASan daemon, slow
+# to drain it while it unwinds, fell behind 499 samples a second) is
+# dropped there and counted: a loss the dumps show, not a name lost.
+# Every record missing must be counted so, and most must be here.
+"$FRCTL" --store "$T/store" status --json >"$T/st.json"
+sched_dropped=$(jq '.sources.sched.dropped // 0' "$T/st.json")
+[ "$n" -ge 90 ] || fail "only $n offcpu records of fr-wait within 30 s (want 100; sched records dropped: $sched_dropped)"
+[ $((100 - n)) -le "$sched_dropped" ] ||
+	fail "$((100 - n)) offcpu records of fr-wait missing, but the sched source counts $sched_dropped dropped"
+[ "$n" -eq 100 ] || echo "note: $((100 - n)) of 100 waits' records dropped in the kernel (counted: $sched_dropped)"
 good=$(grep -c '^read fr_wait main __libc_start_call_main __libc_start_main _start$' "$T/waits" || true)
 [ "$good" -eq "$n" ] || fail "$good of $n waits named read <- fr_wait <- main ... _start; others: $(grep -v '^read fr_wait main __libc_start_call_main __libc_start_main _start$' "$T/waits" | sort | uniq -c | head -5)"
 ok "$good of $n waits of processes that exited at once named: read <- fr_wait <- main <- ... _start"
