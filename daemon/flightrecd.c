@@ -155,7 +155,7 @@ static int load_config(struct daemon *d, struct fr_conf *c)
 		return k;
 	}
 	/* latency rules need their source's records: lower its threshold */
-	fr_triggers_adjust_thresholds(c);
+	fr_conf_lower_for_rules(c);
 	/* the command line wins over the file, at start and at every reload */
 	if (d->drain_cpu_override)
 		c->drain_cpu_percent = d->drain_cpu_override;
@@ -1055,6 +1055,7 @@ static int run(struct daemon *d)
 		struct fr_triggers_params tp = {
 			.event = d->event, .store_dir = d->conf.store_path, .config_path = d->config_path,
 			.flush = flush_store, .record = record_user, .userdata = d,
+			.cgroup_fd = fr_recorder_cgroup_fd(d->rec),
 		};
 		if (sd_id128_get_boot(&boot) < 0)
 			memset(&boot, 0, sizeof(boot));

@@ -198,6 +198,11 @@ struct fr_parser *fr_recorder_parser(struct fr_recorder *r)
 	return r->parser;
 }
 
+int fr_recorder_cgroup_fd(const struct fr_recorder *r)
+{
+	return fr_cgroup_names_mount_fd(r->cg);
+}
+
 void fr_recorder_set_triggers(struct fr_recorder *r, struct fr_triggers *t)
 {
 	r->triggers = t;

@@ -37,6 +37,8 @@ void fr_recorder_set_rings(struct fr_recorder *r, struct fr_rings *rings);
 int fr_recorder_set_zstd_level(struct fr_recorder *r, int level);
 struct fr_triggers;
 void fr_recorder_set_triggers(struct fr_recorder *r, struct fr_triggers *t);
+/* The cgroup2 mount the recorder names cgroups on (-1: none), lent. */
+int fr_recorder_cgroup_fd(const struct fr_recorder *r);
 /* Names for sample frames; the recorder owns @s from now on. */
 struct fr_symbolizer;
 void fr_recorder_set_symbolizer(struct fr_recorder *r, struct fr_symbolizer *s);

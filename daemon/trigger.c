@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../lib/clock.h"
+#include "../lib/conditions.h"
 #include "../lib/crash-line.h"
 #include "../lib/incident.h"
 #include "../lib/macro.h"
@@ -33,6 +34,7 @@
 #include "../lib/window.h"
 #include "incident-spare.h"
 #include "log.h"
+#include "pressure.h"
 #include "trigger.h"
 #include <limits.h>
 
@@ -113,6 +115,7 @@ struct fr_triggers {
 	const struct fr_ksyms *ksyms;
 	struct fr_rules rules;     /* copy owned here */
 	struct rule_state *state;
+	struct fr_pressure **watch; /* per rule: its watcher, for rules of no record */
 	struct pending *pending[PENDING_MAX];
 	unsigned npending;
 	uint64_t incidents_size;
@@ -158,29 +161,42 @@ static int copy_rules(struct fr_rules *dst, const struct fr_rules *src)
 	if (!dst->v)
 		return -ENOMEM;
 	for (size_t i = 0; i < src->n; i++) {
-		const struct fr_rule *r = &src->v[i];
-		struct fr_rule *d = &dst->v[i];
-		*d = *r;
-		d->name = strdup(r->name);
-		d->comm = r->comm ? strdup(r->comm) : NULL;
-		d->cgroup = r->cgroup ? strdup(r->cgroup) : NULL;
-		d->exec = NULL;
-		dst->n = i + 1;
-		if (r->exec) {
-			size_t n = 0;
-			while (r->exec[n])
-				n++;
-			d->exec = calloc(n + 1, sizeof(char *));
-			for (size_t k = 0; d->exec && k < n; k++)
-				d->exec[k] = strdup(r->exec[k]);
+		if (fr_rule_copy(&dst->v[i], &src->v[i]) < 0) {
+			fr_rules_done(dst);
+			return -ENOMEM;
 		}
+		dst->n = i + 1;
 	}
 	return 0;
+}
+
+static void watchers_free(struct fr_pressure **w, size_t n)
+{
+	for (size_t i = 0; w && i < n; i++)
+		fr_pressure_free(w[i]);
+	free(w);
+}
+
+static void on_pressure(struct fr_pressure *w, uint32_t share_ppm, const char *line, void *userdata);
+
+/* The watchers of the rules that fire on no record: pressure. */
+static struct fr_pressure **watchers_new(struct fr_triggers *t, const struct fr_rules *rules)
+{
+	struct fr_pressure **w = calloc(rules->n + 1, sizeof(*w));
+
+	for (size_t i = 0; w && i < rules->n; i++)
+		if (rules->v[i].condition == FR_COND_PRESSURE &&
+		    fr_pressure_new(t->p.event, &rules->v[i], t->p.cgroup_fd, on_pressure, t, &w[i]) < 0) {
+			watchers_free(w, rules->n);
+			return NULL;
+		}
+	return w;
 }
 
 int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules)
 {
 	struct rule_state *st = calloc(rules->n + 1, sizeof(*st));
+	struct fr_pressure **watch;
 	struct fr_rules copy;
 	int k;
 
@@ -190,6 +206,13 @@ int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules)
 	if (k < 0) {
 		free(st);
 		return k;
+	}
+	/* before the old ones go: a watcher calls back with its rule's index */
+	watch = watchers_new(t, rules);
+	if (!watch) {
+		fr_rules_done(&copy);
+		free(st);
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < rules->n; i++) {
 		st[i].name = strdup(rules->v[i].name);
@@ -205,9 +228,11 @@ int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules)
 			}
 	}
 	rule_states_free(t->state, t->rules.n);
+	watchers_free(t->watch, t->rules.n);
 	fr_rules_done(&t->rules);
 	t->rules = copy;
 	t->state = st;
+	t->watch = watch;
 	t->incidents_size = rules->incidents_size;
 	t->incidents_max = rules->incidents_max;
 	if (t->spare)
@@ -309,6 +334,7 @@ struct fr_triggers *fr_triggers_free(struct fr_triggers *t)
 	fr_spare_free(t->spare);
 	closep(&t->dir_fd);
 	rule_states_free(t->state, t->rules.n);
+	watchers_free(t->watch, t->rules.n);
 	fr_rules_done(&t->rules);
 	free(t->store_dir);
 	free(t->config_path);
@@ -317,69 +343,12 @@ struct fr_triggers *fr_triggers_free(struct fr_triggers *t)
 	return NULL;
 }
 
-/* The record type a condition looks at (0: none). */
-static uint16_t condition_type(enum fr_rule_condition c)
-{
-	switch (c) {
-	case FR_COND_SYSCALL:
-		return FR_REC_SYSCALL;
-	case FR_COND_BLOCK:
-		return FR_REC_BLOCK;
-	case FR_COND_RUNQ:
-		return FR_REC_RUNQ;
-	case FR_COND_OFFCPU:
-		return FR_REC_OFFCPU;
-	case FR_COND_OOM:
-		return FR_REC_OOM;
-	case FR_COND_SIGNAL:
-		return FR_REC_SIGNAL;
-	default:
-		return 0;
-	}
-}
-
-/* Is @nr among the rule's syscalls?  (An offcpu record outside any call
- * has -1: it matches only a rule without a syscalls filter.) */
-static bool syscall_selected(const struct fr_rule *r, int64_t nr)
-{
-	if (r->any_syscall)
-		return true;
-	return nr >= 0 && nr < FR_RULE_SYSCALL_WORDS * 64 && ((r->syscalls[nr / 64] >> (nr % 64)) & 1);
-}
-
+/* Whether @rec fires rule @r: its condition's match, then the filters. */
 static bool matches(const struct fr_rule *r, const struct fr_record *rec, const char *cgroup)
 {
-	uint64_t d;
+	const struct fr_condition *c = fr_condition(r->condition);
 
-	if (rec->type != condition_type(r->condition))
-		return false;
-	switch (r->condition) {
-	case FR_COND_SYSCALL:
-		d = rec->syscall.duration_ns;
-		if (!syscall_selected(r, rec->syscall.nr))
-			return false;
-		break;
-	case FR_COND_BLOCK:
-		d = rec->block.duration_ns;
-		break;
-	case FR_COND_RUNQ:
-		d = rec->sched.duration_ns;
-		break;
-	case FR_COND_OFFCPU:
-		d = rec->sched.duration_ns;
-		if (!syscall_selected(r, rec->sched.syscall_nr))
-			return false;
-		break;
-	case FR_COND_SIGNAL:
-		if (rec->signal.sig >= 64 || !((r->signals >> rec->signal.sig) & 1))
-			return false;
-		d = UINT64_MAX;
-		break;
-	default: /* OOM */
-		d = UINT64_MAX;
-		break;
-	}
-	if (d < r->threshold_ns)
+	if (!c->record_type || rec->type != c->record_type || !c->match(r, rec))
 		return false;
 	if (r->pid >= 0 && rec->pid != (uint32_t)r->pid)
 		return false;
@@ -484,39 +453,61 @@ static int arm(struct pending *p)
 					  on_window_done, p);
 }
 
+/* What fired a rule: @rec, a record (with what the recorder knows of it:
+ * its cgroup, exe and named stack; for a freeze, a mark that the
+ * incident lists as the documented stand-in), or (@rec NULL) a value a
+ * watcher saw, @what its JSON object for the incident, at @wall. */
+struct cause {
+	const struct fr_record *rec;
+	const char *cgroup, *exe;
+	const struct fr_frame *frames;
+	int nframes;
+	struct json_object *what;
+	uint64_t wall;
+};
+
 /* The trigger record, stamped now, carries the process of the record that
- * fired the rule (@cause), so readers can tell which one it was. */
+ * fired the rule, so readers can tell which one it was. */
 static void write_trigger_record(struct fr_triggers *t, const struct fr_rule *r, const struct pending *p,
-				 const struct fr_record *cause)
+				 const struct cause *c)
 {
 	struct fr_record rec = { .type = FR_REC_TRIGGER, .ts = fr_now_ns(CLOCK_BOOTTIME) };
+	const struct fr_record *cause = c->rec;
 
-	rec.pid = cause->pid;
-	rec.tid = cause->tid;
-	rec.cgroup_id = cause->cgroup_id;
-	memcpy(rec.comm, cause->comm, sizeof(rec.comm));
-	rec.comm_len = cause->comm_len;
-
+	if (cause) {
+		rec.pid = cause->pid;
+		rec.tid = cause->tid;
+		rec.cgroup_id = cause->cgroup_id;
+		memcpy(rec.comm, cause->comm, sizeof(rec.comm));
+		rec.comm_len = cause->comm_len;
+	}
 	rec.trigger.rule = r->name;
 	rec.trigger.rule_len = (uint32_t)strlen(r->name);
 	rec.trigger.incident = p->id;
 	rec.trigger.incident_len = (uint32_t)strlen(p->id);
-	/* a freeze fires on no record of the store */
-	if (r->condition != FR_COND_MANUAL) {
+	/* a freeze or a watched value fires on no record of the store */
+	if (cause && fr_condition(r->condition)->record_type) {
 		rec.trigger.cause_type = cause->type;
 		rec.trigger.cause_ago_ns = (int64_t)(rec.ts - cause->ts);
 	}
 	t->p.record(&rec, t->p.userdata);
 }
 
-/* A rule fired on @rec (or on a freeze when @rec is a mark).  Returns the
- * incident it joined or opened, or NULL when governance suppressed it. */
-static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_record *rec, const char *cgroup,
-			    const char *exe, const struct fr_frame *frames, int nframes, const char *reason)
+/* The cause as the incident lists it. */
+static struct json_object *cause_json(struct fr_triggers *t, const struct cause *c)
+{
+	if (!c->rec)
+		return json_object_get(c->what);
+	return record_json(t, c->rec, c->cgroup, c->exe, c->frames, c->nframes);
+}
+
+/* Rule @ri fired on @c.  Returns the incident it joined or opened, or NULL
+ * when governance suppressed it. */
+static struct pending *fire(struct fr_triggers *t, size_t ri, const struct cause *c, const char *reason)
 {
 	const struct fr_rule *r = &t->rules.v[ri];
 	struct rule_state *st = &t->state[ri];
-	uint64_t wall = rec_wall(rec), mono = fr_now_ns(CLOCK_MONOTONIC);
+	uint64_t wall = c->rec ? rec_wall(c->rec) : c->wall, mono = fr_now_ns(CLOCK_MONOTONIC);
 	struct pending *p;
 	int ka;
 
@@ -528,11 +519,11 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 		if (wall < p->start_wall || wall > p->end_wall)
 			continue;
 		if (json_object_array_length(p->triggers) < TRIGGERS_LISTED_MAX)
-			json_object_array_add(p->triggers, record_json(t, rec, cgroup, exe, frames, nframes));
+			json_object_array_add(p->triggers, cause_json(t, c));
 		else
 			p->unlisted++;
-		if (!p->crash)
-			p->crash = crash_text(rec, frames, nframes);
+		if (!p->crash && c->rec)
+			p->crash = crash_text(c->rec, c->frames, c->nframes);
 		bool listed = false;
 		for (size_t k = 0; k < json_object_array_length(p->rules); k++)
 			listed |= !strcmp(json_object_get_string(json_object_array_get_idx(p->rules, k)), r->name);
@@ -543,7 +534,7 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 			(void)arm(p);
 		}
 		st->joined++;
-		write_trigger_record(t, r, p, rec);
+		write_trigger_record(t, r, p, c);
 		return p;
 	}
 
@@ -578,17 +569,10 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	p->triggers = json_object_new_array();
 	p->reason = reason ? strdup(reason) : NULL;
 	p->exec_timeout_ns = r->exec_timeout_ns;
-	if (r->exec) {
-		size_t n = 0;
-		while (r->exec[n])
-			n++;
-		p->exec = calloc(n + 1, sizeof(char *));
-		for (size_t k = 0; p->exec && k < n; k++)
-			p->exec[k] = strdup(r->exec[k]);
-	}
+	p->exec = fr_strv_copy(r->exec);
 	json_object_array_add(p->rules, json_object_new_string(r->name));
-	json_object_array_add(p->triggers, record_json(t, rec, cgroup, exe, frames, nframes));
-	p->crash = crash_text(rec, frames, nframes);
+	json_object_array_add(p->triggers, cause_json(t, c));
+	p->crash = c->rec ? crash_text(c->rec, c->frames, c->nframes) : NULL;
 
 	/* id: trigger time and rule, unique among the files */
 	time_t secs = (time_t)(wall / NSEC_PER_SEC);
@@ -618,7 +602,7 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	st->hour[st->hour_pos] = mono;
 	st->hour_pos = (st->hour_pos + 1) % st->hour_cap;
 	st->hour_n++;
-	write_trigger_record(t, r, p, rec);
+	write_trigger_record(t, r, p, c);
 	/* the moments before go to disk now, whatever happens next; deferred
 	 * because we may be inside the ring buffer's callback */
 	if (!t->sync_soon)
@@ -629,10 +613,43 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct fr_re
 	return p;
 }
 
+/* A pressure rule's watcher saw its stall cross the threshold. */
+static void on_pressure(struct fr_pressure *w, uint32_t share_ppm, const char *line, void *userdata)
+{
+	struct fr_triggers *t = userdata;
+	struct json_object *o;
+	char when[64], over[32], reason[160];
+	size_t ri;
+
+	for (ri = 0; ri < t->rules.n && t->watch[ri] != w; ri++)
+		;
+	if (ri == t->rules.n)
+		return;
+	const struct fr_rule *r = &t->rules.v[ri];
+	const char *res = fr_pressure_resource_name(r->pressure.resource), *kind = r->pressure.full ? "full" : "some";
+	struct cause c = { .wall = fr_now_ns(CLOCK_REALTIME) };
+
+	o = json_object_new_object();
+	json_object_object_add(o, "type", json_object_new_string("pressure"));
+	json_object_object_add(o, "time", json_object_new_string(fr_format_rfc3339(c.wall, when, sizeof(when))));
+	json_object_object_add(o, "resource", json_object_new_string(res));
+	json_object_object_add(o, "kind", json_object_new_string(kind));
+	json_object_object_add(o, "cgroup", r->cgroup ? json_object_new_string(r->cgroup) : NULL);
+	json_object_object_add(o, "stalled_percent", json_object_new_double(share_ppm / 1e4));
+	json_object_object_add(o, "threshold_percent", json_object_new_double(r->pressure.ppm / 1e4));
+	json_object_object_add(o, "over", json_object_new_string(fr_format_duration(r->pressure.over_ns, over, sizeof(over))));
+	json_object_object_add(o, "psi", json_object_new_string(line));
+	c.what = o;
+	snprintf(reason, sizeof(reason), "%s pressure (%s) %.2f%% of %s%s%s", res, kind, share_ppm / 1e4, over,
+		 r->cgroup ? " in " : "", r->cgroup ? r->cgroup : "");
+	fire(t, ri, &c, reason);
+	json_object_put(o);
+}
+
 bool fr_triggers_may_match(const struct fr_triggers *t, uint16_t type)
 {
 	for (size_t i = 0; i < t->rules.n; i++)
-		if (condition_type(t->rules.v[i].condition) == type)
+		if (fr_condition(t->rules.v[i].condition)->record_type == type)
 			return true;
 	return false;
 }
@@ -660,9 +677,11 @@ void fr_triggers_on_exe(struct fr_triggers *t, const struct fr_record *exec, con
 void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup,
 			   const char *exe, const struct fr_frame *frames, int nframes)
 {
+	struct cause c = { .rec = rec, .cgroup = cgroup, .exe = exe, .frames = frames, .nframes = nframes };
+
 	for (size_t i = 0; i < t->rules.n; i++)
 		if (matches(&t->rules.v[i], rec, cgroup))
-			fire(t, i, rec, cgroup, exe, frames, nframes, NULL);
+			fire(t, i, &c, NULL);
 }
 
 /* Removes the oldest incident files beyond the count and size budget. */
@@ -1239,7 +1258,7 @@ struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason
 	snprintf(buf, sizeof(buf), "freeze");
 	rec.mark.text = reason && *reason ? reason : buf;
 	rec.mark.text_len = (uint32_t)strlen(rec.mark.text);
-	p = fire(t, ri, &rec, NULL, NULL, NULL, 0, reason && *reason ? reason : NULL);
+	p = fire(t, ri, &(struct cause){ .rec = &rec }, reason && *reason ? reason : NULL);
 	if (!p) {
 		json_object_object_add(o, "error", json_object_new_string("suppressed by the manual rule's cooldown or hourly limit"));
 		return o;
@@ -1261,6 +1280,8 @@ struct json_object *fr_triggers_status(struct fr_triggers *t)
 		json_object_object_add(r, "fired", json_object_new_uint64(t->state[i].fired));
 		json_object_object_add(r, "joined", json_object_new_uint64(t->state[i].joined));
 		json_object_object_add(r, "suppressed", json_object_new_uint64(t->state[i].suppressed));
+		if (t->watch[i])
+			json_object_object_add(r, "watch", fr_pressure_status(t->watch[i]));
 		json_object_object_add(rules, t->rules.v[i].name, r);
 	}
 	json_object_object_add(o, "rules", rules);
@@ -1270,24 +1291,4 @@ struct json_object *fr_triggers_status(struct fr_triggers *t)
 	json_object_object_add(o, "not_renamed", json_object_new_uint64(t->not_renamed));
 	json_object_object_add(o, "spare", fr_spare_status(t->spare));
 	return o;
-}
-
-unsigned fr_triggers_adjust_thresholds(struct fr_conf *c)
-{
-	unsigned n = 0;
-
-	for (size_t i = 0; i < c->rules.n; i++) {
-		const struct fr_rule *r = &c->rules.v[i];
-		uint64_t *src = r->condition == FR_COND_SYSCALL ? &c->syscall_threshold_ns :
-				r->condition == FR_COND_BLOCK ? &c->block_threshold_ns :
-				r->condition == FR_COND_RUNQ ? &c->runq_threshold_ns :
-				r->condition == FR_COND_OFFCPU ? &c->offcpu_threshold_ns : NULL;
-		if (src && r->threshold_ns < *src) {
-			*src = r->threshold_ns;
-			n++;
-		}
-		if (r->condition == FR_COND_SIGNAL)
-			c->signal_mask |= r->signals;
-	}
-	return n;
 }

@@ -48,6 +48,7 @@ struct fr_triggers_params {
 	const char *store_dir;
 	const char *config_path; /* its text goes into each incident */
 	const uint8_t *boot_id;
+	int cgroup_fd; /* the cgroup2 mount (-1: none): pressure rules on cgroups */
 	fr_triggers_flush_cb flush;
 	fr_triggers_record_cb record;
 	void *userdata;
@@ -91,9 +92,5 @@ void fr_triggers_flush_pending(struct fr_triggers *t);
 
 /* For status: per rule {fired, joined, suppressed}, and incident files. */
 struct json_object *fr_triggers_status(struct fr_triggers *t);
-
-/* Lowers the sources' thresholds to those of the latency rules, so their
- * records reach the trigger engine.  Returns how many were lowered. */
-unsigned fr_triggers_adjust_thresholds(struct fr_conf *c);
 
 #endif

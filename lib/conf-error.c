@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "conf-error.h"
+#include "parse.h"
 
 int fr_conf_fail(const struct fr_conf_ctx *x, const config_setting_t *s, const char *fmt, ...)
 {
@@ -80,4 +81,23 @@ long long fr_conf_int(const struct fr_conf_ctx *x, const config_setting_t *s)
 	free(buf);
 	fclose(f);
 	return v;
+}
+
+int fr_conf_duration(const struct fr_conf_ctx *x, const config_setting_t *s, uint64_t min, uint64_t max,
+		     uint64_t *ret)
+{
+	const char *str;
+	char a[32], b[32];
+	uint64_t v;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fr_conf_fail(x, s, "'%s' must be a duration string such as \"10s\"", config_setting_name(s));
+	str = config_setting_get_string(s);
+	if (fr_parse_duration(str, &v) < 0)
+		return fr_conf_fail(x, s, "'%s': invalid duration \"%s\"", config_setting_name(s), str);
+	if (v < min || v > max)
+		return fr_conf_fail(x, s, "'%s' = \"%s\" is out of range [%s, %s]", config_setting_name(s), str,
+				    fr_format_duration(min, a, sizeof(a)), fr_format_duration(max, b, sizeof(b)));
+	*ret = v;
+	return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <libconfig.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct fr_conf_ctx {
 	const char *file;
@@ -26,5 +27,10 @@ int fr_conf_fail(const struct fr_conf_ctx *x, const config_setting_t *s, const c
  * checks see what was written.  libconfig's value when the line does not
  * show it. */
 long long fr_conf_int(const struct fr_conf_ctx *x, const config_setting_t *s);
+
+/* Duration setting @s ("10s") in [@min, @max] into *@ret: 0, or
+ * fr_conf_fail()'s -EINVAL with the range worded as durations. */
+int fr_conf_duration(const struct fr_conf_ctx *x, const config_setting_t *s, uint64_t min, uint64_t max,
+		     uint64_t *ret);
 
 #endif

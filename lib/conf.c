@@ -4,6 +4,7 @@
  * target); the loader walks the file and rejects what the table does not
  * know, so a typo is an error with its line, not a silently ignored key.
  */
+#include <assert.h>
 #include <errno.h>
 #include <libconfig.h>
 #include <signal.h>
@@ -11,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conditions.h"
 #include "conf.h"
 #include "conf-error.h"
 #include "macro.h"
+#include "str-append.h"
 #include "parse.h"
 #include "syscall-names.h"
 
@@ -355,36 +358,45 @@ static int walk(const struct fr_conf_ctx *x, struct fr_conf *c, config_setting_t
 	return 0;
 }
 
-/* The source a rule's condition needs, or NULL: a rule on a source that
- * is switched off would never fire, so it is an error, not a silence. */
-static const char *rule_source_off(const struct fr_conf *c, enum fr_rule_condition cond)
+/* The setting of dotted name @path ("sources.sched.runq"), or NULL. */
+static const struct setting *setting_named(const char *path)
 {
-	switch (cond) {
-	case FR_COND_SYSCALL:
-		return c->syscall_enabled ? NULL : "sources.syscall.enabled = true";
-	case FR_COND_BLOCK:
-		return c->block_enabled ? NULL : "sources.block.enabled = true";
-	case FR_COND_RUNQ:
-		return c->sched_enabled && c->runq_enabled ? NULL : "sources.sched.enabled = true and sources.sched.runq = true";
-	case FR_COND_OFFCPU:
-		return c->sched_enabled && c->offcpu_enabled ? NULL : "sources.sched.enabled = true and sources.sched.offcpu = true";
-	case FR_COND_OOM:
-		return c->oom_enabled ? NULL : "sources.oom.enabled = true";
-	case FR_COND_SIGNAL:
-		return c->signal_enabled ? NULL : "sources.signal.enabled = true";
-	default:
-		return NULL;
+	for (size_t i = 0; i < ELEMENTSOF(settings); i++) {
+		size_t gl = strlen(settings[i].group);
+		if (!strncmp(path, settings[i].group, gl) && path[gl] == '.' && !strcmp(path + gl + 1, settings[i].name))
+			return &settings[i];
 	}
+	return NULL;
+}
+
+/* Whether a source the rule's condition needs is switched off: then
+ * @need says what it needs.  A rule on a source that is switched off
+ * would never fire, so it is an error, not a silence. */
+static bool rule_source_off(const struct fr_conf *c, enum fr_rule_condition cond, char *need, size_t len)
+{
+	const struct fr_condition *k = fr_condition(cond);
+	bool off = false;
+	size_t at = 0;
+
+	need[0] = 0;
+	for (size_t i = 0; i < ELEMENTSOF(k->needs) && k->needs[i]; i++) {
+		const struct setting *st = setting_named(k->needs[i]);
+		assert(st && st->kind == K_BOOL);
+		off |= !*(const bool *)((const char *)c + st->offset);
+		fr_str_append(need, len, &at, "%s%s = true", i ? " and " : "", k->needs[i]);
+	}
+	return off;
 }
 
 /* Default rules (no triggers.rules) on a source the file switched off are
  * left out: the file did not ask for them. */
 static void drop_default_rules_off(struct fr_conf *c)
 {
+	char need[256];
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->rules.n; i++) {
-		if (rule_source_off(c, c->rules.v[i].condition)) {
+		if (rule_source_off(c, c->rules.v[i].condition, need, sizeof(need))) {
 			fr_rule_done(&c->rules.v[i]);
 			continue;
 		}
@@ -395,16 +407,40 @@ static void drop_default_rules_off(struct fr_conf *c)
 
 static int check_rule_sources(const struct fr_conf_ctx *x, const struct fr_conf *c, const config_setting_t *list)
 {
+	char need[256];
+
 	for (size_t i = 0; list && i < c->rules.n; i++) {
 		const struct fr_rule *r = &c->rules.v[i];
-		const char *need = rule_source_off(c, r->condition);
 
-		if (need)
+		if (rule_source_off(c, r->condition, need, sizeof(need)))
 			return fr_conf_fail(x, config_setting_get_elem(list, (unsigned)i),
 					    "rule '%s' (%s) needs %s: it would never fire", r->name,
 					    fr_rule_condition_name(r->condition), need);
 	}
 	return 0;
+}
+
+unsigned fr_conf_lower_for_rules(struct fr_conf *c)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < c->rules.n; i++) {
+		const struct fr_rule *r = &c->rules.v[i];
+		const char *lowers = fr_condition(r->condition)->lowers;
+		const struct setting *st = lowers ? setting_named(lowers) : NULL;
+		void *v = st ? (char *)c + st->offset : NULL;
+
+		if (!st)
+			continue;
+		assert(st->kind == K_DURATION || st->kind == K_SIGNALS);
+		if (st->kind == K_SIGNALS)
+			*(uint64_t *)v |= r->signals;
+		else if (r->threshold_ns < *(uint64_t *)v) {
+			*(uint64_t *)v = r->threshold_ns;
+			n++;
+		}
+	}
+	return n;
 }
 
 static int check_relations(const struct fr_conf_ctx *x, struct fr_conf *c, config_t *cfg)

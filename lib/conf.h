@@ -93,6 +93,12 @@ void fr_conf_done(struct fr_conf *c);
  * means "defaults".  On error returns -errno and writes one line to @err. */
 int fr_conf_load(struct fr_conf *c, const char *path, bool must_exist, char *err, size_t errlen);
 
+/* Lets each rule's records reach the trigger engine: the source threshold
+ * its condition names (conditions.h, lowers) lowered to the rule's, its
+ * signals added to the recorded ones.  Returns how many thresholds it
+ * lowered. */
+unsigned fr_conf_lower_for_rules(struct fr_conf *c);
+
 static inline bool fr_conf_syscall_excluded(const struct fr_conf *c, unsigned nr)
 {
 	return nr < FR_CONF_SYSCALL_MAX && (c->syscall_exclude[nr / 64] >> (nr % 64)) & 1;

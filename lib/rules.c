@@ -6,34 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conditions.h"
 #include "conf-error.h"
 #include "macro.h"
 #include "parse.h"
 #include "rules.h"
-#include "syscall-names.h"
+#include "str-append.h"
 
-/* Bounds of a rule's durations.  A threshold below the sources' own
- * minimum (1us) would be 0: "no threshold".  An action must get time to
- * start at all (exec_timeout = "0s" killed it at once).  One hour holds
- * any window worth freezing; a day of cooldown is "once a day". */
-#define RULE_THRESHOLD_MIN NSEC_PER_USEC
+/* Bounds of a rule's durations.  An action must get time to start at
+ * all (exec_timeout = "0s" killed it at once).  One hour holds any window
+ * worth freezing; a day of cooldown is "once a day". */
 #define RULE_EXEC_TIMEOUT_MIN NSEC_PER_SEC
 #define RULE_DURATION_MAX (3600 * NSEC_PER_SEC)
 #define RULE_COOLDOWN_MAX (86400 * NSEC_PER_SEC)
 
-static const char *const cond_names[FR_COND__MAX] = {
-	[FR_COND_SYSCALL] = "syscall_latency",
-	[FR_COND_BLOCK] = "block_latency",
-	[FR_COND_RUNQ] = "runq_latency",
-	[FR_COND_OFFCPU] = "offcpu_latency",
-	[FR_COND_OOM] = "oom",
-	[FR_COND_SIGNAL] = "signal",
-	[FR_COND_MANUAL] = "manual",
-};
-
 const char *fr_rule_condition_name(enum fr_rule_condition c)
 {
-	return c < FR_COND__MAX ? cond_names[c] : "unknown";
+	return c < FR_COND__MAX ? fr_conditions[c].name : "unknown";
 }
 
 void fr_rule_done(struct fr_rule *r)
@@ -45,6 +34,41 @@ void fr_rule_done(struct fr_rule *r)
 		for (char **a = r->exec; *a; a++)
 			free(*a);
 	free(r->exec);
+}
+
+char **fr_strv_copy(char *const *v)
+{
+	size_t n = 0;
+	char **c;
+
+	if (!v)
+		return NULL;
+	while (v[n])
+		n++;
+	c = calloc(n + 1, sizeof(char *));
+	for (size_t k = 0; c && k < n; k++)
+		if (!(c[k] = strdup(v[k]))) {
+			while (k--)
+				free(c[k]);
+			free(c);
+			return NULL;
+		}
+	return c;
+}
+
+int fr_rule_copy(struct fr_rule *dst, const struct fr_rule *src)
+{
+	*dst = *src;
+	dst->name = strdup(src->name);
+	dst->comm = src->comm ? strdup(src->comm) : NULL;
+	dst->cgroup = src->cgroup ? strdup(src->cgroup) : NULL;
+	dst->exec = fr_strv_copy(src->exec);
+	if (!dst->name || (src->comm && !dst->comm) || (src->cgroup && !dst->cgroup) || (src->exec && !dst->exec)) {
+		fr_rule_done(dst);
+		*dst = (struct fr_rule){};
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void fr_rules_done(struct fr_rules *r)
@@ -67,26 +91,6 @@ static bool get_int(const struct fr_conf_ctx *x, const config_setting_t *s, long
 	return *v >= lo && *v <= hi;
 }
 
-/* A duration in [@min, @max], worded as the setting table words it. */
-static int get_duration(const struct fr_conf_ctx *x, const config_setting_t *s, uint64_t min, uint64_t max,
-			uint64_t *ret)
-{
-	const char *str;
-	char a[32], b[32];
-	uint64_t v;
-
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fr_conf_fail(x, s, "'%s' must be a duration string such as \"10s\"", config_setting_name(s));
-	str = config_setting_get_string(s);
-	if (fr_parse_duration(str, &v) < 0)
-		return fr_conf_fail(x, s, "'%s': invalid duration \"%s\"", config_setting_name(s), str);
-	if (v < min || v > max)
-		return fr_conf_fail(x, s, "'%s' = \"%s\" is out of range [%s, %s]", config_setting_name(s), str,
-				    fr_format_duration(min, a, sizeof(a)), fr_format_duration(max, b, sizeof(b)));
-	*ret = v;
-	return 0;
-}
-
 static int get_string(const struct fr_conf_ctx *x, const config_setting_t *s, char **ret)
 {
 	if (config_setting_type(s) != CONFIG_TYPE_STRING || !*config_setting_get_string(s))
@@ -96,19 +100,100 @@ static int get_string(const struct fr_conf_ctx *x, const config_setting_t *s, ch
 	return *ret ? 0 : -ENOMEM;
 }
 
-static int signal_number(const char *name)
+/* Is @name one of condition @c's own settings? */
+static bool takes(const struct fr_condition *c, const char *name)
 {
-	for (int k = 1; k < 64; k++) {
-		const char *ab = sigabbrev_np(k);
-		if (ab && strncmp(name, "SIG", 3) == 0 && strcmp(name + 3, ab) == 0)
-			return k;
+	for (const char *const *n = c->settings; n && *n; n++)
+		if (!strcmp(*n, name))
+			return true;
+	return false;
+}
+
+/* @s is no setting of the rule's condition: name those it belongs to. */
+static int not_this_condition(const struct fr_conf_ctx *x, const config_setting_t *s)
+{
+	const char *name = config_setting_name(s);
+	char which[256] = "";
+	size_t len = 0;
+	int n = 0, k = 0;
+
+	for (int c = 0; c < FR_COND__MAX; c++)
+		n += takes(&fr_conditions[c], name);
+	if (!n)
+		return fr_conf_fail(x, s, "unknown setting '%s' in a rule", name);
+	for (int c = 0; c < FR_COND__MAX; c++)
+		if (takes(&fr_conditions[c], name))
+			fr_str_append(which, sizeof(which), &len, "%s%s", k++ == 0 ? "" : k == n ? " and " : ", ",
+				      fr_conditions[c].name);
+	return fr_conf_fail(x, s, "'%s' applies to %s only", name, which);
+}
+
+/* The setting every rule takes: name, filters, window, governance and
+ * action.  1 when @s is one of them (parsed), 0 when it is not. */
+static int parse_common(const struct fr_conf_ctx *x, const config_setting_t *s, struct fr_rule *r, bool filters)
+{
+	const char *n = config_setting_name(s);
+	long long v;
+
+	if (!strcmp(n, "name"))
+		return get_string(x, s, &r->name) < 0 ? -EINVAL : 1;
+	if (filters && !strcmp(n, "comm"))
+		return get_string(x, s, &r->comm) < 0 ? -EINVAL : 1;
+	if (filters && !strcmp(n, "cgroup"))
+		return get_string(x, s, &r->cgroup) < 0 ? -EINVAL : 1;
+	if (filters && !strcmp(n, "pid")) {
+		if (!get_int(x, s, 1, INT32_MAX, &v))
+			return fr_conf_fail(x, s, "'pid' must be a positive integer");
+		r->pid = v;
+		return 1;
 	}
-	return -1;
+	if (!filters && (!strcmp(n, "comm") || !strcmp(n, "pid")))
+		return fr_conf_fail(x, s, "'%s' filters records: condition \"%s\" fires on none", n,
+				    fr_rule_condition_name(r->condition));
+	if (!strcmp(n, "before"))
+		return fr_conf_duration(x, s, 0, RULE_DURATION_MAX, &r->before_ns) < 0 ? -EINVAL : 1;
+	if (!strcmp(n, "after"))
+		return fr_conf_duration(x, s, 0, RULE_DURATION_MAX, &r->after_ns) < 0 ? -EINVAL : 1;
+	if (!strcmp(n, "cooldown"))
+		return fr_conf_duration(x, s, 0, RULE_COOLDOWN_MAX, &r->cooldown_ns) < 0 ? -EINVAL : 1;
+	if (!strcmp(n, "max_extend"))
+		return fr_conf_duration(x, s, 0, RULE_DURATION_MAX, &r->max_extend_ns) < 0 ? -EINVAL : 1;
+	if (!strcmp(n, "exec_timeout"))
+		return fr_conf_duration(x, s, RULE_EXEC_TIMEOUT_MIN, RULE_DURATION_MAX, &r->exec_timeout_ns) < 0 ? -EINVAL : 1;
+	if (!strcmp(n, "max_per_hour")) {
+		if (!get_int(x, s, 1, 3600, &v))
+			return fr_conf_fail(x, s, "'max_per_hour' must be an integer from 1 to 3600");
+		r->max_per_hour = (uint32_t)v;
+		return 1;
+	}
+	if (!strcmp(n, "exec")) {
+		int len = config_setting_length(s);
+		if (config_setting_type(s) != CONFIG_TYPE_ARRAY || len == 0)
+			return fr_conf_fail(x, s, "'exec' must be a non-empty array: [ \"/path/to/program\", \"arg\", ... ]");
+		r->exec = calloc((size_t)len + 1, sizeof(char *));
+		if (!r->exec)
+			return -ENOMEM;
+		for (int e = 0; e < len; e++) {
+			config_setting_t *el = config_setting_get_elem(s, (unsigned)e);
+			if (config_setting_type(el) != CONFIG_TYPE_STRING)
+				return fr_conf_fail(x, el, "'exec' must contain strings");
+			r->exec[e] = strdup(config_setting_get_string(el));
+			if (!r->exec[e])
+				return -ENOMEM;
+		}
+		if (r->exec[0][0] != '/')
+			return fr_conf_fail(x, s, "'exec': the program must be an absolute path (no shell, no PATH search)");
+		return 1;
+	}
+	return 0;
 }
 
 static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, struct fr_rule *r)
 {
 	const config_setting_t *cond = config_setting_get_member(g, "condition");
+	const struct fr_condition *c = NULL;
+	char names[256] = "";
+	size_t len = 0;
 	int k;
 
 	*r = (struct fr_rule){ .pid = -1, .any_syscall = true, .before_ns = 60 * NSEC_PER_SEC,
@@ -118,108 +203,34 @@ static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, st
 		return fr_conf_fail(x, g, "each rule must be a group { name = ...; condition = ...; }");
 	if (!config_setting_get_member(g, "name"))
 		return fr_conf_fail(x, g, "rule without a 'name'");
-	if (!cond)
-		return fr_conf_fail(x, g, "rule without a 'condition' (%s, %s, %s, %s, %s, %s or %s)", cond_names[0],
-			    cond_names[1], cond_names[2], cond_names[3], cond_names[4], cond_names[5], cond_names[6]);
+	if (!cond) {
+		for (int i = 0; i < FR_COND__MAX; i++)
+			fr_str_append(names, sizeof(names), &len, "%s%s", i == 0 ? "" : i == FR_COND__MAX - 1 ? " or " : ", ",
+				      fr_conditions[i].name);
+		return fr_conf_fail(x, g, "rule without a 'condition' (%s)", names);
+	}
 	if (config_setting_type(cond) != CONFIG_TYPE_STRING)
 		return fr_conf_fail(x, cond, "'condition' must be a string");
-	r->condition = FR_COND__MAX;
-	for (int c = 0; c < FR_COND__MAX; c++)
-		if (strcmp(config_setting_get_string(cond), cond_names[c]) == 0)
-			r->condition = c;
-	if (r->condition == FR_COND__MAX)
+	for (int i = 0; i < FR_COND__MAX; i++)
+		if (strcmp(config_setting_get_string(cond), fr_conditions[i].name) == 0) {
+			r->condition = i;
+			c = &fr_conditions[i];
+		}
+	if (!c)
 		return fr_conf_fail(x, cond, "unknown condition \"%s\"", config_setting_get_string(cond));
 
 	for (int i = 0; i < config_setting_length(g); i++) {
 		config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
-		const char *n = config_setting_name(s);
 
-		if (!strcmp(n, "condition"))
+		if (s == cond)
 			continue;
-		else if (!strcmp(n, "name"))
-			k = get_string(x, s, &r->name);
-		else if (!strcmp(n, "threshold")) {
-			if (r->condition > FR_COND_OFFCPU)
-				return fr_conf_fail(x, s, "'threshold' applies to latency conditions only");
-			k = get_duration(x, s, RULE_THRESHOLD_MIN, RULE_DURATION_MAX, &r->threshold_ns);
-		} else if (!strcmp(n, "comm"))
-			k = get_string(x, s, &r->comm);
-		else if (!strcmp(n, "cgroup"))
-			k = get_string(x, s, &r->cgroup);
-		else if (!strcmp(n, "pid")) {
-			long long v;
-
-			if (!get_int(x, s, 1, INT32_MAX, &v))
-				return fr_conf_fail(x, s, "'pid' must be a positive integer");
-			r->pid = v;
-			k = 0;
-		} else if (!strcmp(n, "syscalls")) {
-			/* offcpu records say which call a thread was blocked in */
-			if (r->condition != FR_COND_SYSCALL && r->condition != FR_COND_OFFCPU)
-				return fr_conf_fail(x, s, "'syscalls' applies to syscall_latency and offcpu_latency only");
-			if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) == 0)
-				return fr_conf_fail(x, s, "'syscalls' must be a non-empty array of syscall names");
-			r->any_syscall = false;
-			for (int e = 0; e < config_setting_length(s); e++) {
-				config_setting_t *el = config_setting_get_elem(s, (unsigned)e);
-				int nr = config_setting_type(el) == CONFIG_TYPE_STRING ?
-						 fr_syscall_number(config_setting_get_string(el)) : -1;
-				if (nr < 0 || nr >= FR_RULE_SYSCALL_WORDS * 64)
-					return fr_conf_fail(x, el, "'syscalls': unknown system call");
-				r->syscalls[nr / 64] |= 1ULL << (nr % 64);
-			}
-			k = 0;
-		} else if (!strcmp(n, "signals")) {
-			if (r->condition != FR_COND_SIGNAL)
-				return fr_conf_fail(x, s, "'signals' applies to the signal condition only");
-			if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) == 0)
-				return fr_conf_fail(x, s, "'signals' must be a non-empty array of signal names");
-			for (int e = 0; e < config_setting_length(s); e++) {
-				config_setting_t *el = config_setting_get_elem(s, (unsigned)e);
-				int sig = config_setting_type(el) == CONFIG_TYPE_STRING ?
-						  signal_number(config_setting_get_string(el)) : -1;
-				if (sig < 0)
-					return fr_conf_fail(x, el, "'signals': unknown signal (names such as \"SIGSEGV\")");
-				r->signals |= 1ULL << sig;
-			}
-			k = 0;
-		} else if (!strcmp(n, "before"))
-			k = get_duration(x, s, 0, RULE_DURATION_MAX, &r->before_ns);
-		else if (!strcmp(n, "after"))
-			k = get_duration(x, s, 0, RULE_DURATION_MAX, &r->after_ns);
-		else if (!strcmp(n, "cooldown"))
-			k = get_duration(x, s, 0, RULE_COOLDOWN_MAX, &r->cooldown_ns);
-		else if (!strcmp(n, "max_extend"))
-			k = get_duration(x, s, 0, RULE_DURATION_MAX, &r->max_extend_ns);
-		else if (!strcmp(n, "exec_timeout"))
-			k = get_duration(x, s, RULE_EXEC_TIMEOUT_MIN, RULE_DURATION_MAX, &r->exec_timeout_ns);
-		else if (!strcmp(n, "max_per_hour")) {
-			long long v;
-
-			if (!get_int(x, s, 1, 3600, &v))
-				return fr_conf_fail(x, s, "'max_per_hour' must be an integer from 1 to 3600");
-			r->max_per_hour = (uint32_t)v;
-			k = 0;
-		} else if (!strcmp(n, "exec")) {
-			int len = config_setting_length(s);
-			if (config_setting_type(s) != CONFIG_TYPE_ARRAY || len == 0)
-				return fr_conf_fail(x, s, "'exec' must be a non-empty array: [ \"/path/to/program\", \"arg\", ... ]");
-			r->exec = calloc((size_t)len + 1, sizeof(char *));
-			if (!r->exec)
-				return -ENOMEM;
-			for (int e = 0; e < len; e++) {
-				config_setting_t *el = config_setting_get_elem(s, (unsigned)e);
-				if (config_setting_type(el) != CONFIG_TYPE_STRING)
-					return fr_conf_fail(x, el, "'exec' must contain strings");
-				r->exec[e] = strdup(config_setting_get_string(el));
-				if (!r->exec[e])
-					return -ENOMEM;
-			}
-			if (r->exec[0][0] != '/')
-				return fr_conf_fail(x, s, "'exec': the program must be an absolute path (no shell, no PATH search)");
-			k = 0;
-		} else
-			return fr_conf_fail(x, s, "unknown setting '%s' in a rule", n);
+		if (takes(c, config_setting_name(s)))
+			k = c->parse(x, s, r);
+		else {
+			k = parse_common(x, s, r, c->filters);
+			if (k == 0)
+				k = not_this_condition(x, s);
+		}
 		if (k < 0)
 			return k;
 	}
@@ -228,11 +239,8 @@ static int parse_rule(const struct fr_conf_ctx *x, const config_setting_t *g, st
 					    strlen(r->name) || r->name[0] == '.')
 		return fr_conf_fail(x, config_setting_get_member(g, "name"),
 			    "rule name \"%s\": use at most 64 letters, digits, '_', '-' and '.' (not first)", r->name);
-	if (r->condition <= FR_COND_OFFCPU && !r->threshold_ns)
-		return fr_conf_fail(x, g, "rule '%s': a latency condition needs a 'threshold'", r->name);
-	if (r->condition == FR_COND_SIGNAL && !r->signals)
-		r->signals = (1ULL << SIGSEGV) | (1ULL << SIGBUS) | (1ULL << SIGILL) | (1ULL << SIGFPE) |
-			     (1ULL << SIGABRT) | (1ULL << SIGSYS);
+	if (c->check && (k = c->check(x, g, r)) < 0)
+		return k;
 	/* frctl freeze falls back to a built-in rule named "manual" */
 	if (!strcmp(r->name, "manual") && r->condition != FR_COND_MANUAL)
 		return fr_conf_fail(x, config_setting_get_member(g, "name"),

@@ -272,6 +272,44 @@ int main(int argc, char **argv)
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"runq_latency\"; threshold = \"1s\";\n syscalls = [ \"read\" ]; }\n); };\n",
 	    "F:3: 'syscalls' applies to syscall_latency and offcpu_latency only");
 
+	/* pressure (PSI): its own settings, parsed by its entry of the
+	 * condition table (lib/conditions.c) */
+	CHECK_EQ(load("triggers = { rules = (\n"
+		      "  { name = \"mem\"; condition = \"pressure\"; resource = \"memory\"; kind = \"full\";\n"
+		      "    threshold = \"12.5%\"; over = \"30s\"; cgroup = \"/system.slice/db.service\"; },\n"
+		      "  { name = \"io\"; condition = \"pressure\"; resource = \"io\"; threshold = \"20%\"; }\n"
+		      "); };\n", err, sizeof(err), &c), 0);
+	CHECK_EQ(c.rules.n, 2);
+	CHECK_EQ(c.rules.v[0].condition, FR_COND_PRESSURE);
+	CHECK_EQ(c.rules.v[0].pressure.resource, FR_PRESSURE_MEMORY);
+	CHECK(c.rules.v[0].pressure.full);
+	CHECK_EQ(c.rules.v[0].pressure.ppm, 125000);
+	CHECK_EQ(c.rules.v[0].pressure.over_ns, 30 * NSEC_PER_SEC);
+	CHECK_STR(c.rules.v[0].cgroup, "/system.slice/db.service");
+	CHECK_EQ(c.rules.v[1].pressure.resource, FR_PRESSURE_IO);
+	CHECK(!c.rules.v[1].pressure.full);
+	CHECK_EQ(c.rules.v[1].pressure.over_ns, 10 * NSEC_PER_SEC); /* the default window */
+	CHECK(c.rules.v[1].cgroup == NULL);
+	fr_conf_done(&c);
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"pressure\"; }\n); };\n",
+	    "F:2: rule 'x': a pressure condition needs a 'threshold' such as \"20%\"");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"pressure\";\n threshold = \"2s\"; }\n); };\n",
+	    "F:3: a pressure 'threshold' is a share of 'over' such as \"20%\", above 0% and at most 100%");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"pressure\"; threshold = \"101%\"; }\n); };\n",
+	    "F:2: a pressure 'threshold' is a share of 'over' such as \"20%\", above 0% and at most 100%");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"pressure\"; threshold = \"5%\";\n resource = \"disk\"; }\n); };\n",
+	    "F:3: 'resource' must be \"memory\", \"io\" or \"cpu\"");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"pressure\"; threshold = \"5%\"; over = \"100ms\"; }\n); };\n",
+	    "F:2: 'over' = \"100ms\" is out of range [500.000ms, 3600.000s]");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"pressure\"; threshold = \"5%\";\n comm = \"db\"; }\n); };\n",
+	    "F:3: 'comm' filters records: condition \"pressure\" fires on none");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"pressure\"; threshold = \"5%\"; cgroup = \"../etc\"; }\n); };\n",
+	    "F:2: a pressure 'cgroup' is a cgroup's path below the cgroup2 mount, such as \"/system.slice/postgresql.service\"");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\";\n over = \"10s\"; }\n); };\n",
+	    "F:3: 'over' applies to pressure only");
+	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; threshold = \"1s\"; }\n); };\n",
+	    "F:2: 'threshold' applies to syscall_latency, block_latency, runq_latency, offcpu_latency and pressure only");
+
 	/* hostile rule values: each refused with its line, none taken as is */
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\";\n exec = [ \"/bin/true\" ]; exec_timeout = \"0s\"; }\n); };\n",
 	    "F:3: 'exec_timeout' = \"0s\" is out of range [1.000s, 3600.000s]");
