@@ -515,8 +515,9 @@ static const char *state_name(const struct fr_spare *s)
 	case SPARE_BUILDING: return "building";
 	case SPARE_READY: return "ready";
 	case SPARE_STRANDED: return "stranded";
-	default: return s->low_space ? "low_space" : "none";
+	case SPARE_NONE: break;
 	}
+	return s->low_space ? "low_space" : "none";
 }
 
 struct json_object *fr_spare_status(const struct fr_spare *s)

@@ -234,9 +234,10 @@ static inline int fr_record_type_is_meta(uint16_t type)
 	switch ((enum fr_record_type)type) {
 	FR_REC_META_CASES
 		return 1;
-	default:
+	FR_RECORD_TYPES_PRINTED(FR_REC_LABEL_)
 		return 0;
 	}
+	return 0; /* a number no type has */
 }
 
 /* The FR_RT_* flags of @type (record-types.h); 0 for a type not known. */

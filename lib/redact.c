@@ -599,7 +599,10 @@ void fr_redact_json(struct fr_redactor *rd, struct json_object *o)
 			}
 		}
 		break;
-	default:
+	case json_type_null:
+	case json_type_boolean:
+	case json_type_double:
+	case json_type_int:
 		break;
 	}
 }
