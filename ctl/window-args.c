@@ -495,6 +495,9 @@ int frctl_source_check(const struct frctl_source *s)
 		frctl_error("warning: %" PRIu64 " damaged regions of the store (chunk headers that failed their "
 			    "checksums, with valid chunks after them) were skipped; their records and times are unknown",
 			    rs.regions_damaged);
+	if (s->w->records_unknown)
+		frctl_error("warning: %" PRIu64 " records of types this frctl does not know (written by a newer "
+			    "flightrecd) were skipped", s->w->records_unknown);
 	if (!s->w->chunks_damaged && !s->w->records_bad)
 		return 0;
 	frctl_error("warning: %" PRIu64 " damaged chunks and %" PRIu64 " undecodable records in this window were skipped",

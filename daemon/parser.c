@@ -606,7 +606,7 @@ static int take_frames(struct fr_parser *p, size_t len, size_t max, uint64_t *ou
 
 			if (!(mask & (1u << k)))
 				continue;
-			if (fr_record_decode(&st, p->msg, len, &pos, slot[k]) < 0 || slot[k]->type != type[k])
+			if (fr_record_decode(&st, p->msg, len, &pos, slot[k]) != 0 || slot[k]->type != type[k])
 				return -EBADMSG;
 			/* the daemon says whose it is */
 			slot[k]->pid = p->req_pid;

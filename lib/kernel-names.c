@@ -262,7 +262,9 @@ static int collect_chunk(struct fr_kernel_names_collector *c, struct boot_names 
 			got = fr_record_iter_read(it, batch, sizeof(*batch), pos, want);
 			at = 0;
 			if (got == 0) {
-				c->st.chunks_undecoded++;
+				/* (the end, short of nrecords: types skipped) */
+				if (!fr_record_iter_done(it))
+					c->st.chunks_undecoded++;
 				break;
 			}
 		}
@@ -601,7 +603,7 @@ static int load_one(struct fr_kernel_names *kn, struct fr_store_reader *r, ZSTD_
 	for (uint32_t i = 0; i < ref->info.nrecords; i++) {
 		struct fr_record rec;
 		if (fr_record_iter_next(&it, &rec, &pos) < 0)
-			return -EBADMSG; /* the symbols before stay */
+			return fr_record_iter_done(&it) ? 0 : -EBADMSG; /* the symbols before stay */
 		if (rec.type == FR_REC_SYMBOL && rec.pid == 0 && fr_symtab_add(&nc->t, &rec) < 0)
 			return -ENOMEM;
 	}

@@ -9,7 +9,14 @@
  *   varint pid, svarint tid - pid, varint cgroup id,
  *   u8 comm length, comm bytes,
  *   type-specific fields (below), some of them only in chunks with an
- *   incompatible flag that announces them (FR_CHUNK_INCOMPAT_*).
+ *   incompatible flag that announces them (FR_CHUNK_INCOMPAT_*),
+ *   then, in chunks with FR_CHUNK_INCOMPAT_RECORD_EXT and when the
+ *   record's flags have FR_REC_F_EXT, its extension: varint length and
+ *   that many bytes.  A field added to a type goes there, after those
+ *   this reader knows, and a type added goes there whole (a type this
+ *   reader does not know has no fields of its own in other streams):
+ *   this reader skips what it does not know and counts the records
+ *   (fr_codec_state.unknown), so neither needs a new flag.
  *
  * Varints are LEB128; svarints zigzag-encoded.  Small numbers dominate
  * (deltas, pids), so a typical record is 20-40 bytes before zstd.  The
@@ -289,7 +296,8 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 	uint8_t comm_len = fr_comm_len(r->comm);
 
 	put_u8(w, S_HEAD, (uint8_t)r->type);
-	put_u8(w, S_HEAD, (uint8_t)r->flags);
+	/* an extension read is not kept: a record written again has none */
+	put_u8(w, S_HEAD, (uint8_t)(r->flags & ~FR_REC_F_EXT));
 	put_svarint(w, S_TS, (int64_t)(r->ts - st->prev_ts));
 	put_varint(w, S_PID, r->pid);
 	put_svarint(w, S_TID, (int64_t)r->tid - (int64_t)r->pid);
@@ -623,8 +631,11 @@ static _always_inline_ void get_comm(struct reader *r, struct fr_record *rec)
 	take(r, c, rec->comm_len);
 }
 
+/* 0, or 1 for a record of a type this reader does not know (skipped:
+ * @rec is not one), or -EBADMSG. */
 static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, struct fr_record *rec)
 {
+	bool unknown = false;
 	uint64_t v;
 
 	fr_record_clear(rec);
@@ -792,11 +803,28 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 			r->bad = true;
 		break;
 	default:
-		return -EBADMSG;
+		/* a newer writer's type: all it has is its extension */
+		if (!(st->incompat_flags & FR_CHUNK_INCOMPAT_RECORD_EXT))
+			return -EBADMSG;
+		unknown = true;
+		break;
+	}
+	if ((rec->flags & FR_REC_F_EXT) && (st->incompat_flags & FR_CHUNK_INCOMPAT_RECORD_EXT)) {
+		/* what a newer writer added: skipped, the bytes checked */
+		v = get_varint(r, S_OTHER);
+		if (v > FR_CHUNK_RAW_MAX)
+			r->bad = true;
+		else
+			(void)get_bytes(r, S_OTHER, (size_t)v);
+		rec->flags &= (uint16_t)~FR_REC_F_EXT;
 	}
 	if (r->bad)
 		return -EBADMSG;
 	st->prev_ts = rec->ts;
+	if (unknown) {
+		st->unknown++;
+		return 1;
+	}
 	return 0;
 }
 
@@ -812,7 +840,7 @@ static int decode_row(struct fr_codec_state *st, struct fr_byte_cursor *c, struc
 	r.bad = false;
 	r.tee = r.tee_end = NULL;
 	k = decode(st, &r, out);
-	if (k == 0)
+	if (k >= 0)
 		*c = r.c[0];
 	return k;
 }
@@ -829,7 +857,7 @@ int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, 
 	 * this returns 0 */
 	c = (struct fr_byte_cursor){ buf + *pos, buf + len };
 	k = decode_row(st, &c, out);
-	if (k == 0)
+	if (k >= 0)
 		*pos = (size_t)(c.p - buf);
 	return k;
 }
@@ -881,6 +909,7 @@ static _always_inline_ size_t read_columns(struct fr_record_iter *it, void *out,
 {
 	struct reader r;
 	size_t i = 0;
+	int k = 0;
 
 	for (unsigned s = 0; s < FR_REC_STREAMS; s++)
 		r.c[s] = it->cur[s];
@@ -889,10 +918,12 @@ static _always_inline_ size_t read_columns(struct fr_record_iter *it, void *out,
 	r.bad = false;
 	r.tee = keep_rows ? it->rows.buf + it->rows.len : NULL;
 	r.tee_end = keep_rows ? it->rows.buf + it->rows.cap : NULL;
-	for (; i < n; i++) {
+	while (i < n && r.c[S_HEAD].p < r.c[S_HEAD].end) {
 		row_pos[i] = keep_rows ? (size_t)(r.tee - it->rows.buf) : 0;
-		if (decode(&it->st, &r, (struct fr_record *)((uint8_t *)out + i * stride)) < 0)
+		k = decode(&it->st, &r, (struct fr_record *)((uint8_t *)out + i * stride));
+		if (k < 0)
 			break;
+		i += k == 0; /* a type not known is skipped (counted) */
 	}
 	for (unsigned s = 0; s < FR_REC_STREAMS; s++)
 		it->cur[s].p = r.c[s].p;
@@ -908,18 +939,22 @@ size_t fr_record_iter_read(struct fr_record_iter *it, void *out, size_t stride, 
 	if (it->failed)
 		return 0;
 	if (!it->columns) {
-		for (; i < n; i++) {
+		while (i < n && it->cur[0].p < it->cur[0].end) {
 			row_pos[i] = (size_t)(it->cur[0].p - it->rows.buf);
-			if (decode_row(&it->st, &it->cur[0], (struct fr_record *)((uint8_t *)out + i * stride)) < 0)
+			int k = decode_row(&it->st, &it->cur[0], (struct fr_record *)((uint8_t *)out + i * stride));
+			if (k < 0)
 				break;
+			i += k == 0;
 		}
 	} else if (it->rows.buf)
 		i = read_columns(it, out, stride, row_pos, n, true);
 	else
 		i = read_columns(it, out, stride, row_pos, n, false);
 	/* a record that does not decode leaves the cursors where it
-	 * failed: the iterator is done for */
-	if (i < n)
+	 * failed: the iterator is done for.  Fewer records than asked for
+	 * at the end of the chunk (there were types it skipped) is the
+	 * end, when every stream is read to its end. */
+	if (i < n && !fr_record_iter_done(it))
 		it->failed = true;
 	return i;
 }
@@ -936,7 +971,7 @@ bool fr_record_iter_done(const struct fr_record_iter *it)
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
 		if (it->cur[i].p != it->cur[i].end)
 			return false;
-	return !it->columns || it->rows.len == it->rows.cap;
+	return !it->columns || !it->rows.buf || it->rows.len == it->rows.cap;
 }
 
 int fr_record_frames(const struct fr_record *rec, uint64_t *out, size_t max)

@@ -67,6 +67,9 @@ static inline uint8_t fr_comm_len(const char *comm)
 #define FR_REC_F_ADDR_REDACTED (1u << 2)
 /* A signal record whose signal.addr is the fault address (si_addr) */
 #define FR_REC_F_FAULT_ADDR (1u << 3)
+/* On disk only (FR_CHUNK_INCOMPAT_RECORD_EXT): the record has an
+ * extension, skipped by this reader (lib/record-codec.c) */
+#define FR_REC_F_EXT (1u << 7)
 
 /* What a signal record's stack is (signal.stack): the same numbers as
  * enum fr_signal_stack of bpf/event.h. */
@@ -267,6 +270,7 @@ const uint16_t *fr_record_types_printed(unsigned *n);
 struct fr_codec_state {
 	uint64_t prev_ts;
 	uint32_t incompat_flags;
+	uint64_t unknown; /* records of types not known, skipped */
 };
 
 /* Most frames a sample holds (kernel + user). */
@@ -407,8 +411,10 @@ size_t fr_record_iter_read(struct fr_record_iter *it, void *out, size_t stride, 
 bool fr_record_iter_done(const struct fr_record_iter *it);
 
 /* Decodes one record at *pos in buf[0..len) into *out; advances *pos.
- * Returns 0, or -EBADMSG for malformed input (never reads outside the
- * buffer; *out is then scratch). */
+ * Returns 0; 1 for a record of a type this reader does not know, in a
+ * chunk with FR_CHUNK_INCOMPAT_RECORD_EXT (skipped: *pos is past it, *out
+ * is scratch, st->unknown counts it); or -EBADMSG for malformed input
+ * (never reads outside the buffer; *out is then scratch). */
 int fr_record_decode(struct fr_codec_state *st, const uint8_t *buf, size_t len, size_t *pos,
 		     struct fr_record *r);
 

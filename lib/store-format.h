@@ -38,9 +38,11 @@
 #define FR_SEGMENT_COMPAT_PREV (1u << 0)
 
 /* Incompatible flags of chunk headers.  Records have no length prefix, so
- * a field added to a record type is one an older reader would misread:
- * such a field is announced by a flag on the chunk, and readers decode it
- * only in chunks that have the flag (older chunks read as before). */
+ * a field added to a record type was one an older reader would misread:
+ * such a field was announced by a flag on the chunk, and readers decode
+ * it only in chunks that have the flag (older chunks read as before).
+ * From FR_CHUNK_INCOMPAT_RECORD_EXT on, records say the length of what
+ * they add: new fields and new types need no more flags. */
 #define FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL (1u << 0) /* offcpu records end in
 							  an svarint syscall nr */
 /* The payload holds the records in columns, not rows: FR_REC_STREAMS
@@ -68,15 +70,25 @@
  * the sender's stack as a sample's.  Set only on chunks that hold a
  * signal record, as FR_CHUNK_INCOMPAT_INLINE. */
 #define FR_CHUNK_INCOMPAT_SIGNAL_STACK (1u << 5)
+/* Records extend: a record whose flags have FR_REC_F_EXT ends, after the
+ * fields above, in a varint length and that many bytes (its extension,
+ * in the "other" stream).  Fields added to a type from now on go there,
+ * after those an older reader knows, and a type added has no fields but
+ * its extension; a reader skips the extension bytes it does not know, and
+ * records of types it does not know, counted (lib/record-codec.c).  The
+ * last incompatible flag a record change needs: set on every chunk. */
+#define FR_CHUNK_INCOMPAT_RECORD_EXT (1u << 6)
 #define FR_CHUNK_INCOMPAT_KNOWN                                                                     \
 	(FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS | FR_CHUNK_INCOMPAT_INLINE | \
-	 FR_CHUNK_INCOMPAT_OFFCPU_STACK | FR_CHUNK_INCOMPAT_TRIGGER_CAUSE | FR_CHUNK_INCOMPAT_SIGNAL_STACK)
+	 FR_CHUNK_INCOMPAT_OFFCPU_STACK | FR_CHUNK_INCOMPAT_TRIGGER_CAUSE | FR_CHUNK_INCOMPAT_SIGNAL_STACK | \
+	 FR_CHUNK_INCOMPAT_RECORD_EXT)
 /* What the writer sets on every chunk it makes; it adds
  * FR_CHUNK_INCOMPAT_INLINE to a chunk when it adds an FR_REC_INLINE
  * record to it, FR_CHUNK_INCOMPAT_TRIGGER_CAUSE a trigger,
  * FR_CHUNK_INCOMPAT_SIGNAL_STACK a signal (lib/chunk.c). */
-#define FR_CHUNK_INCOMPAT_WRITE \
-	(FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS | FR_CHUNK_INCOMPAT_OFFCPU_STACK)
+#define FR_CHUNK_INCOMPAT_WRITE                                                                   \
+	(FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL | FR_CHUNK_INCOMPAT_STREAMS | FR_CHUNK_INCOMPAT_OFFCPU_STACK | \
+	 FR_CHUNK_INCOMPAT_RECORD_EXT)
 
 struct fr_segment_header {
 	char magic[FR_MAGIC_LEN];

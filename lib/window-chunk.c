@@ -132,10 +132,13 @@ static int decode_chunk(struct fr_window *w, uint32_t idx, const struct fr_chunk
 				return k;
 		i += (uint32_t)got;
 		if (got < want) {
-			job->bad = ref->info.nrecords - i;
+			/* short of nrecords at the end: types skipped */
+			if (!fr_record_iter_done(it))
+				job->bad = ref->info.nrecords - i;
 			break;
 		}
 	}
+	job->unknown = it->st.unknown;
 	cgroups_finish(c);
 	fr_symtab_finish(&c->symtab);
 	return 0;

@@ -89,6 +89,7 @@ struct window_job {
 	uint8_t *buf;      /* room for its payload; NULL: lines only */
 	size_t n;          /* items it gave */
 	uint64_t bad;      /* records that did not decode */
+	uint64_t unknown;  /* records of types this reader does not know, skipped */
 	int k;             /* 0, -EBADMSG (damaged: skipped) or fatal */
 	bool done;         /* k and the rest are set */
 };

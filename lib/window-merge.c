@@ -46,6 +46,7 @@ static int merge_loaded(struct fr_window *w)
 		if (job->k < 0 && k == 0)
 			k = job->k;
 		w->records_bad += job->bad;
+		w->records_unknown += job->unknown;
 		c->items = job->items;
 		c->n = job->n;
 	}

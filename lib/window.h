@@ -56,6 +56,8 @@ struct fr_window {
 	size_t nchunks, ncd;
 	uint64_t chunks_damaged; /* chunks in range whose payload failed to verify */
 	uint64_t records_bad;    /* records that failed to decode (rest of chunk skipped) */
+	uint64_t records_unknown; /* records of types this reader does not know (a newer
+				     writer's), skipped */
 	struct fr_window_exe *exes; /* executables named by keyframes and execs */
 	size_t nexes;
 	struct fr_window_ksyms *ksyms; /* kernel symbol snapshots, by boot, loaded on use */

@@ -566,6 +566,113 @@ static uint32_t chunk_read(const void *chunk, struct fr_record *out, unsigned n)
 	return ci.incompat_flags;
 }
 
+/* The stream named @name (fr_record_stream_name()). */
+static unsigned stream_named(const char *name)
+{
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+		if (!strcmp(fr_record_stream_name(i), name))
+			return i;
+	CHECK(!"no such stream");
+	return 0;
+}
+
+static void put(struct fr_record_streams *st, const char *stream, const void *p, size_t n)
+{
+	unsigned i = stream_named(stream);
+
+	CHECK(st->len[i] + n <= st->cap[i]);
+	memcpy(st->buf[i] + st->len[i], p, n);
+	st->len[i] += n;
+}
+
+/* Records that say what they add (FR_CHUNK_INCOMPAT_RECORD_EXT, on every
+ * chunk written): what a newer writer would make, by hand, in columns
+ * and in rows.  A record of a type this reader does not know (90, its
+ * fields all in its extension) is skipped and counted, and an extension
+ * after the fields of a known type is skipped: the records around come
+ * back whole, and the iterator ends clean.  In a chunk of the format
+ * before, the same bytes are damage. */
+static void check_extensions(void)
+{
+	static uint8_t sbuf[FR_REC_STREAMS][256], rows[2048];
+	struct fr_record_streams st = {};
+	struct fr_codec_state e = { .incompat_flags = FR_CHUNK_INCOMPAT_WRITE };
+	struct fr_record a = offcpu(4, 42, 0), b = offcpu(6, 42, 1), c = offcpu(7, 43, 2), out[4];
+	const uint8_t unknown_head[] = { 90, FR_REC_F_EXT }, ts_delta[] = { 2 /* +1, zigzag */ }, pid[] = { 43 },
+		      zero[] = { 0 }, comm[] = { 3, 'n', 'e', 'w' }, ext[] = { 5, 'h', 'e', 'l', 'l', 'o' },
+		      ext2[] = { 3, 'a', 'b', 'c' };
+	uint32_t lens[FR_REC_STREAMS];
+	uint8_t streams[FR_REC_STREAMS * 256];
+	size_t total = 0, content_len, at, p;
+	struct fr_record_iter it;
+	uint8_t *content;
+	int k;
+
+	CHECK(FR_CHUNK_INCOMPAT_WRITE & FR_CHUNK_INCOMPAT_RECORD_EXT);
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		st.buf[i] = sbuf[i];
+		st.cap[i] = sizeof(sbuf[i]);
+	}
+	CHECK(fr_record_encode_streams(&e, &a, &st, SIZE_MAX) > 0);
+	/* type 90 at ts 5: its head, then its extension alone */
+	put(&st, "head", unknown_head, 2);
+	put(&st, "ts", ts_delta, 1);
+	put(&st, "pid", pid, 1);
+	put(&st, "tid", zero, 1);
+	put(&st, "cgroup", zero, 1);
+	put(&st, "comm", comm, sizeof(comm));
+	put(&st, "other", ext, sizeof(ext));
+	e.prev_ts = 5;
+	/* b with fields a newer writer added after its own */
+	CHECK(fr_record_encode_streams(&e, &b, &st, SIZE_MAX) > 0);
+	st.buf[stream_named("head")][st.len[stream_named("head")] - 1] |= FR_REC_F_EXT;
+	put(&st, "other", ext2, sizeof(ext2));
+	/* an encoder never writes the flag (it keeps no extension) */
+	c.flags = FR_REC_F_EXT;
+	CHECK(fr_record_encode_streams(&e, &c, &st, SIZE_MAX) > 0);
+	CHECK_EQ(st.buf[stream_named("head")][st.len[stream_named("head")] - 1], 0);
+	c.flags = 0;
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		lens[i] = (uint32_t)st.len[i];
+		memcpy(streams + total, st.buf[i], st.len[i]);
+		total += st.len[i];
+	}
+	content = content_of(lens, streams, total, &content_len);
+
+	CHECK_EQ(fr_record_iter_init(&it, FR_CHUNK_INCOMPAT_WRITE, content, content_len, rows, total), 0);
+	CHECK_EQ(fr_record_iter_read(&it, out, sizeof(out[0]), &at, 4), 3);
+	CHECK(fr_record_iter_done(&it));
+	CHECK_EQ(it.st.unknown, 1);
+	check_same(&a, &out[0], FR_CHUNK_INCOMPAT_WRITE);
+	check_same(&b, &out[1], FR_CHUNK_INCOMPAT_WRITE); /* its flags without FR_REC_F_EXT */
+	check_same(&c, &out[2], FR_CHUNK_INCOMPAT_WRITE);
+
+	/* the rows the iterator made: the same, one record at a time */
+	struct fr_codec_state d = { .incompat_flags = FR_CHUNK_INCOMPAT_WRITE };
+	p = 0;
+	CHECK_EQ(fr_record_decode(&d, rows, total, &p, &out[0]), 0);
+	CHECK_EQ(fr_record_decode(&d, rows, total, &p, &out[1]), 1);
+	CHECK_EQ(fr_record_decode(&d, rows, total, &p, &out[1]), 0);
+	check_same(&b, &out[1], FR_CHUNK_INCOMPAT_WRITE);
+	CHECK_EQ(fr_record_decode(&d, rows, total, &p, &out[2]), 0);
+	check_same(&c, &out[2], FR_CHUNK_INCOMPAT_WRITE);
+	CHECK_EQ(p, total);
+	CHECK_EQ(d.unknown, 1);
+
+	/* the format before: type 90 is damage, the record before it reads */
+	CHECK_EQ(fr_record_iter_init(&it, FR_CHUNK_INCOMPAT_WRITE & ~FR_CHUNK_INCOMPAT_RECORD_EXT, content, content_len,
+				     rows, total), 0);
+	CHECK_EQ(fr_record_iter_read(&it, out, sizeof(out[0]), &at, 4), 1);
+	CHECK(!fr_record_iter_done(&it));
+	/* an extension longer than what is left is damage too: the
+	 * "other" stream, last, holds the two extensions alone */
+	CHECK_EQ(lens[stream_named("other")], sizeof(ext) + sizeof(ext2));
+	content[content_len - sizeof(ext) - sizeof(ext2)] = 100;
+	k = columns_to_rows(FR_CHUNK_INCOMPAT_WRITE, 3, content, content_len, rows, total);
+	CHECK_EQ(k, -EBADMSG);
+	free(content);
+}
+
 /* A hand-made inline record (pid 42, addr 0x10) whose names are @len
  * bytes of 'x', as a row into @row and as columns into @content (the
  * stream table and streams); returns the row's length. */
@@ -1022,6 +1129,7 @@ int main(void)
 	check_streams(in, N, NEW | FR_CHUNK_INCOMPAT_STREAMS);
 	check_streams(in, N, FR_CHUNK_INCOMPAT_STREAMS);
 	check_inline();
+	check_extensions();
 	check_trigger_cause();
 	check_store();
 	CHECK_STR(fr_record_type_name(FR_REC_SYSCALL), "syscall");
