@@ -20,28 +20,20 @@
 #include "../lib/record-json.h"
 #include "../lib/store-reader.h"
 #include "bundle.h"
+#include "dump-formats.h"
 #include "follow.h"
 #include "frctl-error.h"
 #include "frctl.h"
 #include "options.h"
 #include "output-file.h"
-#include "output-folded.h"
 #include "output-json.h"
-#include "output-perfetto.h"
-#include "output-pprof.h"
 #include "output-text.h"
 #include "store-sizes.h"
 #include "window-args.h"
 
-enum format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_PERFETTO, FMT_BUNDLE, FMT_PPROF };
-static const char *const format_names[] = {
-	[FMT_TEXT] = "text", [FMT_JSON] = "json", [FMT_FOLDED] = "folded", [FMT_PERFETTO] = "perfetto",
-	[FMT_BUNDLE] = "bundle", [FMT_PPROF] = "pprof",
-};
-
 struct dump_opts {
 	struct frctl_window_args win;
-	int format; /* -1: not given */
+	int format; /* enum dump_format_id; -1: not given */
 	const char *output;
 	bool stats;
 	bool sizes;  /* the window's bytes by type and stream instead of records */
@@ -67,19 +59,7 @@ static void help(void)
 	       "\n"
 	       "%s"
 	       "Output:\n"
-	       "  --format FMT        text      one line per record, for people (default)\n"
-	       "                      json      JSON Lines, one record per line\n"
-	       "                      perfetto  Trace Event Format JSON for ui.perfetto.dev,\n"
-	       "                                chrome://tracing and speedscope\n"
-	       "                      folded    the CPU samples as collapsed stacks\n"
-	       "                                ('comm;outer;...;leaf count'), for flame graphs\n"
-	       "                      bundle    the window as one self-contained file (its\n"
-	       "                                chunks, processes, symbols, host), which\n"
-	       "                                every verb reads with --input on any machine\n"
-	       "                      pprof     the CPU samples as a gzipped pprof profile\n"
-	       "                                (go tool pprof, Pyroscope, Parca, Grafana):\n"
-	       "                                stacks with build ids, pid/tid/comm/cgroup\n"
-	       "                                labels; binary: give -o FILE\n"
+	       "%s"
 	       "  --stacks            text: print each off-CPU record's stack under it, leaf\n"
 	       "                      first: where it slept, then where it entered the\n"
 	       "                      kernel (JSON always has them)\n"
@@ -96,21 +76,12 @@ static void help(void)
 	       "\n"
 	       "Exit status: 0 done, 1 the source could not be read or is damaged,\n"
 	       "2 bad command line.\n",
-	       frctl_window_help());
+	       frctl_window_help(), dump_formats_help());
 }
 
 static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *o)
 {
 	enum { O_FORMAT = O_WIN__END, O_STATS, O_STACKS, O_OFFCPU, O_SIZES };
-	/* the formats of a whole window, which following has not */
-	static const char *const not_followed[] = {
-		[FMT_FOLDED] = "--format folded counts the stacks of a whole window; --follow prints lines: "
-			       "--format text or json",
-		[FMT_PERFETTO] = "--format perfetto is one JSON document, complete only at its end; --follow prints lines: "
-				 "--format text or json",
-		[FMT_BUNDLE] = "a bundle is a file written whole; --follow prints lines: --format text or json",
-		[FMT_PPROF] = "a pprof profile is a file written whole; --follow prints lines: --format text or json",
-	};
 	static const struct option opts[] = {
 		FRCTL_GLOBAL_OPTIONS,
 		FRCTL_WINDOW_OPTIONS,
@@ -138,11 +109,9 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 			continue;
 		switch (c) {
 		case O_FORMAT:
-			for (unsigned i = 0; i < ELEMENTSOF(format_names); i++)
-				if (strcmp(optarg, format_names[i]) == 0)
-					o->format = (int)i;
+			o->format = dump_format_id(optarg);
 			if (o->format < 0) {
-				frctl_error("--format: unknown format \"%s\" (text, json, perfetto, folded, bundle, pprof)", optarg);
+				frctl_error("--format: unknown format \"%s\" (%s)", optarg, dump_format_names());
 				return -EINVAL;
 			}
 			break;
@@ -177,14 +146,14 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		return -EINVAL;
 	}
 	if (o->sizes && (o->follow || o->output || o->stats || o->stacks || o->offcpu || o->win.redact ||
-			 (o->format >= 0 && o->format != FMT_TEXT && o->format != FMT_JSON))) {
+			 (o->format >= 0 && o->format != DUMP_TEXT && o->format != DUMP_JSON))) {
 		frctl_error("--sizes prints the window's bytes, not its records: it takes --format text or json "
 			    "and no --follow, -o, --stats, --stacks, --offcpu or --redact");
 		return -EINVAL;
 	}
 	if (o->follow) {
-		if (o->format >= 0 && o->format != FMT_TEXT && o->format != FMT_JSON) {
-			frctl_error("%s", not_followed[o->format]);
+		if (o->format >= 0 && dump_formats[o->format].kind != DUMP_LINES) {
+			frctl_error("%s", dump_formats[o->format].not_followed);
 			return -EINVAL;
 		}
 		if (o->output) {
@@ -203,27 +172,27 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		o->win.follow = true;
 	}
 	if (o->format < 0)
-		o->format = o->output ? FMT_BUNDLE : FMT_TEXT;
-	if (o->stacks && o->format != FMT_TEXT) {
+		o->format = o->output ? DUMP_BUNDLE : DUMP_TEXT;
+	if (o->stacks && o->format != DUMP_TEXT) {
 		frctl_error("--stacks is for --format text (json always has the stacks)");
 		return -EINVAL;
 	}
-	if (o->offcpu && o->format != FMT_FOLDED && o->format != FMT_PPROF) {
+	if (o->offcpu && !dump_formats[o->format].offcpu) {
 		frctl_error("--offcpu is for --format folded or pprof");
 		return -EINVAL;
 	}
-	if (o->format == FMT_PPROF && !o->output && isatty(STDOUT_FILENO)) {
-		frctl_error("--format pprof writes a binary file: give it with -o FILE");
+	if (dump_formats[o->format].binary && !o->output && isatty(STDOUT_FILENO)) {
+		frctl_error("--format %s writes a binary file: give it with -o FILE", dump_formats[o->format].name);
 		return -EINVAL;
 	}
-	o->win.need_exe = o->format == FMT_JSON || o->format == FMT_PERFETTO;
+	o->win.need_exe = dump_formats[o->format].need_exe;
 	/* every format but the bundle reads the window once, in order */
-	o->win.stream = o->format != FMT_BUNDLE;
-	if (o->format == FMT_BUNDLE && !o->output) {
+	o->win.stream = dump_formats[o->format].kind != DUMP_WHOLE;
+	if (o->format == DUMP_BUNDLE && !o->output) {
 		frctl_error("a bundle is a file: give it with -o FILE");
 		return -EINVAL;
 	}
-	if (o->format == FMT_BUNDLE && frctl_window_filtered(&o->win)) {
+	if (o->format == DUMP_BUNDLE && frctl_window_filtered(&o->win)) {
 		frctl_error("--pid, --comm, --cgroup and --type filter what is printed; a bundle holds the whole "
 			    "window (filter when reading it, or give --format)");
 		return -EINVAL;
@@ -356,15 +325,15 @@ static struct lines *lines_new(FILE *out, const struct dump_opts *o)
 	if (!l)
 		return NULL;
 	l->out = out;
-	l->n = fr_window_threads() + (o->format == FMT_TEXT);
+	l->n = fr_window_threads() + (o->format == DUMP_TEXT);
 	for (unsigned t = 0; t < l->n; t++) {
 		l->jobs[t] = (struct lines_job){ .o = o };
-		if (o->format == FMT_JSON ? fr_json_writer_new(&l->jobs[t].json) < 0
+		if (o->format == DUMP_JSON ? fr_json_writer_new(&l->jobs[t].json) < 0
 					  : !(l->jobs[t].text = fr_text_new(flags))) {
 			lines_free(l);
 			return NULL;
 		}
-		if (o->format != FMT_TEXT && fr_out_init(&l->jobs[t].out, NULL) < 0) {
+		if (o->format != DUMP_TEXT && fr_out_init(&l->jobs[t].out, NULL) < 0) {
 			lines_free(l);
 			return NULL;
 		}
@@ -432,21 +401,12 @@ static void print_stats(struct fr_store_reader *reader, const struct fr_window *
 		w->nchunks, rs.segments_skipped, rs.segments, rchar, read_bytes);
 }
 
-/* Folded output: the samples, or with --offcpu the off-CPU records that
- * have a stack. */
-static bool folded_wants(const struct dump_opts *o, const struct fr_record *r)
-{
-	if (o->offcpu)
-		return r->type == FR_REC_OFFCPU && r->stack.kernel_frames + r->stack.user_frames > 0;
-	return r->type == FR_REC_SAMPLE;
-}
-
 int verb_dump(struct frctl *f, int argc, char **argv)
 {
 	struct frctl_source src = {};
-	struct fr_folded *folded = NULL;
-	struct fr_perfetto *perfetto = NULL;
-	struct fr_pprof *pprof = NULL;
+	const struct dump_format *fmt;
+	struct dump_format_ctx ctx = {};
+	void *doc = NULL; /* a DUMP_RECORDS format's state */
 	struct lines *lines = NULL;
 	struct dump_opts o;
 	_cleanup_free_ char *tmp = NULL;
@@ -457,26 +417,27 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	if (k != 0)
 		return k > 0 ? EXIT_OK : EXIT_USAGE;
 	if (o.follow)
-		return frctl_dump_follow(f, &o.win, o.format == FMT_JSON, o.stacks);
+		return frctl_dump_follow(f, &o.win, o.format == DUMP_JSON, o.stacks);
 	if (o.sizes) {
 		/* opened as for following: the source and its window's times, no records loaded */
 		o.win.follow = true;
 		ret = frctl_source_open(f, &o.win, &src);
 		if (ret == 0)
-			ret = frctl_store_sizes(src.reader, &src.q, f->conf.zstd_level, o.format == FMT_JSON, stdout) < 0 ?
+			ret = frctl_store_sizes(src.reader, &src.q, f->conf.zstd_level, o.format == DUMP_JSON, stdout) < 0 ?
 				      EXIT_FAILURE_ :
 				      EXIT_OK;
 		goto out;
 	}
-	if (o.format != FMT_BUNDLE) {
+	fmt = &dump_formats[o.format];
+	if (fmt->kind != DUMP_WHOLE) {
 		/* the output first: text lines are written as the window loads */
 		if (o.output && frctl_output_open(o.output, &tmp, &out) < 0)
 			goto out;
-		if ((o.format == FMT_TEXT || o.format == FMT_JSON) && !(lines = lines_new(out, &o))) {
+		if (fmt->kind == DUMP_LINES && !(lines = lines_new(out, &o))) {
 			frctl_error("out of memory");
 			goto out;
 		}
-		if (o.format == FMT_TEXT) {
+		if (o.format == DUMP_TEXT) {
 			o.win.line = text_line;
 			o.win.line_userdata = lines;
 			o.win.lines_only = true; /* text_print() reads only the lines */
@@ -486,7 +447,7 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 	if (ret != 0)
 		goto out;
 	ret = EXIT_FAILURE_;
-	if (o.format == FMT_BUNDLE) {
+	if (fmt->kind == DUMP_WHOLE) {
 		/* a damaged source makes a bundle that says so: refuse */
 		ret = frctl_source_check(&src);
 		if (ret == 0)
@@ -495,32 +456,23 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 			print_stats(src.reader, src.w);
 		goto out;
 	}
-	if (o.format == FMT_FOLDED && !(folded = fr_folded_new()))
+	ctx = (struct dump_format_ctx){ .out = out, .w = src.w, .offcpu = o.offcpu, .hz = f->conf.sample_hz };
+	if (fmt->kind == DUMP_RECORDS && !(doc = fmt->begin(&ctx))) {
+		frctl_error("out of memory");
 		goto out;
-	if (o.format == FMT_PERFETTO && !(perfetto = fr_perfetto_begin(out, fr_window_ncpu(src.w))))
-		goto out;
-	if (o.format == FMT_PPROF)
-		pprof = fr_pprof_new(o.offcpu, f->conf.sample_hz);
+	}
 	while ((k = fr_window_stream_next(src.w)) > 0) {
-		if (lines && (k = o.format == FMT_TEXT ? text_print(lines, src.w) : lines_print(lines, src.w)) < 0) {
+		if (lines && (k = o.format == DUMP_TEXT ? text_print(lines, src.w) : lines_print(lines, src.w)) < 0) {
 			frctl_error("%s: %s", k == -ENOMEM ? "out of memory" : "write error", strerror(-k));
 			goto out;
 		}
-		for (size_t i = 0; (folded || perfetto || pprof) && i < src.w->n; i++) {
+		for (size_t i = 0; doc && i < src.w->n; i++) {
 			struct fr_window_entry e;
 
-			if (!frctl_window_entry(&o.win, src.w, i, &e))
+			if (!frctl_window_entry(&o.win, src.w, i, &e) || !fmt->wants(doc, &ctx, &e.r))
 				continue;
-			if (perfetto)
-				fr_perfetto_add(perfetto, src.w, &e);
-			else if (pprof) {
-				if (fr_pprof_wants(pprof, &e.r))
-					(void)fr_pprof_add(pprof, src.w, &e);
-			}
-			else if (folded_wants(&o, &e.r) &&
-				 fr_folded_add(folded, src.w, &e, o.offcpu ? MAX(e.r.sched.duration_ns / 1000, 1ULL) : 1) ==
-					 -ENOMEM) {
-				frctl_error("out of memory");
+			if ((k = fmt->add(doc, &ctx, &e)) < 0) {
+				frctl_error("%s", k == -ENOMEM ? "out of memory" : strerror(-k));
 				goto out;
 			}
 		}
@@ -530,15 +482,12 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		frctl_error("cannot read %s: %s", src.name, strerror(-k));
 		goto out;
 	}
-	if (folded)
-		(void)fr_folded_print(folded, out);
-	if (pprof && (k = fr_pprof_write(pprof, out)) < 0) {
-		frctl_error("cannot write the profile: %s", strerror(-k));
-		goto out;
-	}
-	if (perfetto) {
-		fr_perfetto_end(perfetto, src.w->nchunks ? src.w->chunks[src.w->nchunks - 1].boot_id : NULL);
-		perfetto = NULL;
+	if (doc) {
+		k = fmt->finish(TAKE_PTR(doc), &ctx, true);
+		if (k < 0) {
+			frctl_error("cannot write --format %s: %s", fmt->name, strerror(-k));
+			goto out;
+		}
 	}
 	if (fflush(out) != 0 || ferror(out)) {
 		frctl_error("write error: %s", strerror(errno));
@@ -558,14 +507,12 @@ int verb_dump(struct frctl *f, int argc, char **argv)
 		print_stats(src.reader, src.w);
 	ret = EXIT_OK;
 out:
-	if (perfetto)
-		fr_perfetto_end(perfetto, NULL);
+	if (doc)
+		(void)fmt->finish(doc, &ctx, false);
 	if (out != stdout)
 		fclose(out);
 	if (tmp)
 		unlink(tmp);
-	fr_folded_free(folded);
-	fr_pprof_free(pprof);
 	lines_free(lines);
 	frctl_source_done(&src);
 	return ret;
