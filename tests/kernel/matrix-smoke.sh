@@ -167,8 +167,15 @@ fi
 
 # what the shipped configuration leaves off: the syscall source and the
 # switch records, in a second run with them switched on
+# and pressure rules: a kernel PSI trigger (2 s window) and one polled
+# (12 s, over the kernel's 10 s)
 sed -e '/^  syscall = {/,/^  };/ s/enabled = false;/enabled = true;/' \
-	-e 's/full = false;/full = true;/' "$SRC/conf/flightrec.conf" >"$T/all.conf"
+	-e 's/full = false;/full = true;/' \
+	-e 's/^    { name = "manual"; condition = "manual"; before = "5min"; after = "30s"; }$/&,\
+    { name = "psi-kernel"; condition = "pressure"; threshold = "50%"; over = "2s"; },\
+    { name = "psi-polled"; condition = "pressure"; threshold = "50%"; over = "12s"; }/' \
+	"$SRC/conf/flightrec.conf" >"$T/all.conf"
+grep -q 'psi-polled' "$T/all.conf" || note "pressure: could not add the pressure rules to a copy of the shipped configuration"
 grep -q 'full = true;' "$T/all.conf" || note "reload: could not switch full mode on in a copy of the shipped configuration"
 end_daemon
 start_daemon "$T/all.conf"
@@ -178,6 +185,12 @@ check '.[0].sources.syscall.attached and .[0].sources.sched.attached' "$T/status
 	"sources: syscall and sched (full mode), off as shipped, attached when switched on"
 "$FRCTL" --store "$T/store" dump --last 5s --type switch --format json 2>/dev/null | head -1 >"$T/dump2.json"
 check 'any(.[]; .type == "switch")' "$T/dump2.json" "records: switch (full mode)"
+if [ -e /proc/pressure/memory ]; then
+	check '.[0].triggers.rules["psi-kernel"].watch.mode == "kernel" and .[0].triggers.rules["psi-polled"].watch.mode == "polled"' \
+		"$T/status2.json" "triggers: a pressure rule as a kernel PSI trigger, one polled"
+else
+	note "pressure: this kernel has no /proc/pressure"
+fi
 if grep -E 'Failed to start source|libbpf: prog' "$T/daemon.log" >"$T/fail.log"; then
 	note "sources (all on): the daemon's log says: $(head -3 "$T/fail.log" | tr '\n' ' ' | cut -c1-400)"
 fi
