@@ -7,6 +7,9 @@
 # cache (the first, cold run is printed apart); medians are compared.
 # Issue 7's target: printed text at >= 0.5x the speed of zstd -d; issue
 # 9's: decode throughput (nothing printed) >= 0.5x.
+# BASE=OTHER_BUILD_DIR also times that build's frctl the same way,
+# interleaved (a before/after), and says whether its output is the same;
+# the store is then filled by BASE's writer, a format both read.
 #   tests/bench/dump-speed.sh BUILD_DIR [REPS] [SPAN_S]
 BUILD=${1:-build}
 REPS=${2:-5}
@@ -16,7 +19,7 @@ FRCTL=$BUILD/ctl/frctl
 # secs CMD...: wall seconds of CMD (output discarded)
 secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'; }
 
-"$BUILD/tests/helpers/fr-store-fill" "$T/store" $((1024 * 1024 * 1024)) 16 $((48 * 1024 * 1024)) "$SPAN" 0 \
+"${BASE:-$BUILD}/tests/helpers/fr-store-fill" "$T/store" $((1024 * 1024 * 1024)) 16 $((48 * 1024 * 1024)) "$SPAN" 0 \
 	dddddddddddddddddddddddddddddddd text >/dev/null
 total=$( ("$FRCTL" --store "$T/store" status --json || true) | jq .store.records)
 now=$(date +%s%N)
@@ -37,6 +40,11 @@ for i in $(seq "$REPS"); do
 	runs[json]+="$(secs "$FRCTL" --store "$T/store" dump "${W[@]}" --format json) "
 	runs[text]+="$(secs "$FRCTL" --store "$T/store" dump "${W[@]}" --format text) "
 	runs[decode]+="$(secs "$FRCTL" --store "$T/store" dump "${W[@]}" --type mark) "
+	if [ -n "${BASE:-}" ]; then
+		runs[base_json]+="$(secs "$BASE/ctl/frctl" --store "$T/store" dump "${W[@]}" --format json) "
+		runs[base_text]+="$(secs "$BASE/ctl/frctl" --store "$T/store" dump "${W[@]}" --format text) "
+		runs[base_decode]+="$(secs "$BASE/ctl/frctl" --store "$T/store" dump "${W[@]}" --type mark) "
+	fi
 done
 machine
 echo "store: $total records over ${SPAN}s; window: last 60 s, $records records, $(cat "$T/payloads.log" | sed 's/chunk-payloads: //'), $raw bytes decoded"
@@ -63,3 +71,17 @@ for c in zstd decode text json; do
 	esac
 done
 echo "cold cache: frctl dump --format json ${cold_json}s, zstd -d ${cold_zstd}s"
+if [ -n "${BASE:-}" ]; then
+	echo "before/after: $BASE's frctl (before) and $BUILD's (after), interleaved, medians"
+	for c in decode text json; do
+		a=$(tr ' ' '\n' <<<"${runs[$c]}" | grep . | median)
+		b=$(tr ' ' '\n' <<<"${runs[base_$c]}" | grep . | median)
+		printf '  %-7s before %8ss  after %8ss  after/before %.3f\n' "$c" "$b" "$a" "$(awk -v a="$a" -v b="$b" 'BEGIN { print a / b }')"
+	done
+	if cmp -s <("$FRCTL" --store "$T/store" dump "${W[@]}" --format json) \
+		<("$BASE/ctl/frctl" --store "$T/store" dump "${W[@]}" --format json); then
+		echo "output: the same bytes"
+	else
+		echo "output: DIFFERS"
+	fi
+fi
