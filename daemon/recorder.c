@@ -517,7 +517,9 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	copy_hdr(&rec, h);
 	rec.type = h->type;
 
-	switch (h->type) {
+	/* on the enum: a BPF event type this switch lacks does not build
+	 * (-Wswitch-enum); a number no type has is malformed, below */
+	switch ((enum fr_event_type)h->type) {
 	case FR_EV_EXEC: {
 		const struct fr_event_exec *e = data;
 		if (size < sizeof(*e))
@@ -687,6 +689,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		memcpy(rec.tcp.daddr, e->daddr, 16);
 		break;
 	}
+	case FR_EV__MAX:
 	default:
 		goto malformed;
 	}

@@ -305,7 +305,8 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 	put_u8(w, S_COMM, comm_len);
 	put_bytes(w, S_COMM, r->comm, comm_len);
 
-	switch (r->type) {
+	/* on the enum: a type this switch lacks does not build (-Wswitch-enum) */
+	switch ((enum fr_record_type)r->type) {
 	case FR_REC_EXEC:
 		put_varint(w, S_OTHER, r->exec.ppid);
 		put_str(w, S_OTHER, r->exec.filename, r->exec.filename_len);
@@ -427,7 +428,7 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 		put_varint(w, S_OTHER, r->inl.addr);
 		put_str(w, S_OTHER, r->inl.names, r->inl.names_len);
 		break;
-	default:
+	default: /* a number no type has */
 		return -EINVAL;
 	}
 	if (w->overflow)
@@ -653,7 +654,7 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 	if (r->bad)
 		return -EBADMSG;
 
-	switch (rec->type) {
+	switch ((enum fr_record_type)rec->type) {
 	case FR_REC_EXEC:
 		rec->exec.ppid = (uint32_t)get_varint(r, S_OTHER);
 		rec->exec.filename = get_str(r, S_OTHER, &rec->exec.filename_len);
