@@ -906,7 +906,7 @@ int fr_record_iter_init(struct fr_record_iter *it, uint32_t incompat_flags, cons
  * all (struct reader says why); @keep_rows, a constant where this is
  * inlined, says whether the rows are written. */
 static _always_inline_ size_t read_columns(struct fr_record_iter *it, void *out, size_t stride, size_t *row_pos,
-					    size_t n, bool keep_rows)
+					    size_t n, bool keep_rows, bool *bad)
 {
 	struct reader r;
 	size_t i = 0;
@@ -926,6 +926,7 @@ static _always_inline_ size_t read_columns(struct fr_record_iter *it, void *out,
 			break;
 		i += k == 0; /* a type not known is skipped (counted) */
 	}
+	*bad = k < 0;
 	for (unsigned s = 0; s < FR_REC_STREAMS; s++)
 		it->cur[s].p = r.c[s].p;
 	if (keep_rows)
@@ -936,6 +937,7 @@ static _always_inline_ size_t read_columns(struct fr_record_iter *it, void *out,
 size_t fr_record_iter_read(struct fr_record_iter *it, void *out, size_t stride, size_t *row_pos, size_t n)
 {
 	size_t i = 0;
+	bool bad = false;
 
 	if (it->failed)
 		return 0;
@@ -943,19 +945,19 @@ size_t fr_record_iter_read(struct fr_record_iter *it, void *out, size_t stride, 
 		while (i < n && it->cur[0].p < it->cur[0].end) {
 			row_pos[i] = (size_t)(it->cur[0].p - it->rows.buf);
 			int k = decode_row(&it->st, &it->cur[0], (struct fr_record *)((uint8_t *)out + i * stride));
-			if (k < 0)
+			if ((bad = k < 0))
 				break;
 			i += k == 0;
 		}
 	} else if (it->rows.buf)
-		i = read_columns(it, out, stride, row_pos, n, true);
+		i = read_columns(it, out, stride, row_pos, n, true, &bad);
 	else
-		i = read_columns(it, out, stride, row_pos, n, false);
+		i = read_columns(it, out, stride, row_pos, n, false, &bad);
 	/* a record that does not decode leaves the cursors where it
 	 * failed: the iterator is done for.  Fewer records than asked for
 	 * at the end of the chunk (there were types it skipped) is the
 	 * end, when every stream is read to its end. */
-	if (i < n && !fr_record_iter_done(it))
+	if (bad || (i < n && !fr_record_iter_done(it)))
 		it->failed = true;
 	return i;
 }
