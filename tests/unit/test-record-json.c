@@ -728,10 +728,28 @@ static void test_random_records(unsigned rounds)
 	}
 }
 
+/* The record-type table's FR_RT_DURATION says which types have a
+ * duration: fr_record_duration_ns() must give one for exactly those (a
+ * new type with a duration and no case there fails here). */
+static void test_duration_flag(void)
+{
+	unsigned n;
+	const uint16_t *printed = fr_record_types_printed(&n);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct fr_record r;
+
+		memset(&r, 0xff, sizeof(r)); /* every field of the union set */
+		r.type = printed[i];
+		CHECK_EQ(fr_record_duration_ns(&r) != 0, (fr_record_type_flags(printed[i]) & FR_RT_DURATION) != 0);
+	}
+}
+
 int main(void)
 {
 	if (fr_json_writer_new(&writer) < 0 || fr_out_init(&out, NULL) < 0)
 		return 1;
+	test_duration_flag();
 	test_json_c_escaping();
 	test_every_byte();
 	test_stack_example();
