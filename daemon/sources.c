@@ -292,6 +292,27 @@ static bool want_sample(const struct fr_conf *c) { return c->sample_enabled; }
 /* Every source, once: a new one is a skeleton, a DEFINE_SOURCE line (or
  * its own start and stop) and an entry here, besides enum fr_source
  * (bpf/event.h) and its settings (lib/conf.c). */
+/* A new sampling frequency: the program stays loaded; only its perf
+ * events change. */
+static bool retune_sample(struct fr_sources *s, const struct fr_conf *c)
+{
+	struct fr_sampler *n;
+	int k;
+
+	if (fr_sampler_hz(s->sampler) == (unsigned)c->sample_hz)
+		return false;
+	k = fr_sampler_attach(s->profile->progs.fr_sample, fr_rings_ncpu(s->rings), c->sample_hz, &n);
+	if (k < 0) {
+		log_error_errno(k, "Failed to change the sampling frequency to %d Hz, keeping %u Hz: %m", c->sample_hz,
+				fr_sampler_hz(s->sampler));
+		return false;
+	}
+	fr_sampler_free(s->sampler);
+	s->sampler = n;
+	log_info("Sampling at %d Hz.", c->sample_hz);
+	return true;
+}
+
 static const struct source {
 	const char *name; /* status, logs */
 	const char *what; /* its hooks, for the log line when it cannot start */
@@ -299,9 +320,12 @@ static const struct source {
 	int (*start)(struct fr_sources *s, const struct fr_conf *c, const struct fr_rings *r, pid_t self);
 	void (*stop)(struct fr_sources *s);
 	bool (*attached)(const struct fr_sources *s);
-	/* its tunables again on reload (the sampler's frequency is
-	 * fr_sources_update()'s) */
+	/* its tunables again on reload */
 	void (*reapply)(struct fr_sources *s, const struct fr_conf *c);
+	/* on reload, attached and still wanted: what needs more than its
+	 * tunables (the sampler's frequency: new perf events); whether it
+	 * changed.  NULL: nothing. */
+	bool (*retune)(struct fr_sources *s, const struct fr_conf *c);
 } sources[FR_SRC__MAX] = {
 	[FR_SRC_PROC] = { "proc", "exec, fork, exit", want_proc, start_proc, stop_proc, attached_proc, reapply_proc },
 	[FR_SRC_SYSCALL] = { "syscall", "raw_tp sys_enter/sys_exit", want_syscall, start_syscall, stop_syscall,
@@ -316,7 +340,7 @@ static const struct source {
 	[FR_SRC_TCP] = { "tcp", "tp_btf tcp_retransmit_skb/tcp_send_reset/tcp_receive_reset", want_tcp, start_tcp,
 			 stop_tcp, attached_tcp, reapply_tcp },
 	[FR_SRC_SAMPLE] = { "sample", "perf_event CPU sampling", want_sample, start_sample, stop_sample,
-			    attached_profile, reapply_profile },
+			    attached_profile, reapply_profile, retune_sample },
 };
 
 static int start_source(struct fr_sources *s, unsigned src, const struct fr_conf *c)
@@ -380,20 +404,8 @@ unsigned fr_sources_update(struct fr_sources *s, const struct fr_conf *c)
 				log_info("Source %s started.", sources[i].name);
 				changed |= 1u << i;
 			}
-		} else if (want && i == FR_SRC_SAMPLE && fr_sampler_hz(s->sampler) != (unsigned)c->sample_hz) {
-			/* the program stays loaded; only its perf events change */
-			struct fr_sampler *n;
-			int k = fr_sampler_attach(s->profile->progs.fr_sample, fr_rings_ncpu(s->rings), c->sample_hz, &n);
-			if (k < 0)
-				log_error_errno(k, "Failed to change the sampling frequency to %d Hz, keeping %u Hz: %m",
-						c->sample_hz, fr_sampler_hz(s->sampler));
-			else {
-				fr_sampler_free(s->sampler);
-				s->sampler = n;
-				log_info("Sampling at %d Hz.", c->sample_hz);
-				changed |= 1u << i;
-			}
-		}
+		} else if (want && sources[i].retune && sources[i].retune(s, c))
+			changed |= 1u << i;
 	}
 	fr_sources_apply(s, c);
 	return changed;
