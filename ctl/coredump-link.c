@@ -35,19 +35,33 @@ static bool field_u64(sd_journal *j, const char *name, uint64_t *ret)
 	return errno == 0 && end != buf && !*end;
 }
 
-bool frctl_coredump_find(const struct fr_window *w, const struct fr_window_entry *e, struct frctl_coredump *ret)
+void frctl_coredumps_done(struct frctl_coredumps *c)
+{
+	if (c->j)
+		sd_journal_close(c->j);
+	*c = (struct frctl_coredumps){};
+}
+
+bool frctl_coredump_find(struct frctl_coredumps *c, const struct fr_window *w, const struct fr_window_entry *e,
+			 struct frctl_coredump *ret)
 {
 	char boot[33], m[64], pid[16];
 	uint64_t usec, sig, when, at = e->wall_ns / 1000;
-	sd_journal *j = NULL;
+	sd_journal *j;
 	bool found = false;
 	int k;
 
 	*ret = (struct frctl_coredump){};
 	if (e->r.type != FR_REC_SIGNAL || e->chunk >= w->nchunks)
 		return false;
-	if (sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM) < 0)
+	if (!c->tried) {
+		c->tried = true;
+		if (sd_journal_open(&c->j, SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM) < 0)
+			c->j = NULL;
+	}
+	if (!(j = c->j))
 		return false;
+	sd_journal_flush_matches(j);
 	snprintf(m, sizeof(m), "COREDUMP_PID=%" PRIu32, e->r.pid);
 	k = sd_journal_add_match(j, "MESSAGE_ID=" FR_COREDUMP_MESSAGE_ID, 0);
 	if (k >= 0)
@@ -73,6 +87,5 @@ bool frctl_coredump_find(const struct fr_window *w, const struct fr_window_entry
 		found = true;
 		break;
 	}
-	sd_journal_close(j);
 	return found;
 }

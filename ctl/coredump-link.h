@@ -29,8 +29,19 @@ struct frctl_coredump {
 	char storage[256];  /* COREDUMP_FILENAME, or "" (in the journal, or not kept) */
 };
 
+/* The journal, opened at the first lookup and kept for the next ones (a
+ * report looks up each of its fatal signals); zero-initialized, then
+ * frctl_coredumps_done(). */
+struct sd_journal;
+struct frctl_coredumps {
+	struct sd_journal *j;
+	bool tried;
+};
+void frctl_coredumps_done(struct frctl_coredumps *c);
+
 /* The core dump of the signal record @e's target, if the journal has one;
  * false when it has none (or cannot be read: another machine's window). */
-bool frctl_coredump_find(const struct fr_window *w, const struct fr_window_entry *e, struct frctl_coredump *ret);
+bool frctl_coredump_find(struct frctl_coredumps *c, const struct fr_window *w, const struct fr_window_entry *e,
+			 struct frctl_coredump *ret);
 
 #endif

@@ -1055,6 +1055,7 @@ static void put_header(FILE *out, const struct frctl_source *s, const struct rep
 static void put_crashes(FILE *out, struct fr_window *w, const struct report *rp)
 {
 	struct fr_frame f[FR_FRAMES_EXPANDED_MAX];
+	struct frctl_coredumps journal = {};
 	struct frctl_coredump cd;
 	char line[1024], name[512];
 
@@ -1089,7 +1090,7 @@ static void put_crashes(FILE *out, struct fr_window *w, const struct report *rp)
 			}
 			fputs("</ol>\n", out);
 		}
-		if (frctl_coredump_find(w, e, &cd)) {
+		if (frctl_coredump_find(&journal, w, e, &cd)) {
 			fputs("<p class=\"coredump\">Core dump kept by systemd-coredump", out);
 			if (cd.storage[0]) {
 				fputs(" in <code>", out);
@@ -1101,6 +1102,7 @@ static void put_crashes(FILE *out, struct fr_window *w, const struct report *rp)
 			fputs("</code></p>\n", out);
 		}
 	}
+	frctl_coredumps_done(&journal);
 	fputs("</section>\n", out);
 }
 

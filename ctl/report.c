@@ -351,6 +351,7 @@ static void print_fired(struct fr_window *w, const struct frctl_source *s, const
 static void print_crashes(struct fr_window *w, const struct report *rp)
 {
 	struct fr_frame f[FRAMES_MAX];
+	struct frctl_coredumps journal = {};
 	struct frctl_coredump cd;
 	char line[1024], name[512];
 	uint32_t ml;
@@ -382,13 +383,14 @@ static void print_crashes(struct fr_window *w, const struct report *rp)
 				printf("    [stack not taken: over the budget of stacks a second]\n");
 		}
 		/* (its file name has the process's name in it: printed safe) */
-		if (frctl_coredump_find(w, e, &cd)) {
+		if (frctl_coredump_find(&journal, w, e, &cd)) {
 			snprintf(line, sizeof(line), "    core dump kept by systemd-coredump%s%s; open it with: %s",
 				 cd.storage[0] ? " in " : "", cd.storage, cd.command);
 			print_safe(line);
 			putchar('\n');
 		}
 	}
+	frctl_coredumps_done(&journal);
 }
 
 static void print_processes(struct fr_window *w, struct report *rp)
