@@ -344,9 +344,8 @@ static void print_fired(struct fr_window *w, const struct frctl_source *s, const
 	}
 }
 
-/* Where it crashed, first: each fatal signal in one line (lib/crash-line.h),
- * the first CRASH_STACKS of them with their whole stack under it, as a
- * debugger's backtrace, and the core dump systemd-coredump kept of it. */
+/* Where it crashed, first: each fatal signal in one line (lib/crash-line.h), the first CRASH_STACKS
+ * with their whole stack under it (a debugger's backtrace), and the core dump systemd-coredump kept. */
 #define CRASH_STACKS 3
 static void print_crashes(struct fr_window *w, const struct report *rp)
 {
