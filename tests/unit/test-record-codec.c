@@ -603,7 +603,7 @@ static void check_extensions(void)
 		      ext2[] = { 3, 'a', 'b', 'c' };
 	uint32_t lens[FR_REC_STREAMS];
 	uint8_t streams[FR_REC_STREAMS * 256];
-	size_t total = 0, content_len, at, p;
+	size_t total = 0, content_len, at[4], p;
 	struct fr_record_iter it;
 	uint8_t *content;
 	int k;
@@ -640,7 +640,7 @@ static void check_extensions(void)
 	content = content_of(lens, streams, total, &content_len);
 
 	CHECK_EQ(fr_record_iter_init(&it, FR_CHUNK_INCOMPAT_WRITE, content, content_len, rows, total), 0);
-	CHECK_EQ(fr_record_iter_read(&it, out, sizeof(out[0]), &at, 4), 3);
+	CHECK_EQ(fr_record_iter_read(&it, out, sizeof(out[0]), at, 4), 3);
 	CHECK(fr_record_iter_done(&it));
 	CHECK_EQ(it.st.unknown, 1);
 	check_same(&a, &out[0], FR_CHUNK_INCOMPAT_WRITE);
@@ -662,7 +662,7 @@ static void check_extensions(void)
 	/* the format before: type 90 is damage, the record before it reads */
 	CHECK_EQ(fr_record_iter_init(&it, FR_CHUNK_INCOMPAT_WRITE & ~FR_CHUNK_INCOMPAT_RECORD_EXT, content, content_len,
 				     rows, total), 0);
-	CHECK_EQ(fr_record_iter_read(&it, out, sizeof(out[0]), &at, 4), 1);
+	CHECK_EQ(fr_record_iter_read(&it, out, sizeof(out[0]), at, 4), 1);
 	CHECK(!fr_record_iter_done(&it));
 	/* an extension longer than what is left is damage too: the
 	 * "other" stream, last, holds the two extensions alone */
