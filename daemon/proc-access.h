@@ -15,9 +15,11 @@
 #ifndef FR_PROC_ACCESS_H
 #define FR_PROC_ACCESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* /proc/@pid/maps, opened for reading, with the inode of the image the
  * process runs (/proc/PID/exe, looked at first: a process that exits
@@ -30,8 +32,21 @@ int fr_access_maps(uint32_t pid, uint64_t *exe_ino);
 typedef int (*fr_access_gone_maps_fn)(void *userdata, uint32_t pid, uint64_t *exe_ino);
 void fr_access_set_gone_maps(fr_access_gone_maps_fn fn, void *userdata);
 /* Those maps (-ESRCH when none): for a process whose /proc/PID/maps
- * read empty, having exited between its opening and its reading. */
+ * read empty or cut, having exited between its opening and its reading. */
 int fr_access_maps_gone(uint32_t pid, uint64_t *exe_ino);
+
+/* After /proc/PID/maps was read from @fd to its end: was all of it read?
+ * A read after the process's memory is gone ends the file (a process
+ * that exits while its maps are read leaves them cut at a page: libc's
+ * lines lost), and the memory never comes back, so if the file still
+ * reads now, every read before it was whole.  True of any descriptor
+ * with content (the maps fr_access_maps_gone() gives). */
+static inline bool fr_maps_fd_whole(int fd)
+{
+	char c;
+
+	return pread(fd, &c, 1, 0) == 1;
+}
 
 /* fr_open_mapped_file() (mapped-file.h). */
 int fr_access_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, dev_t dev, uint64_t ino);

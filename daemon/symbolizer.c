@@ -626,6 +626,7 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 	struct mapping *v = NULL;
 	size_t n = 0;
 	uint64_t exe_ino;
+	bool gone = false;
 	FILE *f;
 	int fd;
 
@@ -642,6 +643,7 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 		f = maps_file(fr_access_maps_gone(p->pid, &exe_ino), &fd);
 	} else if (f)
 		rewind(f);
+again:
 	if (!f)
 		return fd;
 	p->exe_ino = exe_ino;
@@ -680,6 +682,20 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 		if (m->file)
 			m->file->refs++;
 		n++;
+	}
+	/* cut: it exited while it was read; likewise */
+	if (!gone && n && !fr_maps_fd_whole(fileno(f))) {
+		int gfd = fr_access_maps_gone(p->pid, &exe_ino);
+		gone = true;
+		if (gfd >= 0) { /* else what was read is better than nothing */
+			maps_unref(v, n);
+			maps_free(v, n);
+			v = NULL;
+			n = cap = 0;
+			fclose(f);
+			f = maps_file(gfd, &fd);
+			goto again;
+		}
 	}
 	free(line);
 	fclose(f);

@@ -306,7 +306,7 @@ struct fr_unwinder *fr_unwinder_free(struct fr_unwinder *u)
 
 /* Reads the maps in @fd into u->maps (for libdwfl) and its file
  * mappings into u->vmas (for find_elf); -ESRCH when there are none. */
-static int read_maps_fd(struct fr_unwinder *u, int fd_)
+static int read_maps_fd(struct fr_unwinder *u, int fd_, bool *cut)
 {
 	_cleanup_close_ int fd = fd_;
 	size_t len = 0, kept = 0;
@@ -330,6 +330,9 @@ static int read_maps_fd(struct fr_unwinder *u, int fd_)
 			break;
 		len += (size_t)n;
 	}
+	/* cut: the process exited while it was read */
+	if (cut)
+		*cut = len && !fr_maps_fd_whole(fd);
 	u->maps[len] = 0;
 	/* libdwfl is given the mappings of files (and [vdso]) only, at most
 	 * FR_MAPS_FILES_MAX of them: it makes a module of each file, and
@@ -385,17 +388,24 @@ static int read_maps_fd(struct fr_unwinder *u, int fd_)
 	return 0;
 }
 
-/* Reads /proc/@pid/maps (read_maps_fd()); if it read empty, the process
- * exited meanwhile: what it mapped, as the daemon learned it. */
+/* Reads /proc/@pid/maps (read_maps_fd()); if it read empty or cut, the
+ * process exited meanwhile: what it mapped, as the daemon learned it. */
 static int read_maps(struct fr_unwinder *u, uint32_t pid, uint64_t *exe_ino)
 {
 	int fd = fr_access_maps(pid, exe_ino), k;
+	bool cut = false;
 
 	if (fd < 0)
 		return fd;
-	k = read_maps_fd(u, fd);
+	k = read_maps_fd(u, fd, &cut);
 	if (k == -ESRCH)
-		k = read_maps_fd(u, fr_access_maps_gone(pid, exe_ino));
+		k = read_maps_fd(u, fr_access_maps_gone(pid, exe_ino), NULL);
+	else if (k == 0 && cut) {
+		/* else what was read is better than nothing */
+		int gfd = fr_access_maps_gone(pid, exe_ino);
+		if (gfd >= 0)
+			k = read_maps_fd(u, gfd, NULL);
+	}
 	return k;
 }
 

@@ -142,7 +142,7 @@ jq -e '.signal == "SIGSEGV" and .code_name == "SI_USER" and .addr == null and .s
 jq -e '[.stack[:.kernel_frames][] | .sym // "" | select(test("sys_kill"))] | length > 0' <<<"$d" >/dev/null ||
 	fail "(d) the sender's kernel stack does not pass kill(): $(jq -c '[.stack[:.kernel_frames][].sym]' <<<"$d")"
 [ "$(user_syms "$d" | head -2 | paste -sd' ')" = "kill kill_builtin" ] && user_syms "$d" | grep -qx main ||
-	fail "(d) the sender's user stack is not kill <- kill_builtin <- ... main: $(user_syms "$d" | paste -sd' ')"
+	fail "(d) the sender's user stack is not kill <- kill_builtin <- ... main: $(user_syms "$d" | paste -sd' '): $(jq -c '.stack[.kernel_frames:]' <<<"$d")"
 ok "(d) kill -SEGV from bash[$(jq .sender_pid <<<"$d")]: through $(user_syms "$d" | head -3 | paste -sd' ')"
 
 # the text dump prints the stack under the record
