@@ -49,7 +49,7 @@ _frctl()
 		;;
 	--format)
 		if [[ $verb == report ]]; then
-			COMPREPLY=($(compgen -W 'text html' -- "$cur"))
+			COMPREPLY=($(compgen -W 'text html json' -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W 'text json perfetto folded bundle pprof' -- "$cur"))
 		fi
@@ -60,11 +60,11 @@ _frctl()
 		COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" --list-types 2>/dev/null)" -- "$cur"))
 		return
 		;;
-	--incident)
+	--incident | --baseline-incident)
 		COMPREPLY=($(compgen -W "$(_frctl_incident_ids)" -- "$cur"))
 		return
 		;;
-	--last | --since | --until | --boot | --pid | --comm | --cgroup | --reason)
+	--last | --since | --until | --baseline-since | --baseline-until | --boot | --pid | --comm | --cgroup | --reason)
 		return
 		;;
 	--redact)
@@ -86,7 +86,7 @@ _frctl()
 	fi
 	case $verb in
 	dump) COMPREPLY=($(compgen -W "$window --format -o --output --stats --sizes --stacks --offcpu -f --follow $global" -- "$cur")) ;;
-	report) COMPREPLY=($(compgen -W "$window --format -o --output $global" -- "$cur")) ;;
+	report) COMPREPLY=($(compgen -W "$window --format -o --output --baseline-since --baseline-until --baseline-incident --no-baseline $global" -- "$cur")) ;;
 	boots) COMPREPLY=($(compgen -W "--input --json $global" -- "$cur")) ;;
 	status | incidents) COMPREPLY=($(compgen -W "--json $global" -- "$cur")) ;;
 	freeze) COMPREPLY=($(compgen -W "--reason $global" -- "$cur")) ;;

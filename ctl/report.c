@@ -27,26 +27,12 @@
 #include "options.h"
 #include "output-file.h"
 #include "output-text.h"
+#include "report-baseline.h"
 #include "report.h"
 #include "source-host.h"
 #include "string-counts.h"
+#include "what-changed.h"
 #include "window-args.h"
-
-static void top_add(struct top *t, const struct fr_window_entry *e, uint64_t v)
-{
-	unsigned i;
-
-	t->count++;
-	if (t->n == TOP && v <= t->v[TOP - 1])
-		return;
-	i = t->n < TOP ? t->n++ : TOP - 1;
-	for (; i > 0 && t->v[i - 1] < v; i--) {
-		t->v[i] = t->v[i - 1];
-		t->e[i] = t->e[i - 1];
-	}
-	t->v[i] = v;
-	t->e[i] = *e;
-}
 
 /* Prints the @max most counted of @c (and ends it) as shares of @total. */
 static void print_counts(struct fr_counts *c, uint64_t total, unsigned max, const char *indent)
@@ -58,34 +44,10 @@ static void print_counts(struct fr_counts *c, uint64_t total, unsigned max, cons
 	fr_counts_done(c);
 }
 
-static void extreme_max(struct extreme *x, double v, uint64_t wall)
-{
-	if (!x->seen || v > x->v)
-		*x = (struct extreme){ true, v, wall };
-}
-
-static void extreme_min(struct extreme *x, double v, uint64_t wall)
-{
-	if (!x->seen || v < x->v)
-		*x = (struct extreme){ true, v, wall };
-}
-
-/* Returns the index @e took, or -1 when the list is full. */
-static int list_add(struct list *l, const struct fr_window_entry *e)
-{
-	if (l->n == LIST_MAX) {
-		l->more++;
-		return -1;
-	}
-	l->v[l->n] = *e;
-	return (int)l->n++;
-}
-
-/* fr_window_frames() may return more than the record's addresses
- * (inlined functions, markers): it is told how many fit */
-#define FRAMES_MAX FR_FRAMES_EXPANDED_MAX
 /* the width a path's line is shortened to: one line in a terminal */
 #define PATH_COLUMNS 100
+/* lines of "What changed" in the text */
+#define CHANGES_MAX 12
 
 /* One entry on one line: the text format without the date. */
 static void print_entry(struct fr_window *w, const struct fr_window_entry *e, const char *indent)
@@ -102,163 +64,6 @@ static void print_entry(struct fr_window *w, const struct fr_window_entry *e, co
 	fr_text_print(t, &o, w, e);
 	(void)fr_out_end(&o); /* stdout's errors are seen at its end */
 	fr_text_free(t);
-}
-
-static void metrics(struct report *rp, const struct fr_window_entry *e)
-{
-	struct json_object *m = fr_record_metrics(&e->r), *v, *x;
-
-	if (!m)
-		return;
-	if (json_object_object_get_ex(m, "load", &v) && json_object_array_length(v) > 0)
-		extreme_max(&rp->load, json_object_get_double(json_object_array_get_idx(v, 0)), e->wall_ns);
-	if (json_object_object_get_ex(m, "memory", &v) && json_object_object_get_ex(v, "available_kb", &x))
-		extreme_min(&rp->mem, (double)json_object_get_int64(x), e->wall_ns);
-	if (json_object_object_get_ex(m, "cpus", &v))
-		for (size_t i = 0; i < json_object_array_length(v); i++)
-			if (json_object_object_get_ex(json_object_array_get_idx(v, i), "idle", &x))
-				extreme_max(&rp->busy, 100.0 - json_object_get_double(x), e->wall_ns);
-	if (json_object_object_get_ex(m, "pressure", &v)) {
-		struct extreme *dst[] = { &rp->psi_cpu, &rp->psi_mem, &rp->psi_io };
-		const char *res[] = { "cpu", "memory", "io" };
-		for (unsigned i = 0; i < 3; i++) {
-			struct json_object *r, *some, *avg;
-			if (json_object_object_get_ex(v, res[i], &r) && json_object_object_get_ex(r, "some", &some) &&
-			    json_object_object_get_ex(some, "avg10", &avg))
-				extreme_max(dst[i], json_object_get_double(avg), e->wall_ns);
-		}
-	}
-	json_object_put(m);
-}
-
-static void sample(struct report *rp, struct fr_window *w, size_t i, const struct fr_window_entry *e)
-{
-	struct fr_frame f[FRAMES_MAX];
-	char name[512];
-	uint64_t h;
-	int n = fr_path_hash(w, e, f, name, sizeof(name), &h);
-
-	rp->samples++;
-	(void)fr_counts_add(&rp->procs, e->r.comm);
-	fr_paths_add(&rp->cpu_paths, h, i, 1);
-	/* where the CPU was: the innermost frame, named last */
-	if (n > 0 && f[0].inlined)
-		strncat(name, " (inlined)", sizeof(name) - strlen(name) - 1);
-	(void)fr_counts_add(&rp->self, n > 0 ? name : "[no stack]");
-}
-
-/* A wait without frames is counted apart, not as a path of its process
- * alone (as a sample without is): the report says how much blocked time
- * it could not place. */
-static void offcpu(struct report *rp, struct fr_window *w, size_t i, const struct fr_window_entry *e)
-{
-	struct fr_frame f[FRAMES_MAX];
-	char name[512];
-	uint64_t h, d = e->r.sched.duration_ns;
-
-	top_add(&rp->offcpu, e, d);
-	rp->offcpu_ns += d;
-	if (fr_path_hash(w, e, f, name, sizeof(name), &h) > 0)
-		fr_paths_add(&rp->offcpu_paths, h, i, d);
-	else {
-		rp->offcpu_bare++;
-		rp->offcpu_bare_ns += d;
-	}
-}
-
-static uint64_t end_of(const struct fr_window_entry *e)
-{
-	return e->wall_ns + fr_record_duration_ns(&e->r);
-}
-
-/* The record a trigger fired on: the trigger carries its thread, and the
- * type and time of that record.  Triggers from before the daemon wrote
- * those (cause_type 0) are stamped when the rule fired, just after that
- * record completed: of the thread's records before it, the one that
- * completed last (a slow call is stamped at its start, its waits inside
- * it later), which may be a record of the thread since (an exit). */
-static bool find_cause(const struct fr_window *w, size_t itrig, const struct fr_window_entry *trig,
-		       struct fr_window_entry *best)
-{
-	bool found = false;
-
-	for (size_t i = itrig; i-- > 0;) {
-		const struct fr_window_item *it = &w->items[i];
-		struct fr_window_entry e;
-
-		if (trig->wall_ns - it->wall_ns > 3600 * NSEC_PER_SEC)
-			break;
-		if (it->pid != trig->r.pid || it->type == FR_REC_TRIGGER || fr_record_type_is_meta(it->type) ||
-		    (trig->r.trigger.cause_type && it->type != trig->r.trigger.cause_type) ||
-		    fr_window_get(w, i, &e) < 0 || e.r.tid != trig->r.tid)
-			continue;
-		if (trig->r.trigger.cause_type) {
-			if (e.r.type != trig->r.trigger.cause_type ||
-			    e.r.ts != trig->r.ts - (uint64_t)trig->r.trigger.cause_ago_ns)
-				continue;
-			*best = e;
-			return true;
-		}
-		if (end_of(&e) > trig->wall_ns)
-			continue;
-		if (!found || end_of(&e) > end_of(best)) {
-			*best = e;
-			found = true;
-		}
-	}
-	return found;
-}
-
-static void add(struct report *rp, struct fr_window *w, size_t i, const struct fr_window_entry *e)
-{
-	const struct fr_record *r = &e->r;
-
-	rp->records++;
-	if (!rp->first)
-		rp->first = e->wall_ns;
-	rp->last = e->wall_ns;
-	switch (r->type) {
-	case FR_REC_SYSCALL: top_add(&rp->syscall, e, r->syscall.duration_ns); break;
-	case FR_REC_OFFCPU: offcpu(rp, w, i, e); break;
-	case FR_REC_RUNQ: top_add(&rp->runq, e, r->sched.duration_ns); break;
-	case FR_REC_BLOCK: top_add(&rp->block, e, r->block.duration_ns); break;
-	case FR_REC_SAMPLE: sample(rp, w, i, e); break;
-	case FR_REC_METRICS: metrics(rp, e); break;
-	case FR_REC_FORK: rp->forks++; break;
-	case FR_REC_EXEC:
-		rp->execs++;
-		(void)fr_counts_add(&rp->started, r->comm);
-		break;
-	case FR_REC_EXIT:
-		rp->exits++;
-		if (r->exit.status)
-			rp->exits_failed++;
-		/* killed by a signal: wait status with a termination signal */
-		if ((r->exit.status & 0x7f) && (r->exit.status & 0x7f) != 0x7f)
-			(void)list_add(&rp->killed, e);
-		break;
-	case FR_REC_OOM:
-		(void)list_add(&rp->ooms, e);
-		break;
-	case FR_REC_SIGNAL:
-		(void)list_add(&rp->signals, e);
-		break;
-	case FR_REC_TRIGGER: {
-		int k = list_add(&rp->triggers, e);
-		if (k >= 0)
-			rp->has_cause[k] = find_cause(w, i, e, &rp->causes[k]);
-		break;
-	}
-	case FR_REC_MARK:
-		(void)list_add(&rp->marks, e);
-		break;
-	case FR_REC_GAP:
-		rp->gap_records++;
-		rp->gaps_lost += r->gap.lost;
-		break;
-	default:
-		break;
-	}
 }
 
 /* Text from a file, printed without its control bytes (\xNN instead): a
@@ -636,23 +441,47 @@ static void print_offcpu(struct fr_window *w, const struct report *rp)
 		       rp->offcpu_ns ? 100.0 * (double)rp->offcpu_bare_ns / (double)rp->offcpu_ns : 0.0);
 }
 
+/* --format json: the comparison, for tools (frctl(1), "What changed"). */
+static void print_json(const struct frctl_source *s, const struct baseline *bl, struct json_object *changes)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "source", json_object_new_string(s->name));
+	json_object_object_add(o, "window", bl->active ? side_span_json(&bl->now) : NULL);
+	json_object_object_add(o, "baseline", bl->active ? side_span_json(&bl->base) : NULL);
+	json_object_object_add(o, "changes", changes ? json_object_get(changes) : json_object_new_array());
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
 static void help(void)
 {
 	printf("Usage: frctl report [--last DUR | --incident ID | --input FILE] [OPTIONS]\n"
 	       "\n"
-	       "One screen about a window or an incident: what fired and on which\n"
-	       "record, marks, the slowest syscalls, off-CPU waits (with their stacks),\n"
+	       "One screen about a window or an incident: where it crashed, what\n"
+	       "changed against the minutes before, what fired and on which record,\n"
+	       "marks, the slowest syscalls, off-CPU waits (with their stacks),\n"
 	       "run-queue waits and block I/O, where the off-CPU time went (by call\n"
 	       "path), where the CPU went (from the samples: by process, function and\n"
 	       "call path), processes started, exited and killed, the extremes of the\n"
 	       "metrics, and records lost.\n"
 	       "\n"
-	       "      --format FMT     text (default) or html: one self-contained page\n"
+	       "      --format FMT     text (default); html: one self-contained page\n"
 	       "                       for a browser, offline (attach it to the ticket):\n"
 	       "                       a timeline of the processes involved, CPU and\n"
-	       "                       off-CPU flame graphs, the metrics, and the tables\n"
+	       "                       off-CPU flame graphs, the metrics, and the tables;\n"
+	       "                       json: what changed, for tools\n"
 	       "  -o, --output FILE    write to FILE (complete, or not at all) instead\n"
 	       "                       of standard output\n"
+	       "\n"
+	       "What changed: the window against a baseline, by default the same length\n"
+	       "just before it (an incident: the store's minutes before it, else its\n"
+	       "own part before its trigger), each change ranked by how unusual it is.\n"
+	       "      --baseline-since TIME, --baseline-until TIME\n"
+	       "                       compare with this span of the store instead\n"
+	       "      --baseline-incident ID\n"
+	       "                       compare with another incident of the store\n"
+	       "      --no-baseline    compare with nothing\n"
 	       "\n"
 	       "%s"
 	       "\n"
@@ -667,6 +496,7 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	static const struct option opts[] = {
 		FRCTL_GLOBAL_OPTIONS,
 		FRCTL_WINDOW_OPTIONS,
+		REPORT_BASELINE_OPTIONS,
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -675,9 +505,11 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	struct frctl_window_args a;
 	struct frctl_source s = {};
 	struct report rp = { .offcpu_paths.time = true };
+	struct baseline bl = {};
+	struct json_object *changes = NULL;
 	const char *output = NULL;
 	_cleanup_free_ char *tmp = NULL;
-	bool html = false;
+	bool html = false, json = false;
 	FILE *out = stdout, *real_stdout = stdout;
 	int c, k;
 
@@ -688,15 +520,16 @@ int verb_report(struct frctl *f, int argc, char **argv)
 		k = frctl_window_option(&a, c, optarg);
 		if (k < 0)
 			return EXIT_USAGE;
-		if (k > 0)
+		if (k > 0 || baseline_option(&bl, c, optarg))
 			continue;
 		switch (c) {
 		case O_FORMAT:
-			if (strcmp(optarg, "html") != 0 && strcmp(optarg, "text") != 0) {
-				frctl_error("--format: unknown format \"%s\" (text, html)", optarg);
+			if (strcmp(optarg, "html") != 0 && strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0) {
+				frctl_error("--format: unknown format \"%s\" (text, html, json)", optarg);
 				return EXIT_USAGE;
 			}
 			html = strcmp(optarg, "html") == 0;
+			json = strcmp(optarg, "json") == 0;
 			break;
 		case 'o':
 			output = optarg;
@@ -719,10 +552,14 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	if (frctl_window_finish(&a) < 0)
 		return EXIT_USAGE;
 	/* the page names each lane's executable, and keeps kernel threads'
-	 * idle sleeps out of its lanes */
-	a.need_exe = html;
+	 * idle sleeps out of its lanes; the comparison says kernel threads'
+	 * waits apart */
+	a.need_exe = html || !bl.none;
 	k = frctl_source_open(f, &a, &s);
+	if (k == 0)
+		k = baseline_open(f, &bl, &a, &s);
 	if (k != 0) {
+		baseline_done(&bl);
 		frctl_source_done(&s);
 		return k;
 	}
@@ -730,7 +567,14 @@ int verb_report(struct frctl *f, int argc, char **argv)
 		struct fr_window_entry e;
 		if (!frctl_window_entry(&a, s.w, i, &e))
 			continue;
-		add(&rp, s.w, i, &e);
+		report_add(&rp, s.w, i, &e);
+		baseline_add_window(&bl, s.w, i, &e);
+	}
+	baseline_add_own(&bl);
+	if (bl.active && !(changes = what_changed(&bl.now, &bl.base))) {
+		frctl_error("out of memory");
+		k = EXIT_FAILURE_;
+		goto out;
 	}
 	if (output && frctl_output_open(output, &tmp, &out) < 0) {
 		k = EXIT_FAILURE_;
@@ -752,8 +596,14 @@ int verb_report(struct frctl *f, int argc, char **argv)
 		stdout = out;
 	}
 
+	if (json) {
+		print_json(&s, &bl, changes);
+		goto done;
+	}
 	print_header(&s, &rp);
 	print_crashes(s.w, &rp);
+	if (bl.active)
+		what_changed_print(changes, &bl.now, &bl.base, CHANGES_MAX);
 	print_fired(s.w, &s, &rp);
 	print_top(s.w, "Slowest syscalls", &rp.syscall);
 	print_offcpu(s.w, &rp);
@@ -790,11 +640,9 @@ out:
 		if (k != 0 && tmp)
 			unlink(tmp);
 	}
-	fr_counts_done(&rp.procs);
-	fr_counts_done(&rp.self);
-	fr_counts_done(&rp.started);
-	fr_paths_done(&rp.cpu_paths);
-	fr_paths_done(&rp.offcpu_paths);
+	report_done(&rp);
+	json_object_put(changes);
+	baseline_done(&bl);
 	frctl_source_done(&s);
 	return k;
 }

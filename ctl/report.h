@@ -16,6 +16,9 @@
 #include "window-args.h"
 
 #define TOP 5
+/* fr_window_frames() may return more than the record's addresses
+ * (inlined functions, markers): it is told how many fit */
+#define FRAMES_MAX FR_FRAMES_EXPANDED_MAX
 
 /* The slowest entries of one kind, longest first. */
 struct top {
@@ -51,6 +54,10 @@ struct report {
 	struct extreme load, mem, busy, psi_cpu, psi_mem, psi_io;
 	uint64_t first, last;
 };
+
+/* Adds record @i of @w (decoded: @e) to @rp. */
+void report_add(struct report *rp, struct fr_window *w, size_t i, const struct fr_window_entry *e);
+void report_done(struct report *rp);
 
 /* The page: @rp gathered from the window of @s, shown under @a's filters;
  * written to @out.  0 or -errno (-ENOMEM; a write error is @out's). */

@@ -26,7 +26,7 @@ for v in dump report status boots mark freeze incidents upload; do
 	[[ " $got " == *" $v "* ]] || fail "verbs: '$got' lacks $v"
 done
 [ "$(complete_words frctl dump --format "")" = "bundle folded json perfetto pprof text " ] || fail "--format: $(complete_words frctl dump --format "")"
-[ "$(complete_words frctl report --format "")" = "html text " ] || fail "report --format: $(complete_words frctl report --format "")"
+[ "$(complete_words frctl report --format "")" = "html json text " ] || fail "report --format: $(complete_words frctl report --format "")"
 [ "$(complete_words frctl report --ty)" = "--type " ] || fail "report --ty: $(complete_words frctl report --ty)"
 [ "$(complete_words frctl dump --type sa)" = "sample " ] || fail "--type sa: $(complete_words frctl dump --type sa)"
 types=$(frctl --list-types | sort | tr '\n' ' ')
