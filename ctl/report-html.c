@@ -21,8 +21,7 @@
  *
  * Long because the page is one pass over the window into one state
  * (struct page) that the lanes, the metrics, the flame graphs and the
- * tables are all written from; the flame graph tree (struct fnode) is
- * the part that could move out first, if the file grows.
+ * tables are all written from; the flame graph trees are flame-tree.c's.
  */
 #include <errno.h>
 #include <glib.h>
@@ -42,6 +41,7 @@
 #include "../lib/pid-map.h"
 #include "../lib/record-fields.h"
 #include "coredump-link.h"
+#include "flame-tree.h"
 #include "frctl.h"
 #include "output-folded.h"
 #include "output-text.h"
@@ -114,6 +114,7 @@ enum { G_CPU, G_MEM, G_PSI, G_LOAD, G_DISK, G__MAX };
 struct page {
 	struct fr_window *w;
 	const struct frctl_window_args *a;
+	const struct baseline *bl; /* the comparison's sides (report-baseline.h) */
 	uint64_t t0, t1; /* the window: first record's start, last one's end */
 	struct fr_pid_map procs;
 	struct lane lanes[LANES_MAX];
@@ -720,156 +721,11 @@ static struct json_object *lanes_json(struct page *pg)
 	return lanes;
 }
 
-/* --- flame graphs: the folded stacks as a tree --- */
-
-struct fnode {
-	const char *name;
-	size_t len;
-	uint64_t v;
-	struct fnode *child, *last, *next;
-};
-
-/* Folded stacks in frame order: ';' sorts before every other byte, so
- * that the stacks under one path are together. */
-static int cmp_frames(const void *a, const void *b)
-{
-	const unsigned char *x = (const unsigned char *)(*(const struct fr_count *const *)a)->key;
-	const unsigned char *y = (const unsigned char *)(*(const struct fr_count *const *)b)->key;
-
-	for (;; x++, y++) {
-		int cx = *x == ';' ? 1 : *x ? *x + 1 : 0, cy = *y == ';' ? 1 : *y ? *y + 1 : 0;
-		if (cx != cy)
-			return cx - cy;
-		if (!cx)
-			return 0;
-	}
-}
-
-static struct fnode *fnode_new(struct fnode *parent, const char *name, size_t len)
-{
-	struct fnode *n = calloc(1, sizeof(*n));
-
-	if (!n)
-		return NULL;
-	n->name = name;
-	n->len = len;
-	if (parent->last)
-		parent->last->next = n;
-	else
-		parent->child = n;
-	parent->last = n;
-	return n;
-}
-
-static void fnode_free(struct fnode *n)
-{
-	while (n) {
-		struct fnode *next = n->next;
-		fnode_free(n->child);
-		free(n);
-		n = next;
-	}
-}
-
-/* The tree of @f's stacks under @root (its names point into @f). */
-static int flame_tree(struct fr_folded *f, struct fnode *root)
-{
-	const struct fr_count *v;
-	size_t n = fr_folded_stacks(f, &v);
-	const struct fr_count **order = malloc(MAX(n, (size_t)1) * sizeof(*order));
-	struct fnode *path[FR_FRAMES_EXPANDED_MAX + 2];
-	size_t depth = 0;
-
-	if (!order)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		order[i] = &v[i];
-	qsort(order, n, sizeof(*order), cmp_frames);
-	for (size_t i = 0; i < n; i++) {
-		const char *p = order[i]->key;
-		size_t d = 0;
-
-		root->v += order[i]->n;
-		while (*p && d < ELEMENTSOF(path)) {
-			size_t len = strcspn(p, ";");
-			/* the same frame as the previous stack's at this depth */
-			if (d < depth && path[d]->len == len && memcmp(path[d]->name, p, len) == 0)
-				path[d]->v += order[i]->n;
-			else {
-				struct fnode *x = fnode_new(d ? path[d - 1] : root, p, len);
-				if (!x) {
-					free(order);
-					return -ENOMEM;
-				}
-				x->v = order[i]->n;
-				path[d] = x;
-				depth = d + 1; /* deeper ones are another path's */
-			}
-			d++;
-			p += len + (p[len] == ';');
-		}
-		depth = d;
-	}
-	free(order);
-	return 0;
-}
-
-/* Frames drawn of @n's subtree when those under @min are one "[other]"
- * per parent. */
-static size_t flame_count(const struct fnode *n, uint64_t min)
-{
-	size_t c = 1;
-	bool other = false;
-
-	for (const struct fnode *x = n->child; x; x = x->next)
-		if (x->v >= min)
-			c += flame_count(x, min);
-		else
-			other = true;
-	return c + other;
-}
-
-static struct json_object *flame_json(struct page *pg, const struct fnode *n, uint64_t min)
-{
-	struct json_object *o = json_object_new_object(), *c = json_object_new_array();
-	uint64_t other = 0, nother = 0;
-
-	json_object_object_add(o, "n", jstr_n(n->name, n->len));
-	json_object_object_add(o, "v", json_object_new_int64((int64_t)n->v));
-	for (const struct fnode *x = n->child; x; x = x->next)
-		if (x->v >= min)
-			json_object_array_add(c, flame_json(pg, x, min));
-		else {
-			other += x->v;
-			nother++;
-		}
-	if (nother) {
-		struct json_object *x = json_object_new_object();
-		json_object_object_add(x, "n", json_object_new_string(nother == 1 ? "[other: 1 frame]" : "[other]"));
-		json_object_object_add(x, "v", json_object_new_int64((int64_t)other));
-		json_object_array_add(c, x);
-		pg->flame_aggregated += nother;
-	}
-	json_object_object_add(o, "c", c);
-	return o;
-}
+/* --- flame graphs (flame-tree.h) --- */
 
 static struct json_object *flame(struct page *pg, struct fr_folded *f)
 {
-	struct fnode root = { .name = "all", .len = 3 };
-	struct json_object *o = NULL;
-	uint64_t min = 1;
-
-	if (flame_tree(f, &root) == 0 && root.v) {
-		/* the lightest frames go first: under 1/10000 of the whole
-		 * is under a tenth of a pixel */
-		min = MAX(root.v / 10000, (uint64_t)1);
-		while (flame_count(&root, min) > FLAME_NODES_MAX)
-			min *= 2;
-		o = flame_json(pg, &root, min);
-	}
-	fnode_free(root.child);
-	return o;
+	return flame_tree_json(f, FLAME_NODES_MAX, &pg->flame_aggregated);
 }
 
 /* --- the data as a whole --- */
@@ -914,6 +770,12 @@ static struct json_object *data_json(struct page *pg)
 	json_object_object_add(d, "markers", json_object_get(pg->markers));
 	json_object_object_add(d, "gaps", json_object_get(pg->gaps));
 	json_object_object_add(fl, "cpu", flame(pg, pg->cpu));
+	/* against the baseline: the window's CPU stacks, the baseline's
+	 * weight beside each frame */
+	if (pg->bl->active && side_usable(&pg->bl->base, &pg->bl->now))
+		json_object_object_add(fl, "cpu_diff", flame_diff_json(pg->bl->now.cpu, pg->bl->base.cpu,
+								       side_span_s(&pg->bl->now) / side_span_s(&pg->bl->base),
+								       FLAME_NODES_MAX, &pg->flame_aggregated));
 	json_object_object_add(fl, "offcpu", flame(pg, pg->offcpu));
 	json_object_object_add(fl, "cpu_unit", json_object_new_string("samples"));
 	json_object_object_add(fl, "offcpu_unit", json_object_new_string("us"));
@@ -1052,6 +914,50 @@ static void put_header(FILE *out, const struct frctl_source *s, const struct rep
  * (lib/crash-line.h), its stack as a debugger's backtrace (the first
  * CRASH_STACKS), and the core dump systemd-coredump kept of it. */
 #define CRASH_STACKS 3
+/* What changed (what-changed.h), most unusual first: its lines as the
+ * text prints them. */
+#define CHANGES_SHOWN 30
+static void put_changes(FILE *out, const struct baseline *bl, struct json_object *changes)
+{
+	size_t n = changes ? json_object_array_length(changes) : 0;
+	char a[64], b[64], d[32];
+
+	if (!bl->active)
+		return;
+	fr_format_rfc3339(bl->base.since, a, sizeof(a));
+	fr_format_rfc3339(bl->base.until, b, sizeof(b));
+	fr_format_duration(bl->base.until - bl->base.since, d, sizeof(d));
+	fputs("<section id=\"changed\">\n<h2>What changed</h2>\n<p>", out);
+	if (!side_usable(&bl->base, &bl->now))
+		fprintf(out, "No baseline: %" PRIu64 " records in the %s before the window.</p>\n</section>\n",
+			bl->base.records, d);
+	else {
+		fprintf(out, "Against %s to %s (%s, %" PRIu64 " records), most unusual first%s</p>\n", a, b, d,
+			bl->base.records, n ? ":" : ": nothing beyond the noise.");
+		if (n)
+			fputs("<ol class=\"changes\">\n", out);
+		for (size_t i = 0; i < n && i < CHANGES_SHOWN; i++) {
+			struct json_object *c = json_object_array_get_idx(changes, i), *t, *dir;
+			fputs("<li", out);
+			if (json_object_object_get_ex(c, "direction", &dir)) {
+				fputs(" class=\"", out);
+				put_html(out, json_object_get_string(dir));
+				fputc('"', out);
+			}
+			fputc('>', out);
+			if (json_object_object_get_ex(c, "text", &t))
+				put_html(out, json_object_get_string(t));
+			fputs("</li>\n", out);
+		}
+		if (n)
+			fputs("</ol>\n", out);
+		if (n > CHANGES_SHOWN)
+			fprintf(out, "<p>And %zu more: <code>frctl report --format json</code> lists them all.</p>\n",
+				n - CHANGES_SHOWN);
+		fputs("</section>\n", out);
+	}
+}
+
 static void put_crashes(FILE *out, struct fr_window *w, const struct report *rp)
 {
 	struct fr_frame f[FR_FRAMES_EXPANDED_MAX];
@@ -1246,10 +1152,11 @@ static void page_done(struct page *pg)
 	free(pg->recs);
 }
 
-int report_html(struct report *rp, const struct frctl_source *s, const struct frctl_window_args *a, FILE *out)
+int report_html(struct report *rp, const struct frctl_source *s, const struct frctl_window_args *a,
+		const struct baseline *bl, struct json_object *changes, FILE *out)
 {
 	struct page pg = {
-		.w = s->w, .a = a,
+		.w = s->w, .a = a, .bl = bl,
 		.markers = json_object_new_array(), .gaps = json_object_new_array(), .mt = json_object_new_array(),
 		.cpu = fr_folded_new(), .offcpu = fr_folded_new(),
 		.g = {
@@ -1292,9 +1199,16 @@ int report_html(struct report *rp, const struct frctl_source *s, const struct fr
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", fr_report_html_css);
 	put_header(out, s, rp, &pg);
 	put_crashes(out, s->w, rp);
+	put_changes(out, bl, changes);
 	fputs("<section id=\"timeline\"><h2>Timeline</h2><div class=\"view\"></div><noscript><p>The timeline, flame "
 	      "graphs and charts need JavaScript; the tables below do not.</p></noscript></section>\n"
-	      "<section id=\"flame-cpu\"><h2>CPU flame graph</h2><div class=\"view\"></div></section>\n"
+	      "<section id=\"flame-cpu\"><h2>CPU flame graph</h2><div class=\"view\"></div></section>\n",
+	      out);
+	if (bl->active && side_usable(&bl->base, &bl->now))
+		fputs("<section id=\"flame-diff\"><h2>CPU flame graph against the baseline</h2><div class=\"view\"></div>"
+		      "</section>\n",
+		      out);
+	fputs(
 	      "<section id=\"flame-offcpu\"><h2>Off-CPU flame graph</h2><div class=\"view\"></div></section>\n"
 	      "<section id=\"metrics\"><h2>Metrics</h2><div class=\"view\"></div></section>\n",
 	      out);

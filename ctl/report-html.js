@@ -522,7 +522,7 @@
   // A normalised copy of the tree: parent links, children heaviest first,
   // h = height of the subtree (0 for a leaf).
   function normTree(n, p) {
-    const o = { n: String(n.n ?? '?'), v: Math.max(0, num(n.v)), p, c: [], h: 0 };
+    const o = { n: String(n.n ?? '?'), v: Math.max(0, num(n.v)), b: Math.max(0, num(n.b)), p, c: [], h: 0 };
     for (const c of arr(n.c)) if (c && typeof c === 'object') o.c.push(normTree(c, o));
     o.c.sort((a, b) => b.v - a.v);
     for (const c of o.c) o.h = Math.max(o.h, c.h + 1);
@@ -533,7 +533,18 @@
     for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
     return h >>> 0;
   }
+  // Against the baseline: how much a frame grew (> 0, up to 1) or shrank
+  // (< 0), as a share of the larger of its two weights.
+  function frameDelta(node) {
+    return (node.v - node.b) / Math.max(node.v, node.b, 1);
+  }
   function frameColor(kind, node) {
+    if (kind === 'cpu_diff') {
+      // red: more than before, blue: less; the stronger the change, the
+      // deeper the colour (Brendan Gregg's differential flame graphs)
+      const d = frameDelta(node), l = Math.round(94 - 40 * Math.abs(d));
+      return Math.abs(d) < 0.1 ? 'hsl(40,8%,90%)' : d > 0 ? `hsl(2,78%,${l}%)` : `hsl(214,72%,${l}%)`;
+    }
     if ((!node.p && node.n === 'all') || node.n === '[other]') return kind === 'cpu' ? '#d9cfc4' : '#c8d3dc';
     const h = hash(node.n), a = (h & 255) / 255, b = ((h >>> 8) & 255) / 255, c = ((h >>> 16) & 255) / 255;
     return kind === 'cpu'
@@ -544,10 +555,11 @@
   function buildFlame(host, W, kind) {
     const raw = flame[kind];
     if (!raw || typeof raw !== 'object' || !(num(raw.v) > 0)) {
-      note(host, kind === 'cpu' ? 'No CPU samples in this window.' : 'No off-CPU stacks in this window.');
+      note(host, kind === 'offcpu' ? 'No off-CPU stacks in this window.' : 'No CPU samples in this window.');
       return;
     }
-    const unit = String(flame[`${kind}_unit`] || (kind === 'cpu' ? 'samples' : 'us'));
+    const diff = kind === 'cpu_diff';
+    const unit = String(flame[`${kind}_unit`] || (kind === 'offcpu' ? 'us' : 'samples'));
     const fmtW = (v) => (unit === 'us' ? fmtDur(v) : `${fmtInt(v)} ${unit}`);
     if (!flameState[kind]) {
       const root = normTree(raw, null);
@@ -579,8 +591,13 @@
     const box = elt('div', 'flame-box', null, host);
     const s = svg('svg', {
       class: 'flame', 'data-kind': kind, 'data-total': st.root.v, 'data-width': W, width: W,
-      'font-family': MONO_FONT, 'font-size': 11, role: 'img', 'aria-label': `${kind === 'cpu' ? 'CPU' : 'Off-CPU'} flame graph`,
+      'font-family': MONO_FONT, 'font-size': 11, role: 'img',
+      'aria-label': diff ? 'Differential CPU flame graph' : `${kind === 'cpu' ? 'CPU' : 'Off-CPU'} flame graph`,
     }, box);
+    if (diff) {
+      note(host, 'The window\'s CPU stacks; red: more CPU than in the baseline (its samples scaled to the window\'s length), '
+        + 'blue: less, grey: about the same.');
+    }
     if (num(flame.aggregated) > 0) {
       note(host, `${fmtInt(flame.aggregated)} small frames were folded into "[other]" by frctl to bound the report's size.`);
     }
@@ -597,6 +614,7 @@
         const g = svg('g', {
           class: `frame${anc ? ' anc' : ''}${isMatch(n) ? ' match' : ''}`, 'data-name': n.n, 'data-v': n.v, 'data-depth': d,
         }, frag);
+        if (diff) { g.setAttribute('data-b', n.b); g.setAttribute('data-delta', frameDelta(n).toFixed(2)); }
         svg('rect', { x: r2(x), y: d * FRAME_H, width: r2(w), height: FRAME_H - 1, fill: frameColor(kind, n) }, g);
         const chars = Math.floor((w - 6) / cw);
         if (chars >= 3) {
@@ -660,6 +678,7 @@
         const self = n.v - n.c.reduce((a, c) => a + c.v, 0);
         return [{ text: n.n, cls: 'tt-title tt-rec' },
           { text: `${fmtW(n.v)} · ${pct(n.v, st.root.v)} of all` },
+          diff ? { text: `baseline: ${fmtW(n.b)} (scaled) · ${n.v >= n.b ? '+' : '−'}${pct(Math.abs(n.v - n.b), Math.max(n.b, 1))}` } : null,
           st.base !== st.root ? { text: `${pct(n.v, st.base.v)} of ${st.base.n}` } : null,
           n.c.length && self > 0 ? { text: `self: ${fmtW(self)}`, cls: 'tt-muted' } : null,
           { text: n === st.base ? 'click: zoom out' : 'click: zoom in', cls: 'tt-muted' }];
@@ -782,7 +801,8 @@
   let lastW = 0;
   function drawAll() {
     const q = (sel) => document.querySelector(sel);
-    const hosts = [q('#timeline .view'), q('#flame-cpu .view'), q('#flame-offcpu .view'), q('#metrics .view')];
+    const hosts = [q('#timeline .view'), q('#flame-cpu .view'), q('#flame-offcpu .view'), q('#metrics .view'),
+      q('#flame-diff .view')];
     // Read every width before drawing: a read after would force a layout of
     // all that was drawn so far.
     const widths = hosts.map((h) => (h ? Math.floor(h.clientWidth) : 0));
@@ -802,6 +822,7 @@
     put(1, buildFlame, Math.max(300, widths[1] || W), 'cpu');
     put(2, buildFlame, Math.max(300, widths[2] || W), 'offcpu');
     put(3, buildCharts, W);
+    put(4, buildFlame, Math.max(300, widths[4] || W), 'cpu_diff');
     layouts.push(updateRanges);
     layoutAll();
     lastW = W;

@@ -581,7 +581,7 @@ int verb_report(struct frctl *f, int argc, char **argv)
 		goto out;
 	}
 	if (html) {
-		k = report_html(&rp, &s, &a, out);
+		k = report_html(&rp, &s, &a, &bl, changes, out);
 		if (k < 0) {
 			frctl_error("cannot write the page: %s", strerror(-k));
 			k = EXIT_FAILURE_;

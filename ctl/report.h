@@ -12,6 +12,7 @@
 
 #include "../lib/window.h"
 #include "call-paths.h"
+#include "report-baseline.h"
 #include "string-counts.h"
 #include "window-args.h"
 
@@ -59,8 +60,10 @@ struct report {
 void report_add(struct report *rp, struct fr_window *w, size_t i, const struct fr_window_entry *e);
 void report_done(struct report *rp);
 
-/* The page: @rp gathered from the window of @s, shown under @a's filters;
+/* The page: @rp gathered from the window of @s, shown under @a's filters,
+ * and what changed against @bl's baseline (@changes: what_changed());
  * written to @out.  0 or -errno (-ENOMEM; a write error is @out's). */
-int report_html(struct report *rp, const struct frctl_source *s, const struct frctl_window_args *a, FILE *out);
+int report_html(struct report *rp, const struct frctl_source *s, const struct frctl_window_args *a,
+		const struct baseline *bl, struct json_object *changes, FILE *out);
 
 #endif

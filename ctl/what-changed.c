@@ -124,14 +124,14 @@ static void wait_add(struct side *s, const char *key, uint64_t ns)
 	d->h[bucket_of(ns)]++;
 }
 
-static struct series *series_get(struct side *s, const char *name, const char *unit, double scale)
+static struct side_series *series_get(struct side *s, const char *name, const char *unit, double scale)
 {
 	for (unsigned i = 0; i < s->nmetric; i++)
 		if (strcmp(s->metric[i].name, name) == 0)
 			return &s->metric[i];
-	if (s->nmetric == SERIES_MAX)
+	if (s->nmetric == SIDE_SERIES_MAX)
 		return NULL;
-	struct series *x = &s->metric[s->nmetric++];
+	struct side_series *x = &s->metric[s->nmetric++];
 	snprintf(x->name, sizeof(x->name), "%s", name);
 	x->unit = unit;
 	x->scale = scale;
@@ -140,7 +140,7 @@ static struct series *series_get(struct side *s, const char *name, const char *u
 
 static void series_add(struct side *s, const char *name, const char *unit, double scale, double v, uint64_t t)
 {
-	struct series *x = series_get(s, name, unit, scale);
+	struct side_series *x = series_get(s, name, unit, scale);
 
 	if (!x)
 		return;
@@ -306,6 +306,11 @@ static double span_s(const struct side *s)
 	uint64_t since = MAX(s->since, s->first);
 
 	return s->until > since ? (double)(s->until - since) / 1e9 : 1.0;
+}
+
+double side_span_s(const struct side *s)
+{
+	return span_s(s);
 }
 
 bool side_usable(const struct side *base, const struct side *now)
@@ -579,7 +584,7 @@ static double median(const double *v, size_t n, double *tmp)
 
 /* The least change of each metric worth a line, in its own units:
  * smaller ones are the noise of a healthy machine. */
-static double metric_floor(const struct series *x)
+static double metric_floor(const struct side_series *x)
 {
 	if (strstr(x->name, "memory available"))
 		return 64 * 1024; /* kB */
@@ -593,7 +598,7 @@ static double metric_floor(const struct series *x)
 static void compare_metrics(struct changes *c, const struct side *now, const struct side *base)
 {
 	for (unsigned i = 0; i < now->nmetric; i++) {
-		const struct series *xn = &now->metric[i], *xb = NULL;
+		const struct side_series *xn = &now->metric[i], *xb = NULL;
 		for (unsigned j = 0; j < base->nmetric; j++)
 			if (strcmp(base->metric[j].name, xn->name) == 0)
 				xb = &base->metric[j];

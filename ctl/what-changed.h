@@ -25,8 +25,8 @@ struct dist_map {
 	size_t cap, used;
 };
 
-#define SERIES_MAX 16
-struct series {
+#define SIDE_SERIES_MAX 16
+struct side_series {
 	char name[48];
 	const char *unit;
 	double scale; /* printed value = v * scale */
@@ -49,7 +49,7 @@ struct side {
 	struct fr_counts ooms;     /* OOM kills by comm */
 	struct fr_counts events;   /* TCP resets and retransmits by peer, marks */
 	struct dist_map waits;     /* "kind comm call" -> durations */
-	struct series metric[SERIES_MAX];
+	struct side_series metric[SIDE_SERIES_MAX];
 	unsigned nmetric;
 	struct fr_folded *cpu;     /* CPU stacks, for the differential flame graph */
 };
@@ -63,6 +63,8 @@ void side_done(struct side *s);
  * window's span at least (a store that began just before the window has
  * nothing to say of it)?  Its rates are over the part its records cover. */
 bool side_usable(const struct side *base, const struct side *now);
+/* The seconds a side's rates are over. */
+double side_span_s(const struct side *s);
 
 /* The changes from @base to @now, most unusual first, as a JSON array of
  * objects (documented in frctl(1), "What changed"; empty when @base is

@@ -16,9 +16,9 @@
 # every chunk's start a slice boundary, and a few chunks each.
 #   test-window-golden.sh BUILD_DIR FR_STORE_GOLDEN [--regenerate]
 # --regenerate prints the hash file for the current frctl instead (only
-# after a deliberate change of an output format).  The four report texts'
-# hashes changed with issue 45's "What changed" section; with
-# --no-baseline they are still a7ab838's.
+# after a deliberate change of an output format).  The report texts' and
+# pages' hashes changed with issue 45's "What changed" (the section, the
+# page's script); with --no-baseline the texts are still a7ab838's.
 # The store was recorded on "golden-recorder", kernel 6.1.0-golden-amd64
 # (fr-store-golden writes its hosts file): the outputs name that machine,
 # never the one reading it.  The test runs under another host name (a UTS

@@ -13,6 +13,8 @@
 #     available down by about 1 GiB (and when it stepped);
 #   - nothing is listed of what did not change: fr-steady, ctl_spin,
 #     steady_fn (false positives are the failure this guards against);
+#   - the page has the section, and a differential flame graph (headless
+#     Chromium): hog_fn all gain (red), ctl_spin about the same;
 #   - --no-baseline leaves the section out; --baseline-since/-until picks
 #     a span of the store; a bad baseline option is one line, exit 2.
 # Usage: test-what-changed.sh BUILD_DIR
@@ -190,6 +192,44 @@ c=$(change '.kind == "metric" and .subject == "memory available"')
 	(.at | type) == "string"' <<<"$c" >/dev/null || fail "memory available is not listed down by ~1 GiB: ${c:-none}"
 in_text "memory available" || fail "memory is not in the text's list: $(cat "$T/changed.txt")"
 ok "memory: $(jq -r .text <<<"$c")"
+
+# the page: the section, and the differential flame graph in Chromium
+"$FRCTL" --store "$T/store" report --incident "$id" --format html -o "$T/report.html" || fail "report --format html failed"
+grep -q '<section id="changed">' "$T/report.html" && grep -qE '<li class="up">CPU function up +hog_fn' "$T/report.html" ||
+	fail "the page has no 'What changed' with hog_fn up"
+mkdir -p "$BUILD/test-artifacts"
+SHOT="$BUILD/test-artifacts/what-changed.png"
+rm -f "$SHOT"
+/usr/bin/python3 "$(dirname "$0")/../tools/page-check.py" "$T/report.html" "$T/chromium" --screenshot "$SHOT" \
+	--size 1400,2600 >"$T/page.json" || fail "page-check failed: $(tail -5 "$T/chromium/console.log" 2>/dev/null)"
+/usr/bin/python3 - "$T/page.json" "$T/chromium/dom.html" <<'PY' || fail "the differential flame graph is not right (above)"
+import json, re, sys
+page = json.load(open(sys.argv[1]))
+dom = open(sys.argv[2]).read()
+bad = []
+if page['chromium_exit'] != 0 or page['console'] or page['requests'] or not page['ready']:
+    bad.append('chromium: exit %s, console %s, requests %s, ready %s' % (
+        page['chromium_exit'], page['console'][:3], page['requests'][:3], page['ready']))
+m = re.search(r'<svg[^>]*class="flame"[^>]*data-kind="cpu_diff".*?</svg>', dom, re.S)
+frames = {}
+if not m:
+    bad.append('no differential flame graph drawn')
+else:
+    for g in re.finditer(r'<g [^>]*data-name="([^"]*)"[^>]*>\s*<rect [^>]*fill="([^"]*)"', m.group(0)):
+        d = re.search(r'data-delta="([-0-9.]+)"', g.group(0))
+        frames.setdefault(g.group(1).split('+')[0], (float(d.group(1)) if d else None, g.group(2)))
+    def check(name, lo, hi, hue):
+        f = frames.get(name)
+        if not f or f[0] is None or not lo <= f[0] <= hi or (hue is not None and not f[1].startswith('hsl(%d,' % hue)):
+            bad.append('%s: delta and colour %s, want %s..%s, hue %s' % (name, f, lo, hi, hue))
+    check('hog_fn', 0.9, 1.0, 2)        # all gain: red
+    check('ctl_spin', -0.5, 0.5, None)  # about the same
+for b in bad:
+    print('FAIL:', b)
+print('ok: differential flame graph: hog_fn %s, ctl_spin %s' % (frames.get('hog_fn'), frames.get('ctl_spin')))
+sys.exit(1 if bad else 0)
+PY
+ok "page: 'What changed' section, hog_fn red in the differential flame graph ($SHOT)"
 
 # nothing of what did not change
 bad=$(jq -c '[.changes[] | select((.subject | test("fr-steady|ctl_spin|steady_fn")))]' "$T/report.json")
