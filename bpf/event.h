@@ -60,13 +60,19 @@ struct fr_event_hdr {
 	__u32 tid;
 	__u16 type;      /* enum fr_event_type */
 	__u16 flags;     /* per type, FR_EXEC_* */
-	__u32 pad;
+	__u32 pad;       /* off-CPU events: the task state it blocked in
+			    (sched_switch's prev_state: 1 TASK_INTERRUPTIBLE,
+			    2 TASK_UNINTERRUPTIBLE, | 0x400 TASK_NOLOAD for an
+			    idle one, ...); else 0 */
 	char comm[FR_COMM_LEN];
 };
 _Static_assert(sizeof(struct fr_event_hdr) == 48, "fr_event_hdr layout");
 
 #define FR_EXEC_FILENAME_CUT (1u << 0)
 #define FR_EXEC_ARGS_CUT (1u << 1)
+/* off-CPU events: the task is a kernel thread (its waits are its idle
+ * loop, unless in D) */
+#define FR_OFFCPU_KTHREAD (1u << 0)
 
 struct fr_event_exec {
 	struct fr_event_hdr hdr;

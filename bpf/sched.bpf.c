@@ -47,7 +47,7 @@ struct fr_sched_state {
 	__u64 offcpu_ts; /* blocked since; 0: not blocked */
 	__u64 run_delay; /* its sched_info run delay when it last got a CPU */
 	__u32 arrived;   /* run_delay is set: the runq_epoch it was set in */
-	__u32 pad;
+	__u32 state;     /* the task state it blocked in (prev_state) */
 };
 
 struct {
@@ -81,6 +81,7 @@ struct offcpu_pending {
 	struct bpf_task_work tw;
 	__u64 ts, duration;
 	__s32 syscall_nr;
+	__u32 state;
 	__u16 kernel_frames;
 	__u8 busy;       /* from the switch to the end of the callback */
 	__u8 pad;
@@ -273,7 +274,8 @@ static __always_inline __s32 blocked_syscall(struct task_struct *t)
 
 /* An interval of @duration ns that started at @start (CLOCK_BOOTTIME).
  * @syscall_nr: see struct fr_event_sched */
-static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start, __u64 duration, __s32 syscall_nr)
+static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start, __u64 duration, __s32 syscall_nr,
+				 __u32 state)
 {
 	struct fr_event_sched *e;
 	struct fr_slot slot;
@@ -282,6 +284,9 @@ static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start,
 	if (!e)
 		return;
 	fr_fill_hdr_task(&e->hdr, type, t, start);
+	e->hdr.pad = state;
+	if (t->flags & PF_KTHREAD)
+		e->hdr.flags = FR_OFFCPU_KTHREAD;
 	e->duration_ns = duration;
 	e->syscall_nr = syscall_nr;
 	e->pad = 0;
@@ -290,9 +295,12 @@ static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start,
 
 /* What an offcpu record holds besides its stacks. */
 static __always_inline void fill_offcpu(struct fr_event_offcpu *e, struct task_struct *t, __u64 start,
-					__u64 duration, __s32 syscall_nr, __u16 user)
+					__u64 duration, __s32 syscall_nr, __u32 state, __u16 user)
 {
 	fr_fill_hdr_task(&e->hdr, FR_EV_OFFCPU, t, start);
+	e->hdr.pad = state;
+	if (t->flags & PF_KTHREAD)
+		e->hdr.flags = FR_OFFCPU_KTHREAD;
 	e->duration_ns = duration;
 	e->syscall_nr = syscall_nr;
 	e->user = user;
@@ -318,7 +326,7 @@ static int offcpu_copy_user(struct bpf_map *map, void *key, void *value)
 
 	e = fr_reserve(sizeof(*e) + FR_USTACK_COPY, FR_SRC_SCHED, &slot);
 	if (e) {
-		fill_offcpu(e, t, p->ts, p->duration, p->syscall_nr, FR_OFFCPU_USER_COPIED);
+		fill_offcpu(e, t, p->ts, p->duration, p->syscall_nr, p->state, FR_OFFCPU_USER_COPIED);
 		e->kernel_frames = p->kernel_frames;
 		__builtin_memcpy(e->kstack, p->kstack, sizeof(e->kstack));
 		len = fr_ustack_len(t, e->uregs[7]);
@@ -344,7 +352,7 @@ static int offcpu_copy_user(struct bpf_map *map, void *key, void *value)
 /* The record of @t's wait, written now, without its user stack (@user
  * says why). */
 static __always_inline void offcpu_now(struct task_struct *t, __u64 start, __u64 duration, __s32 syscall_nr,
-				       __u16 user)
+				       __u32 state, __u16 user)
 {
 	struct fr_event_offcpu *e;
 	struct fr_slot slot;
@@ -353,7 +361,7 @@ static __always_inline void offcpu_now(struct task_struct *t, __u64 start, __u64
 	e = fr_reserve(sizeof(*e), FR_SRC_SCHED, &slot);
 	if (!e)
 		return;
-	fill_offcpu(e, t, start, duration, syscall_nr, user);
+	fill_offcpu(e, t, start, duration, syscall_nr, state, user);
 	n = bpf_get_task_stack(t, e->kstack, sizeof(e->kstack), 0);
 	e->kernel_frames = n > 0 ? (__u64)n / 8 : 0;
 	fr_submit(e, &slot);
@@ -361,7 +369,7 @@ static __always_inline void offcpu_now(struct task_struct *t, __u64 start, __u64
 
 /* @t waited @duration ns from @start, over the threshold, and is about to
  * run: its record, with stacks when they are on. */
-static __always_inline void offcpu(struct task_struct *t, __u64 start, __u64 duration)
+static __always_inline void offcpu(struct task_struct *t, __u64 start, __u64 duration, __u32 state)
 {
 	__s32 nr = blocked_syscall(t);
 	struct offcpu_pending *p = NULL;
@@ -369,15 +377,15 @@ static __always_inline void offcpu(struct task_struct *t, __u64 start, __u64 dur
 	long n;
 
 	if (!offcpu_stacks) {
-		emit(t, FR_EV_OFFCPU, start, duration, nr);
+		emit(t, FR_EV_OFFCPU, start, duration, nr, state);
 		return;
 	}
 	if (t->flags & (PF_KTHREAD | PF_IO_WORKER)) {
-		offcpu_now(t, start, duration, nr, FR_OFFCPU_USER_KTHREAD);
+		offcpu_now(t, start, duration, nr, state, FR_OFFCPU_USER_KTHREAD);
 		return;
 	}
 	if (!have_task_work) {
-		offcpu_now(t, start, duration, nr, FR_OFFCPU_USER_NO_TASK_WORK);
+		offcpu_now(t, start, duration, nr, state, FR_OFFCPU_USER_NO_TASK_WORK);
 		return;
 	}
 	next = bpf_map_lookup_elem(&offcpu_next, &zero);
@@ -387,18 +395,19 @@ static __always_inline void offcpu(struct task_struct *t, __u64 start, __u64 dur
 		p = bpf_map_lookup_elem(&offcpu_pending, &i);
 	}
 	if (!p || p->busy) {
-		offcpu_now(t, start, duration, nr, FR_OFFCPU_USER_BUSY);
+		offcpu_now(t, start, duration, nr, state, FR_OFFCPU_USER_BUSY);
 		return;
 	}
 	p->busy = 1;
 	p->ts = start;
 	p->duration = duration;
 	p->syscall_nr = nr;
+	p->state = state;
 	n = bpf_get_task_stack(t, p->kstack, sizeof(p->kstack), 0);
 	p->kernel_frames = n > 0 ? (__u64)n / 8 : 0;
 	if (bpf_task_work_schedule_resume_impl(t, &p->tw, &offcpu_pending, offcpu_copy_user, NULL) != 0) {
 		p->busy = 0;
-		offcpu_now(t, start, duration, nr, FR_OFFCPU_USER_BUSY);
+		offcpu_now(t, start, duration, nr, state, FR_OFFCPU_USER_BUSY);
 	}
 }
 
@@ -500,8 +509,10 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 	 * the kernel counts its wait) */
 	if (offcpu_enabled && prev_state != 0 /* TASK_RUNNING */ && prev->pid != 0 && !is_self(prev)) {
 		s = state(prev, true);
-		if (s)
+		if (s) {
 			s->offcpu_ts = now;
+			s->state = prev_state;
+		}
 	}
 
 	/* next gets the CPU: close its intervals */
@@ -514,7 +525,7 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 		__u64 total = 0, wait = runq_wait(next, s, clock, &total);
 
 		if (wait >= runq_threshold_ns && wait <= now)
-			emit(next, FR_EV_RUNQ, now - wait, wait, -1);
+			emit(next, FR_EV_RUNQ, now - wait, wait, -1, 0);
 		s->run_delay = total;
 		s->arrived = runq_epoch;
 	}
@@ -524,7 +535,7 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 		__u64 off = now > s->offcpu_ts ? now - s->offcpu_ts : 0;
 
 		if (off >= offcpu_threshold_ns)
-			offcpu(next, s->offcpu_ts, off);
+			offcpu(next, s->offcpu_ts, off, s->state);
 		s->offcpu_ts = 0;
 	}
 	return 0;

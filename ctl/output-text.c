@@ -13,6 +13,7 @@
 #include "../lib/parse.h"
 #include "../lib/record-fields.h"
 #include "../lib/syscall-names.h"
+#include "../lib/wait-kind.h"
 #include "output-text.h"
 
 /* Record types with a column of their own: the name padded to 8, and a
@@ -243,6 +244,12 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 	}
 	case FR_REC_OFFCPU:
 		fr_out_puts(o, "blocked ");
+		/* D: the task needed what it waited for (I/O, a page) */
+		if (fr_task_state_name(r->sched.state) && strcmp(fr_task_state_name(r->sched.state), "S") != 0) {
+			fr_out_puts(o, "(");
+			fr_out_puts(o, fr_task_state_name(r->sched.state));
+			fr_out_puts(o, ") ");
+		}
 		if (r->sched.syscall_nr >= 0) {
 			fr_out_puts(o, "in ");
 			print_syscall(o, (unsigned)r->sched.syscall_nr);

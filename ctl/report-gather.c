@@ -9,6 +9,7 @@
 #include "../lib/macro.h"
 #include "../lib/parse.h"
 #include "../lib/record-fields.h"
+#include "../lib/wait-kind.h"
 #include "report.h"
 
 static void top_add(struct top *t, const struct fr_window_entry *e, uint64_t v)
@@ -102,6 +103,13 @@ static void offcpu(struct report *rp, struct fr_window *w, size_t i, const struc
 	char name[512];
 	uint64_t h, d = e->r.sched.duration_ns;
 
+	/* idle by design (lib/wait-kind.h): counted, not listed; what
+	 * changed lists it when it changed */
+	if (fr_wait_is_idle(&e->r, e->kernel_thread)) {
+		rp->offcpu_idle++;
+		rp->offcpu_idle_ns += d;
+		return;
+	}
 	top_add(&rp->offcpu, e, d);
 	rp->offcpu_ns += d;
 	if (fr_path_hash(w, e, f, name, sizeof(name), &h) > 0)

@@ -40,6 +40,7 @@
 #include "../lib/parse.h"
 #include "../lib/pid-map.h"
 #include "../lib/record-fields.h"
+#include "../lib/wait-kind.h"
 #include "coredump-link.h"
 #include "flame-tree.h"
 #include "frctl.h"
@@ -249,7 +250,8 @@ static void survey(struct page *pg, const struct fr_window_entry *e)
 	p->records++;
 	p->kthread = e->kernel_thread;
 	k = wait_kind(r->type);
-	if (k >= 0)
+	/* the slowest lanes are the latencies' (lib/wait-kind.h) */
+	if (k >= 0 && !fr_wait_is_idle(r, e->kernel_thread))
 		p->slowest = MAX(p->slowest, fr_record_duration_ns(r));
 	switch (r->type) {
 	case FR_REC_SAMPLE: p->samples++; break;

@@ -427,6 +427,10 @@ static void print_offcpu(struct fr_window *w, const struct report *rp)
 	static const char title[] = "off-CPU time by call path";
 	char d[32];
 
+	if (rp->offcpu_idle)
+		printf("Off-CPU waits idle by design, not listed: %" PRIu64 " (%s: kernel threads' idle loops, "
+		       "epoll_wait, poll, futex, sleeps; frctl dump has them)\n",
+		       rp->offcpu_idle, fr_format_duration(rp->offcpu_idle_ns, d, sizeof(d)));
 	if (!rp->offcpu.count)
 		return;
 	print_top(w, "Longest off-CPU (blocked)", &rp->offcpu);
@@ -551,10 +555,9 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	}
 	if (frctl_window_finish(&a) < 0)
 		return EXIT_USAGE;
-	/* the page names each lane's executable, and keeps kernel threads'
-	 * idle sleeps out of its lanes; the comparison says kernel threads'
-	 * waits apart */
-	a.need_exe = html || !bl.none;
+	/* the page names each lane's executable; kernel threads' sleeps
+	 * are their idle loops (lib/wait-kind.h) */
+	a.need_exe = true;
 	k = frctl_source_open(f, &a, &s);
 	if (k == 0)
 		k = baseline_open(f, &bl, &a, &s);

@@ -46,7 +46,8 @@ struct list {
 struct report {
 	struct top syscall, offcpu, runq, block;
 	uint64_t samples, execs, exits, exits_failed, forks, records, gaps_lost, gap_records;
-	uint64_t offcpu_ns, offcpu_bare, offcpu_bare_ns; /* all waits; those without a stack */
+	uint64_t offcpu_ns, offcpu_bare, offcpu_bare_ns; /* the latencies; those without a stack */
+	uint64_t offcpu_idle, offcpu_idle_ns;         /* waits idle by design (lib/wait-kind.h) */
 	struct fr_counts self, procs, started;
 	struct paths cpu_paths, offcpu_paths;
 	struct list killed, triggers, ooms, marks, signals;

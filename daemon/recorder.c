@@ -572,6 +572,8 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 			const struct fr_event_offcpu *e = data;
 			rec.sched.duration_ns = e->duration_ns;
 			rec.sched.syscall_nr = e->syscall_nr >= 0 ? e->syscall_nr : -1;
+			rec.sched.state = h->pad;
+			rec.sched.kthread = h->flags & FR_OFFCPU_KTHREAD;
 			rec.stack.kernel_frames = MIN(e->kernel_frames, FR_STACK_DEPTH);
 			rec.stack.kframes = (const uint64_t *)e->kstack;
 			rec.stack.uframes = r->uframes;
@@ -587,6 +589,8 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 			goto malformed;
 		rec.sched.duration_ns = e->duration_ns;
 		rec.sched.syscall_nr = h->type == FR_EV_OFFCPU && e->syscall_nr >= 0 ? e->syscall_nr : -1;
+		rec.sched.state = h->type == FR_EV_OFFCPU ? h->pad : 0;
+		rec.sched.kthread = h->type == FR_EV_OFFCPU && (h->flags & FR_OFFCPU_KTHREAD);
 		break;
 	}
 	case FR_EV_SAMPLE: {

@@ -16,7 +16,9 @@
  *   this reader knows, and a type added goes there whole (a type this
  *   reader does not know has no fields of its own in other streams):
  *   this reader skips what it does not know and counts the records
- *   (fr_codec_state.unknown), so neither needs a new flag.
+ *   (fr_codec_state.unknown), so neither needs a new flag.  The fields
+ *   there so far: offcpu, varint task state and varint flags (bit 0: a
+ *   kernel thread) (issue 45; 0 when absent).
  *
  * Varints are LEB128; svarints zigzag-encoded.  Small numbers dominate
  * (deltas, pids), so a typical record is 20-40 bytes before zstd.  The
@@ -253,11 +255,50 @@ static int put_frames(struct writer *w, const struct fr_record *r)
 	return 0;
 }
 
+/* The extensions this writer makes (FR_REC_F_EXT): an offcpu record's
+ * task state and its flags (bit 0: a kernel thread), varints, after the
+ * varint length of the extension. */
+#define EXT_MAX (1 + 5 + 1)
+#define EXT_OFFCPU_KTHREAD 1u
+
+static size_t varint_size(uint64_t v)
+{
+	size_t n = 1;
+
+	for (; v >= 0x80; v >>= 7)
+		n++;
+	return n;
+}
+
+/* Has @r an extension in a chunk of @st? */
+static _always_inline_ bool has_ext(const struct fr_codec_state *st, const struct fr_record *r)
+{
+	return r->type == FR_REC_OFFCPU && (r->sched.state || r->sched.kthread) &&
+	       (st->incompat_flags & FR_CHUNK_INCOMPAT_RECORD_EXT);
+}
+
+/* The first varint of the extension @p[0..@n) at *@pos (advanced past
+ * it); 0 when it is not there or not whole: a field a writer did not
+ * write reads as its default. */
+static uint64_t ext_varint(const uint8_t *p, size_t n, size_t *pos)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; *pos < n && shift < 64; shift += 7) {
+		uint8_t b = p[(*pos)++];
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (b < 0x80)
+			return v;
+	}
+	*pos = n;
+	return 0;
+}
+
 size_t fr_record_max_encoded_size(const struct fr_record *r)
 {
 	/* prefix, and room for three varints of any type without strings
 	 * (an offcpu record's duration and syscall nr among them) */
-	size_t n = 2 + 10 * 4 + 1 + FR_REC_COMM_MAX + 3 * 10;
+	size_t n = 2 + 10 * 4 + 1 + FR_REC_COMM_MAX + 3 * 10 + EXT_MAX;
 
 	if (r->type == FR_REC_EXEC)
 		n += r->exec.filename_len + r->exec.args_len + 2 * 5;
@@ -295,9 +336,12 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 {
 	uint8_t comm_len = fr_comm_len(r->comm);
 
+	bool ext = has_ext(st, r);
+
 	put_u8(w, S_HEAD, (uint8_t)r->type);
-	/* an extension read is not kept: a record written again has none */
-	put_u8(w, S_HEAD, (uint8_t)(r->flags & ~FR_REC_F_EXT));
+	/* the extension is this writer's own: what the record says, not
+	 * whether one read had it */
+	put_u8(w, S_HEAD, (uint8_t)((r->flags & ~FR_REC_F_EXT) | (ext ? FR_REC_F_EXT : 0)));
 	put_svarint(w, S_TS, (int64_t)(r->ts - st->prev_ts));
 	put_varint(w, S_PID, r->pid);
 	put_svarint(w, S_TID, (int64_t)r->tid - (int64_t)r->pid);
@@ -430,6 +474,12 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 		break;
 	default: /* a number no type has */
 		return -EINVAL;
+	}
+	if (ext) {
+		put_varint(w, S_OTHER, varint_size(r->sched.state) + (r->sched.kthread ? 1 : 0));
+		put_varint(w, S_OTHER, r->sched.state);
+		if (r->sched.kthread)
+			put_varint(w, S_OTHER, EXT_OFFCPU_KTHREAD);
 	}
 	if (w->overflow)
 		return -ENOBUFS;
@@ -674,6 +724,8 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 	case FR_REC_OFFCPU:
 		rec->sched.duration_ns = get_varint(r, S_DURATION);
 		rec->sched.syscall_nr = -1; /* older chunks do not say */
+		rec->sched.state = 0;      /* nor (its extension) those before issue 45 */
+		rec->sched.kthread = false;
 		if (st->incompat_flags & FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL) {
 			int64_t nr = get_svarint(r, S_NR);
 			if (nr < -1 || nr > INT32_MAX)
@@ -686,6 +738,8 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 	case FR_REC_RUNQ:
 		rec->sched.duration_ns = get_varint(r, S_DURATION);
 		rec->sched.syscall_nr = -1;
+		rec->sched.state = 0;
+		rec->sched.kthread = false;
 		break;
 	case FR_REC_BLOCK:
 		rec->block.dev = (uint32_t)get_varint(r, S_OTHER);
@@ -811,12 +865,19 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 		break;
 	}
 	if ((rec->flags & FR_REC_F_EXT) && (st->incompat_flags & FR_CHUNK_INCOMPAT_RECORD_EXT)) {
-		/* what a newer writer added: skipped, the bytes checked */
+		/* the fields this reader knows, then what a newer writer
+		 * added: skipped, the bytes checked */
+		const uint8_t *x = NULL;
+		size_t pos = 0;
 		v = get_varint(r, S_OTHER);
 		if (v > FR_CHUNK_RAW_MAX)
 			r->bad = true;
 		else
-			(void)get_bytes(r, S_OTHER, (size_t)v);
+			x = get_bytes(r, S_OTHER, (size_t)v);
+		if (x && rec->type == FR_REC_OFFCPU) {
+			rec->sched.state = (uint32_t)ext_varint(x, (size_t)v, &pos);
+			rec->sched.kthread = ext_varint(x, (size_t)v, &pos) & EXT_OFFCPU_KTHREAD;
+		}
 		rec->flags &= (uint16_t)~FR_REC_F_EXT;
 	}
 	if (r->bad)

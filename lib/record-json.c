@@ -28,6 +28,7 @@
 #include "record-json.h"
 #include "symtab.h"
 #include "syscall-names.h"
+#include "wait-kind.h"
 
 /* compact, and "/" as it is: paths are most of the strings */
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -450,7 +451,8 @@ int fr_record_json_write(struct fr_json_writer *w, struct fr_out *o, const struc
 		KEY(o, "null");
 	else if (k == 0)
 		k = put_str(w, o, e->exe, e->exe_len);
-	if (e->kernel_thread)
+	/* known from the process, or said by an offcpu record itself */
+	if (e->kernel_thread || (r->type == FR_REC_OFFCPU && r->sched.kthread))
 		KEY(o, ",\"kernel_thread\":true");
 	if (k < 0)
 		return k;
@@ -513,6 +515,12 @@ int fr_record_json_write(struct fr_json_writer *w, struct fr_out *o, const struc
 			fr_out_u64(o, (uint64_t)r->sched.syscall_nr);
 		else
 			KEY(o, "null");
+		/* the task state it blocked in, as ps prints it: present when
+		 * recorded (not in records from before issue 45) */
+		if (fr_task_state_name(r->sched.state)) {
+			KEY(o, ",\"state\":");
+			put_cstr(w, o, fr_task_state_name(r->sched.state));
+		}
 		/* where it slept and where it entered the kernel: frames as a
 		 * sample's ([] when none was captured) */
 		KEY(o, ",\"stack\":");

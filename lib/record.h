@@ -59,6 +59,15 @@ static inline uint8_t fr_comm_len(const char *comm)
 #endif
 }
 
+/* The task states of an offcpu record (include/linux/sched.h): an
+ * interruptible sleep waits for something that may never come (a request,
+ * a timer), an uninterruptible one for something under way (I/O, a page,
+ * a kernel lock), unless it is also NOLOAD (TASK_IDLE: a kernel thread's
+ * idle loop). */
+#define FR_TASK_INTERRUPTIBLE 0x0001u
+#define FR_TASK_UNINTERRUPTIBLE 0x0002u
+#define FR_TASK_NOLOAD 0x0400u
+
 /* flags */
 #define FR_REC_F_FILENAME_CUT (1u << 0)
 #define FR_REC_F_ARGS_CUT (1u << 1)
@@ -123,6 +132,13 @@ struct fr_record {
 			/* offcpu: the system call the task was blocked in, -1
 			 * when none or not known (and in runq records) */
 			int32_t syscall_nr;
+			/* offcpu: the task state it blocked in (prev_state of
+			 * sched_switch: FR_TASK_*), 0 when not known (records
+			 * from before it was recorded, and runq records) */
+			uint32_t state;
+			/* offcpu: the task is a kernel thread (false when not
+			 * known: as state) */
+			bool kthread;
 		} sched; /* offcpu, runq */
 		struct {
 			uint32_t prev_state;

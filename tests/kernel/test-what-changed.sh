@@ -245,7 +245,7 @@ until=$(jq -r .baseline.until "$T/report.json")
 	>"$T/explicit.json" || fail "--baseline-since/--baseline-until failed"
 jq -e --slurpfile d "$T/report.json" '.baseline.records == $d[0].baseline.records and
 	([.changes[].subject] == [$d[0].changes[].subject])' "$T/explicit.json" >/dev/null ||
-	fail "the same span given explicitly compares otherwise"
+	fail "the same span given explicitly compares otherwise: $(jq -c '[.baseline, [.changes[].subject]]' "$T/report.json") vs $(jq -c '[.baseline, [.changes[].subject]]' "$T/explicit.json")"
 out=$("$FRCTL" --store "$T/store" report --last 5s --baseline-since yesterday-ish 2>&1) && fail "a bad --baseline-since was taken"
 [ $? -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && grep -q -- '--baseline-since: invalid time' <<<"$out" ||
 	fail "a bad --baseline-since: want one line and exit 2, got: $out"

@@ -236,6 +236,9 @@ static void check_same(const struct fr_record *a, const struct fr_record *b, uin
 	case FR_REC_OFFCPU:
 		CHECK_EQ(a->sched.duration_ns, b->sched.duration_ns);
 		CHECK_EQ(b->sched.syscall_nr, flags & NEW ? a->sched.syscall_nr : -1);
+		/* the task state: an extension, in chunks that have them */
+		CHECK_EQ(b->sched.state, flags & FR_CHUNK_INCOMPAT_RECORD_EXT ? a->sched.state : 0u);
+		CHECK_EQ(b->sched.kthread, flags & FR_CHUNK_INCOMPAT_RECORD_EXT ? a->sched.kthread : false);
 		if (flags & FR_CHUNK_INCOMPAT_OFFCPU_STACK)
 			check_frames(a, b);
 		else
@@ -609,6 +612,7 @@ static void check_extensions(void)
 	int k;
 
 	CHECK(FR_CHUNK_INCOMPAT_WRITE & FR_CHUNK_INCOMPAT_RECORD_EXT);
+	a.sched.kthread = true; /* a kernel thread's, state not known: [2, 0, 1] */
 	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
 		st.buf[i] = sbuf[i];
 		st.cap[i] = sizeof(sbuf[i]);
@@ -623,11 +627,18 @@ static void check_extensions(void)
 	put(&st, "comm", comm, sizeof(comm));
 	put(&st, "other", ext, sizeof(ext));
 	e.prev_ts = 5;
-	/* b with fields a newer writer added after its own */
+	/* b, blocked in D, with fields a newer writer added after the task
+	 * state and flags: this writer's extension is [1, 2], the newer
+	 * one's [5, 2, 0, 'a', 'b', 'c'] */
+	b.sched.state = FR_TASK_UNINTERRUPTIBLE;
 	CHECK(fr_record_encode_streams(&e, &b, &st, SIZE_MAX) > 0);
-	st.buf[stream_named("head")][st.len[stream_named("head")] - 1] |= FR_REC_F_EXT;
-	put(&st, "other", ext2, sizeof(ext2));
-	/* an encoder never writes the flag (it keeps no extension) */
+	CHECK_EQ(st.buf[stream_named("head")][st.len[stream_named("head")] - 1], FR_REC_F_EXT);
+	CHECK_EQ(st.buf[stream_named("other")][st.len[stream_named("other")] - 2], 1);
+	CHECK_EQ(st.buf[stream_named("other")][st.len[stream_named("other")] - 1], FR_TASK_UNINTERRUPTIBLE);
+	st.len[stream_named("other")] -= 2;
+	put(&st, "other", (const uint8_t[]){ 5, FR_TASK_UNINTERRUPTIBLE, 0 }, 3);
+	put(&st, "other", ext2 + 1, sizeof(ext2) - 1);
+	/* no state: no extension, whatever flag the record came with */
 	c.flags = FR_REC_F_EXT;
 	CHECK(fr_record_encode_streams(&e, &c, &st, SIZE_MAX) > 0);
 	CHECK_EQ(st.buf[stream_named("head")][st.len[stream_named("head")] - 1], 0);
@@ -666,8 +677,8 @@ static void check_extensions(void)
 	CHECK(!fr_record_iter_done(&it));
 	/* an extension longer than what is left is damage too: the
 	 * "other" stream, last, holds the two extensions alone */
-	CHECK_EQ(lens[stream_named("other")], sizeof(ext) + sizeof(ext2));
-	content[content_len - sizeof(ext) - sizeof(ext2)] = 100;
+	CHECK_EQ(lens[stream_named("other")], 3 + sizeof(ext) + sizeof(ext2) + 2); /* a's; b's: state, flags, abc */
+	content[content_len - sizeof(ext) - sizeof(ext2) - 2] = 100;
 	k = columns_to_rows(FR_CHUNK_INCOMPAT_WRITE, 3, content, content_len, rows, total);
 	CHECK_EQ(k, -EBADMSG);
 	free(content);
