@@ -109,7 +109,7 @@ int baseline_open(struct frctl *f, struct baseline *b, const struct frctl_window
 		/* an incident: its window, not the whole chunks it keeps */
 		b->clip = true;
 	}
-	if (side_init(&b->now, first, last) < 0 || side_init(&b->base, 0, 0) < 0) {
+	if (side_init(&b->now, first, last, b->stacks) < 0 || side_init(&b->base, 0, 0, b->stacks) < 0) {
 		frctl_error("out of memory");
 		return EXIT_FAILURE_;
 	}

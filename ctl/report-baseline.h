@@ -37,6 +37,7 @@ enum {
 struct baseline {
 	const char *since, *until, *incident; /* as given */
 	bool none;
+	bool stacks;              /* keep the sides' CPU stacks (the page) */
 	/* set by baseline_open() */
 	bool split;               /* the window's records before split_ns are the baseline */
 	bool clip;                /* compare only the window's records in [now.since, now.until] */

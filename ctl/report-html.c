@@ -774,7 +774,7 @@ static struct json_object *data_json(struct page *pg)
 	json_object_object_add(fl, "cpu", flame(pg, pg->cpu));
 	/* against the baseline: the window's CPU stacks, the baseline's
 	 * weight beside each frame */
-	if (pg->bl->active && side_usable(&pg->bl->base, &pg->bl->now))
+	if (pg->bl->active && pg->bl->now.cpu && side_usable(&pg->bl->base, &pg->bl->now))
 		json_object_object_add(fl, "cpu_diff", flame_diff_json(pg->bl->now.cpu, pg->bl->base.cpu,
 								       side_span_s(&pg->bl->now) / side_span_s(&pg->bl->base),
 								       FLAME_NODES_MAX, &pg->flame_aggregated));

@@ -558,6 +558,7 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	/* the page names each lane's executable; kernel threads' sleeps
 	 * are their idle loops (lib/wait-kind.h) */
 	a.need_exe = true;
+	bl.stacks = html;
 	k = frctl_source_open(f, &a, &s);
 	if (k == 0)
 		k = baseline_open(f, &bl, &a, &s);

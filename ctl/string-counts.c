@@ -5,7 +5,7 @@
 
 #include "string-counts.h"
 
-static uint64_t hash(const char *s)
+uint64_t fr_str_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
 
@@ -18,7 +18,7 @@ static uint64_t hash(const char *s)
  * where it goes. */
 static struct fr_count *slot(struct fr_count *v, size_t cap, const char *key)
 {
-	for (size_t i = hash(key) & (cap - 1);; i = (i + 1) & (cap - 1))
+	for (size_t i = fr_str_hash(key) & (cap - 1);; i = (i + 1) & (cap - 1))
 		if (!v[i].key || strcmp(v[i].key, key) == 0)
 			return &v[i];
 }

@@ -19,6 +19,8 @@ struct fr_counts {
 };
 
 /* Counts @key once more (copied).  -ENOMEM. */
+/* FNV-1a of the string @s: the hash of these tables (and what-changed.h's). */
+uint64_t fr_str_hash(const char *s);
 int fr_counts_add(struct fr_counts *c, const char *key);
 /* Counts @key @n times more (a weight: blocked time, bytes). */
 int fr_counts_add_n(struct fr_counts *c, const char *key, uint64_t n);

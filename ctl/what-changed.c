@@ -12,7 +12,6 @@
 #include "../lib/parse.h"
 #include "../lib/record-fields.h"
 #include "../lib/syscall-names.h"
-#include "call-paths.h"
 #include "output-folded.h"
 #include "what-changed.h"
 
@@ -34,18 +33,9 @@ struct dist {
 	uint32_t h[DIST_BUCKETS];
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 static struct dist *dist_slot(struct dist *v, size_t cap, const char *key)
 {
-	for (size_t i = hash_str(key) & (cap - 1);; i = (i + 1) & (cap - 1))
+	for (size_t i = fr_str_hash(key) & (cap - 1);; i = (i + 1) & (cap - 1))
 		if (!v[i].key || strcmp(v[i].key, key) == 0)
 			return &v[i];
 }
@@ -205,10 +195,10 @@ static void metrics_add(struct side *s, const struct fr_window_entry *e)
 	json_object_put(m);
 }
 
-int side_init(struct side *s, uint64_t since, uint64_t until)
+int side_init(struct side *s, uint64_t since, uint64_t until, bool stacks)
 {
-	*s = (struct side){ .since = since, .until = until, .cpu = fr_folded_new() };
-	return s->cpu ? 0 : -ENOMEM;
+	*s = (struct side){ .since = since, .until = until, .cpu = stacks ? fr_folded_new() : NULL };
+	return !stacks || s->cpu ? 0 : -ENOMEM;
 }
 
 void side_add(struct side *s, struct fr_window *w, size_t i, const struct fr_window_entry *e)
@@ -217,7 +207,7 @@ void side_add(struct side *s, struct fr_window *w, size_t i, const struct fr_win
 	struct fr_frame f[FR_FRAMES_EXPANDED_MAX];
 	char key[512], name[256], b[64];
 	const char *call;
-	uint64_t h;
+	int n;
 
 	(void)i;
 	s->records++;
@@ -230,8 +220,16 @@ void side_add(struct side *s, struct fr_window *w, size_t i, const struct fr_win
 	case FR_REC_SAMPLE:
 		s->samples++;
 		(void)fr_counts_add(&s->procs, r->comm);
-		(void)fr_counts_add(&s->funcs, fr_path_hash(w, e, f, name, sizeof(name), &h) > 0 ? name : "[no stack]");
-		(void)fr_folded_add(s->cpu, w, e, 1);
+		/* where the CPU was: the innermost frame, as the report names it */
+		n = fr_window_frames(w, e, f, FR_FRAMES_EXPANDED_MAX);
+		if (n > 0) {
+			fr_frame_name(&f[0], false, name, sizeof(name));
+			if (f[0].inlined)
+				strncat(name, " (inlined)", sizeof(name) - strlen(name) - 1);
+		}
+		(void)fr_counts_add(&s->funcs, n > 0 ? name : "[no stack]");
+		if (s->cpu)
+			(void)fr_folded_add(s->cpu, w, e, 1);
 		break;
 	case FR_REC_OFFCPU:
 		/* a kernel thread's wait is its idle loop, mostly: said apart */

@@ -51,10 +51,12 @@ struct side {
 	struct dist_map waits;     /* "kind comm call" -> durations */
 	struct side_series metric[SIDE_SERIES_MAX];
 	unsigned nmetric;
-	struct fr_folded *cpu;     /* CPU stacks, for the differential flame graph */
+	struct fr_folded *cpu;     /* CPU stacks, for the differential flame graph (or NULL) */
 };
 
-int side_init(struct side *s, uint64_t since, uint64_t until);
+/* @stacks: keep the CPU stacks (cpu), for the page's differential
+ * flame graph. */
+int side_init(struct side *s, uint64_t since, uint64_t until, bool stacks);
 /* Adds record @e (item @i of @w) to @s. */
 void side_add(struct side *s, struct fr_window *w, size_t i, const struct fr_window_entry *e);
 void side_done(struct side *s);

@@ -49,17 +49,8 @@ static int parse_calls(const struct fr_conf_ctx *x, const config_setting_t *s, s
 {
 	if (strcmp(config_setting_name(s), "syscalls") != 0)
 		return parse_threshold(x, s, r);
-	if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) == 0)
-		return fr_conf_fail(x, s, "'syscalls' must be a non-empty array of syscall names");
 	r->any_syscall = false;
-	for (int e = 0; e < config_setting_length(s); e++) {
-		config_setting_t *el = config_setting_get_elem(s, (unsigned)e);
-		int nr = config_setting_type(el) == CONFIG_TYPE_STRING ? fr_syscall_number(config_setting_get_string(el)) : -1;
-		if (nr < 0 || nr >= FR_RULE_SYSCALL_WORDS * 64)
-			return fr_conf_fail(x, el, "'syscalls': unknown system call");
-		r->syscalls[nr / 64] |= 1ULL << (nr % 64);
-	}
-	return 0;
+	return fr_conf_syscalls(x, s, true, r->syscalls, FR_RULE_SYSCALL_WORDS);
 }
 
 static int check_threshold(const struct fr_conf_ctx *x, const config_setting_t *g, struct fr_rule *r)
@@ -109,30 +100,11 @@ static bool any_record(const struct fr_rule *r, const struct fr_record *rec)
 
 /* --- signal: a signal record of the rule's signals --- */
 
-static int signal_number(const char *name)
-{
-	for (int k = 1; k < 64; k++) {
-		const char *ab = sigabbrev_np(k);
-		if (ab && strncmp(name, "SIG", 3) == 0 && strcmp(name + 3, ab) == 0)
-			return k;
-	}
-	return -1;
-}
-
 static const char *const signal_settings[] = { "signals", NULL };
 
 static int signal_parse(const struct fr_conf_ctx *x, const config_setting_t *s, struct fr_rule *r)
 {
-	if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) == 0)
-		return fr_conf_fail(x, s, "'signals' must be a non-empty array of signal names");
-	for (int e = 0; e < config_setting_length(s); e++) {
-		config_setting_t *el = config_setting_get_elem(s, (unsigned)e);
-		int sig = config_setting_type(el) == CONFIG_TYPE_STRING ? signal_number(config_setting_get_string(el)) : -1;
-		if (sig < 0)
-			return fr_conf_fail(x, el, "'signals': unknown signal (names such as \"SIGSEGV\")");
-		r->signals |= 1ULL << sig;
-	}
-	return 0;
+	return fr_conf_signals(x, s, true, &r->signals);
 }
 static int signal_check(const struct fr_conf_ctx *x, const config_setting_t *g, struct fr_rule *r)
 {

@@ -9,6 +9,7 @@
 
 #include "conf-error.h"
 #include "parse.h"
+#include "syscall-names.h"
 
 int fr_conf_fail(const struct fr_conf_ctx *x, const config_setting_t *s, const char *fmt, ...)
 {
@@ -99,5 +100,60 @@ int fr_conf_duration(const struct fr_conf_ctx *x, const config_setting_t *s, uin
 		return fr_conf_fail(x, s, "'%s' = \"%s\" is out of range [%s, %s]", config_setting_name(s), str,
 				    fr_format_duration(min, a, sizeof(a)), fr_format_duration(max, b, sizeof(b)));
 	*ret = v;
+	return 0;
+}
+
+/* "SIGSEGV" -> 11; -1 for what is no signal name. */
+static int signal_number(const char *name)
+{
+	for (int k = 1; k < 64; k++) {
+		const char *ab = sigabbrev_np(k);
+		if (ab && strncmp(name, "SIG", 3) == 0 && strcmp(name + 3, ab) == 0)
+			return k;
+	}
+	return -1;
+}
+
+int fr_conf_signals(const struct fr_conf_ctx *x, const config_setting_t *s, bool nonempty, uint64_t *mask)
+{
+	const char *name = config_setting_name(s);
+	int type = config_setting_type(s);
+
+	if ((type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST) || (nonempty && config_setting_length(s) == 0))
+		return fr_conf_fail(x, s, "'%s' must be a%s array of signal names such as \"SIGSEGV\"", name,
+				    nonempty ? " non-empty" : "n");
+	*mask = 0;
+	for (int i = 0; i < config_setting_length(s); i++) {
+		config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		const char *sn = config_setting_type(e) == CONFIG_TYPE_STRING ? config_setting_get_string(e) : NULL;
+		int n = sn ? signal_number(sn) : -1;
+		if (!sn)
+			return fr_conf_fail(x, e, "'%s' must contain signal names as strings", name);
+		if (n < 0)
+			return fr_conf_fail(x, e, "'%s': unknown signal \"%s\" (names such as \"SIGSEGV\")", name, sn);
+		*mask |= 1ULL << n;
+	}
+	return 0;
+}
+
+int fr_conf_syscalls(const struct fr_conf_ctx *x, const config_setting_t *s, bool nonempty, uint64_t *bits,
+		     size_t words)
+{
+	const char *name = config_setting_name(s);
+	int type = config_setting_type(s);
+
+	if ((type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST) || (nonempty && config_setting_length(s) == 0))
+		return fr_conf_fail(x, s, "'%s' must be a%s array of syscall names", name, nonempty ? " non-empty" : "n");
+	memset(bits, 0, words * sizeof(*bits));
+	for (int i = 0; i < config_setting_length(s); i++) {
+		config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		const char *sc = config_setting_type(e) == CONFIG_TYPE_STRING ? config_setting_get_string(e) : NULL;
+		int nr = sc ? fr_syscall_number(sc) : -1;
+		if (!sc)
+			return fr_conf_fail(x, e, "'%s' must contain syscall names as strings", name);
+		if (nr < 0 || (size_t)nr >= words * 64)
+			return fr_conf_fail(x, e, "'%s': unknown system call \"%s\"", name, sc);
+		bits[nr / 64] |= 1ULL << (nr % 64);
+	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #define FR_CONF_ERROR_H
 
 #include <libconfig.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,5 +33,16 @@ long long fr_conf_int(const struct fr_conf_ctx *x, const config_setting_t *s);
  * fr_conf_fail()'s -EINVAL with the range worded as durations. */
 int fr_conf_duration(const struct fr_conf_ctx *x, const config_setting_t *s, uint64_t min, uint64_t max,
 		     uint64_t *ret);
+
+/* An array of signal names ("SIGSEGV") @s (not empty if @nonempty) into
+ * the bits of *@mask: 0, or fr_conf_fail()'s -EINVAL naming the element
+ * that is not one. */
+int fr_conf_signals(const struct fr_conf_ctx *x, const config_setting_t *s, bool nonempty, uint64_t *mask);
+
+/* An array of system call names @s (not empty if @nonempty) into the
+ * bits of @bits, @words 64-bit words (cleared first): 0, or
+ * fr_conf_fail()'s -EINVAL. */
+int fr_conf_syscalls(const struct fr_conf_ctx *x, const config_setting_t *s, bool nonempty, uint64_t *bits,
+		     size_t words);
 
 #endif

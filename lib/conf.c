@@ -281,50 +281,12 @@ static int apply(const struct fr_conf_ctx *x, struct fr_conf *c, const struct se
 		*(char **)target = dup;
 		return 0;
 	}
-	case K_SIGNALS: {
-		uint64_t *mask = target;
-		if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
-			return fr_conf_fail(x, s, "'%s' must be an array of signal names such as \"SIGSEGV\"", name);
-		*mask = 0;
-		for (int i = 0; i < config_setting_length(s); i++) {
-			config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-			const char *sn;
-			int n = 0;
-			if (config_setting_type(e) != CONFIG_TYPE_STRING)
-				return fr_conf_fail(x, e, "'%s' must contain signal names as strings", name);
-			sn = config_setting_get_string(e);
-			for (int k = 1; k < 64 && !n; k++) {
-				const char *ab = sigabbrev_np(k);
-				if (ab && strncmp(sn, "SIG", 3) == 0 && strcmp(sn + 3, ab) == 0)
-					n = k;
-			}
-			if (!n)
-				return fr_conf_fail(x, e, "'%s': unknown signal \"%s\" (names such as \"SIGSEGV\")", name, sn);
-			*mask |= 1ULL << n;
-		}
-		return 0;
-	}
+	case K_SIGNALS:
+		return fr_conf_signals(x, s, false, target);
 	case K_RULES:
 		return fr_rules_parse(target, s, x->file, x->err, x->errlen);
-	case K_SYSCALLS: {
-		uint64_t *bits = target;
-		if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
-			return fr_conf_fail(x, s, "'%s' must be an array of syscall names", name);
-		memset(bits, 0, sizeof(uint64_t) * (FR_CONF_SYSCALL_MAX / 64));
-		for (int i = 0; i < config_setting_length(s); i++) {
-			config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-			const char *sc;
-			int nr;
-			if (config_setting_type(e) != CONFIG_TYPE_STRING)
-				return fr_conf_fail(x, e, "'%s' must contain syscall names as strings", name);
-			sc = config_setting_get_string(e);
-			nr = fr_syscall_number(sc);
-			if (nr < 0 || nr >= FR_CONF_SYSCALL_MAX)
-				return fr_conf_fail(x, e, "'%s': unknown system call \"%s\"", name, sc);
-			bits[nr / 64] |= 1ULL << (nr % 64);
-		}
-		return 0;
-	}
+	case K_SYSCALLS:
+		return fr_conf_syscalls(x, s, false, target, FR_CONF_SYSCALL_MAX / 64);
 	}
 	return -EINVAL;
 }

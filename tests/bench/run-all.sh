@@ -45,6 +45,7 @@ benches=(
 	"incident-latency:tests/bench/incident-latency.sh $BUILD"
 	"retention:tests/bench/retention.sh $BUILD $q_ret"
 	"report-html:tests/bench/report-html.sh $BUILD"
+	"report-baseline:tests/bench/report-baseline.sh $BUILD"
 	"servers:tests/bench/servers.sh $BUILD $q_srv" # ~30 min of its own (6 rounds x 6 modes)
 )
 failed=()

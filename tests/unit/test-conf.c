@@ -256,7 +256,7 @@ int main(int argc, char **argv)
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"oom\"; exec = [ \"ticket\" ]; }\n); };\n",
 	    "F:2: 'exec': the program must be an absolute path (no shell, no PATH search)");
 	bad("triggers = { rules = (\n { name = \"x\"; condition = \"syscall_latency\"; threshold = \"1s\";\n syscalls = [ \"nosuch\" ]; }\n); };\n",
-	    "F:3: 'syscalls': unknown system call");
+	    "F:3: 'syscalls': unknown system call \"nosuch\"");
 	/* offcpu records say which call a thread was blocked in: offcpu
 	 * rules filter on it too; other conditions have no call */
 	CHECK_EQ(load("triggers = { rules = (\n"
