@@ -12,8 +12,8 @@
 #     epoll_wait nor any kernel thread (this machine's kworkers and
 #     ksoftirqds sleep seconds between work: the quickstart's report on
 #     an idle machine led with them), which are counted on a line apart;
-#   - the page gives dd a lane, and fr-idler none (the "slowest" lanes
-#     are the latencies': its 10 s epoll_wait made it the slowest).
+#   - the page gives dd a lane, and fr-idler no "slowest" one (those are
+#     the latencies': its 10 s epoll_wait made it the slowest).
 # Usage: test-wait-kinds.sh BUILD_DIR
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -95,5 +95,6 @@ ok "report: $(head -2 "$T/longest.txt" | sed 's/  */ /g' | paste -sd';'); not li
 lanes=$(grep -o '<script type="application/json" id="fr-data">.*</script>' "$T/report.html" | sed 's/^<script[^>]*>//; s/<\/script>$//' |
 	jq -r '.lanes[] | "\(.why) \(.name)"')
 grep -q ' dd$' <<<"$lanes" || fail "dd has no lane: $(paste -sd, <<<"$lanes")"
-grep -q ' fr-idler$' <<<"$lanes" && fail "the idle fr-idler has a lane (its 10 s epoll_wait made it the slowest): $(paste -sd, <<<"$lanes")"
-ok "page: lanes $(paste -sd, <<<"$lanes"); none for fr-idler"
+# (it may be among the busiest, for its start's samples)
+grep -q '^slowest fr-idler$' <<<"$lanes" && fail "the idle fr-idler's 10 s epoll_wait made it a slowest lane: $(paste -sd, <<<"$lanes")"
+ok "page: lanes $(paste -sd, <<<"$lanes"); fr-idler not among the slowest"
