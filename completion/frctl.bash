@@ -19,7 +19,7 @@ _frctl()
 	_init_completion -s || return
 
 	local global='-c --config -s --store --socket -h --help --version'
-	local verbs='dump report status boots mark freeze incidents upload'
+	local verbs='dump report rules status boots mark freeze incidents upload'
 	local window='--last --since --until --boot --input --incident --pid --comm --cgroup --type -q --quiet
 		--debug-dir --no-debuginfod --redact'
 
@@ -64,7 +64,7 @@ _frctl()
 		COMPREPLY=($(compgen -W "$(_frctl_incident_ids)" -- "$cur"))
 		return
 		;;
-	--last | --since | --until | --baseline-since | --baseline-until | --boot | --pid | --comm | --cgroup | --reason)
+	--last | --since | --until | --baseline-since | --baseline-until | --boot | --pid | --comm | --cgroup | --reason | --rule)
 		return
 		;;
 	--redact)
@@ -87,6 +87,7 @@ _frctl()
 	case $verb in
 	dump) COMPREPLY=($(compgen -W "$window --format -o --output --stats --sizes --stacks --offcpu -f --follow $global" -- "$cur")) ;;
 	report) COMPREPLY=($(compgen -W "$window --format -o --output --baseline-since --baseline-until --baseline-incident --no-baseline $global" -- "$cur")) ;;
+	rules) COMPREPLY=($(compgen -W "test --rule --last --since --until --json $global" -- "$cur")) ;;
 	boots) COMPREPLY=($(compgen -W "--input --json $global" -- "$cur")) ;;
 	status | incidents) COMPREPLY=($(compgen -W "--json $global" -- "$cur")) ;;
 	freeze) COMPREPLY=($(compgen -W "--reason $global" -- "$cur")) ;;

@@ -24,8 +24,10 @@ static void help(void)
 	       "Verbs:\n"
 	       "  dump      records of a time window: text, JSON Lines, Perfetto trace,\n"
 	       "            folded stacks, or a bundle file (-o) to attach to a ticket\n"
-	       "  report    one screen about a window or an incident: what fired, the\n"
-	       "            slowest calls and I/O, where the CPU went, processes, gaps\n"
+	       "  report    one screen about a window or an incident: what changed, what\n"
+	       "            fired, the slowest calls and I/O, where the CPU went, gaps\n"
+	       "  rules test  the trigger rules tried on the stored past: when each\n"
+	       "            would have fired, joined or been suppressed\n"
 	       "  status    daemon state, record rates, losses, store use and time span\n"
 	       "  boots     the boots the store holds records of (for dump --boot)\n"
 	       "  mark TEXT write an annotation into the recording\n"
@@ -52,6 +54,7 @@ static void help(void)
 	       "  frctl dump --incident ID --format perfetto -o trace.json   for ui.perfetto.dev\n"
 	       "  frctl dump --last 60s --format folded | flamegraph.pl > cpu.svg\n"
 	       "  frctl dump --since '2026-11-21 14:02' --until '2026-11-21 14:05' --format json\n"
+	       "  frctl rules test --last 24h             would the rules have fired?\n"
 	       "  frctl --store ./var/flightrec status\n"
 	       "\n"
 	       "Exit status: 0 success, 1 failure, 2 bad usage, 3 daemon not running (status),\n"
@@ -105,6 +108,8 @@ int main(int argc, char **argv)
 		k = verb_dump(&f, argc, argv);
 	else if (strcmp(verb, "report") == 0)
 		k = verb_report(&f, argc, argv);
+	else if (strcmp(verb, "rules") == 0)
+		k = verb_rules(&f, argc, argv);
 	else if (strcmp(verb, "status") == 0)
 		k = verb_status(&f, argc, argv);
 	else if (strcmp(verb, "boots") == 0)

@@ -36,5 +36,7 @@ int verb_freeze(struct frctl *f, int argc, char **argv);
 int verb_incidents(struct frctl *f, int argc, char **argv);
 /* upload.c: PUTs the incidents not uploaded yet to upload.url */
 int verb_upload(struct frctl *f, int argc, char **argv);
+/* rules-test.c: the trigger rules tried on the stored past */
+int verb_rules(struct frctl *f, int argc, char **argv);
 
 #endif

@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include "../lib/clock.h"
 #include "../lib/conditions.h"
 #include "../lib/crash-line.h"
+#include "../lib/governance.h"
 #include "../lib/incident.h"
 #include "../lib/macro.h"
 #include "../lib/parse.h"
@@ -69,18 +69,9 @@
  */
 #define STAGE_META_SLACK 16384
 
-struct rule_state {
-	char *name;
-	uint64_t last_incident_mono; /* 0: never */
-	uint64_t *hour;              /* start times of its incidents in the last hour, ring */
-	uint32_t hour_n, hour_pos, hour_cap;
-	uint64_t fired, joined, suppressed;
-};
-
 struct pending {
 	char id[96];
-	uint64_t start_wall, end_wall, trigger_wall;
-	uint64_t end_limit;           /* joining moves end_wall up to here */
+	struct fr_span span;          /* its window (lib/governance.h) */
 	uint64_t unlisted;            /* triggers beyond TRIGGERS_LISTED_MAX */
 	struct json_object *rules;    /* array of names */
 	struct json_object *triggers; /* array of records */
@@ -114,7 +105,7 @@ struct fr_triggers {
 	 * incidents' kernel names, so they do not load the snapshot */
 	const struct fr_ksyms *ksyms;
 	struct fr_rules rules;     /* copy owned here */
-	struct rule_state *state;
+	struct fr_governance gov;  /* per rule, in its order */
 	struct fr_pressure **watch; /* per rule: its watcher, for rules of no record */
 	struct pending *pending[PENDING_MAX];
 	unsigned npending;
@@ -143,15 +134,6 @@ struct fr_triggers {
 
 static void unstage(struct fr_triggers *t);
 
-
-static void rule_states_free(struct rule_state *s, size_t n)
-{
-	for (size_t i = 0; s && i < n; i++) {
-		free(s[i].name);
-		free(s[i].hour);
-	}
-	free(s);
-}
 
 /* A deep copy of the rules that the engine owns. */
 static int copy_rules(struct fr_rules *dst, const struct fr_rules *src)
@@ -195,43 +177,31 @@ static struct fr_pressure **watchers_new(struct fr_triggers *t, const struct fr_
 
 int fr_triggers_set_rules(struct fr_triggers *t, const struct fr_rules *rules)
 {
-	struct rule_state *st = calloc(rules->n + 1, sizeof(*st));
+	struct fr_governance gov = t->gov;
 	struct fr_pressure **watch;
 	struct fr_rules copy;
 	int k;
 
-	if (!st)
-		return -ENOMEM;
 	k = copy_rules(&copy, rules);
-	if (k < 0) {
-		free(st);
+	if (k < 0)
 		return k;
-	}
 	/* before the old ones go: a watcher calls back with its rule's index */
 	watch = watchers_new(t, rules);
 	if (!watch) {
 		fr_rules_done(&copy);
-		free(st);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < rules->n; i++) {
-		st[i].name = strdup(rules->v[i].name);
-		st[i].hour_cap = rules->v[i].max_per_hour;
-		st[i].hour = calloc(st[i].hour_cap, sizeof(uint64_t));
-		/* keep the governance of a rule that keeps its name */
-		for (size_t j = 0; t->state && j < t->rules.n; j++)
-			if (!strcmp(t->state[j].name, rules->v[i].name)) {
-				st[i].last_incident_mono = t->state[j].last_incident_mono;
-				st[i].fired = t->state[j].fired;
-				st[i].joined = t->state[j].joined;
-				st[i].suppressed = t->state[j].suppressed;
-			}
+	/* a rule that keeps its name keeps its governance */
+	k = fr_governance_set_rules(&gov, rules);
+	if (k < 0) {
+		watchers_free(watch, rules->n);
+		fr_rules_done(&copy);
+		return k;
 	}
-	rule_states_free(t->state, t->rules.n);
 	watchers_free(t->watch, t->rules.n);
 	fr_rules_done(&t->rules);
 	t->rules = copy;
-	t->state = st;
+	t->gov = gov;
 	t->watch = watch;
 	t->incidents_size = rules->incidents_size;
 	t->incidents_max = rules->incidents_max;
@@ -333,7 +303,7 @@ struct fr_triggers *fr_triggers_free(struct fr_triggers *t)
 	/* before the directory it uses */
 	fr_spare_free(t->spare);
 	closep(&t->dir_fd);
-	rule_states_free(t->state, t->rules.n);
+	fr_governance_done(&t->gov);
 	watchers_free(t->watch, t->rules.n);
 	fr_rules_done(&t->rules);
 	free(t->store_dir);
@@ -341,22 +311,6 @@ struct fr_triggers *fr_triggers_free(struct fr_triggers *t)
 	free(t->incidents_dir);
 	free(t);
 	return NULL;
-}
-
-/* Whether @rec fires rule @r: its condition's match, then the filters. */
-static bool matches(const struct fr_rule *r, const struct fr_record *rec, const char *cgroup)
-{
-	const struct fr_condition *c = fr_condition(r->condition);
-
-	if (!c->record_type || rec->type != c->record_type || !c->match(r, rec))
-		return false;
-	if (r->pid >= 0 && rec->pid != (uint32_t)r->pid)
-		return false;
-	if (r->comm && fnmatch(r->comm, rec->comm, 0) != 0)
-		return false;
-	if (r->cgroup && (!cgroup || strncmp(cgroup, r->cgroup, strlen(r->cgroup)) != 0))
-		return false;
-	return true;
 }
 
 static struct json_object *record_json(struct fr_triggers *t, const struct fr_record *rec, const char *cgroup,
@@ -439,14 +393,14 @@ static int arm(struct pending *p)
 	struct fr_triggers *t = p->owner;
 	uint64_t now = fr_now_ns(CLOCK_REALTIME);
 	/* the window's end, plus a little for its last records to arrive */
-	uint64_t wait = p->end_wall > now ? p->end_wall - now : 0;
+	uint64_t wait = p->span.end > now ? p->span.end - now : 0;
 
 	/* written ahead at the window's end (again, if it moved) */
-	if (t->staged == p && t->stage_end != p->end_wall)
+	if (t->staged == p && t->stage_end != p->span.end)
 		unstage(t);
 	p->stage_timer = sd_event_source_disable_unref(p->stage_timer);
 	(void)sd_event_add_time_relative(t->p.event, &p->stage_timer, CLOCK_MONOTONIC, wait / 1000, 1000, on_stage, p);
-	wait += 200 * NSEC_PER_MSEC;
+	wait += FR_INCIDENT_SETTLE_NS;
 	if (p->timer)
 		return sd_event_source_set_time_relative(p->timer, wait / 1000);
 	return sd_event_add_time_relative(p->owner->p.event, &p->timer, CLOCK_MONOTONIC, wait / 1000, 1000,
@@ -506,18 +460,20 @@ static struct json_object *cause_json(struct fr_triggers *t, const struct cause 
 static struct pending *fire(struct fr_triggers *t, size_t ri, const struct cause *c, const char *reason)
 {
 	const struct fr_rule *r = &t->rules.v[ri];
-	struct rule_state *st = &t->state[ri];
-	uint64_t wall = c->rec ? rec_wall(c->rec) : c->wall, mono = fr_now_ns(CLOCK_MONOTONIC);
+	struct fr_rule_gov *st = &t->gov.v[ri];
+	uint64_t wall = c->rec ? rec_wall(c->rec) : c->wall;
+	struct fr_span *open[PENDING_MAX], span;
 	struct pending *p;
+	unsigned which = 0;
+	bool extended = false;
 	int ka;
 
-	/* inside an open incident's window: join it, and extend it, as far
-	 * as its limit: an incident is written at most max_extend after its
-	 * first end however often rules fire (later triggers open another) */
-	for (unsigned i = 0; i < t->npending; i++) {
-		p = t->pending[i];
-		if (wall < p->start_wall || wall > p->end_wall)
-			continue;
+	for (unsigned i = 0; i < t->npending; i++)
+		open[i] = &t->pending[i]->span;
+	switch (fr_governance_fire(&t->gov, ri, r, wall, fr_now_ns(CLOCK_MONOTONIC), open, t->npending, PENDING_MAX,
+				   &which, &extended, &span)) {
+	case FR_FIRE_JOINED:
+		p = t->pending[which];
 		if (json_object_array_length(p->triggers) < TRIGGERS_LISTED_MAX)
 			json_object_array_add(p->triggers, cause_json(t, c));
 		else
@@ -529,29 +485,19 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct cause
 			listed |= !strcmp(json_object_get_string(json_object_array_get_idx(p->rules, k)), r->name);
 		if (!listed)
 			json_object_array_add(p->rules, json_object_new_string(r->name));
-		if (MIN(wall + r->after_ns, p->end_limit) > p->end_wall) {
-			p->end_wall = MIN(wall + r->after_ns, p->end_limit);
+		if (extended)
 			(void)arm(p);
-		}
-		st->joined++;
 		write_trigger_record(t, r, p, c);
 		return p;
-	}
-
-	/* governance: cooldown, then the hourly budget */
-	if (st->last_incident_mono && r->cooldown_ns && mono - st->last_incident_mono < r->cooldown_ns) {
-		st->suppressed++;
+	case FR_FIRE_SUPPRESSED_COOLDOWN:
 		return NULL;
-	}
-	while (st->hour_n && mono - st->hour[(st->hour_pos + st->hour_cap - st->hour_n) % st->hour_cap] >
-				     3600 * NSEC_PER_SEC)
-		st->hour_n--;
-	if (st->hour_n >= st->hour_cap || t->npending >= PENDING_MAX) {
-		st->suppressed++;
+	case FR_FIRE_SUPPRESSED_BUDGET:
 		if (st->suppressed == 1 || st->suppressed % 100 == 0)
 			log_warning("Rule %s: incident suppressed (at most %u an hour, or too many open); %" PRIu64 " so far.",
 				    r->name, st->hour_cap, st->suppressed);
 		return NULL;
+	case FR_FIRE_OPENED:
+		break;
 	}
 
 	p = calloc(1, sizeof(*p));
@@ -561,10 +507,7 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct cause
 		return NULL;
 	}
 	p->owner = t;
-	p->trigger_wall = wall;
-	p->start_wall = wall > r->before_ns ? wall - r->before_ns : 0;
-	p->end_wall = wall + r->after_ns;
-	p->end_limit = p->end_wall + (r->max_extend_ns == FR_RULE_EXTEND_AFTER ? r->after_ns : r->max_extend_ns);
+	p->span = span;
 	p->rules = json_object_new_array();
 	p->triggers = json_object_new_array();
 	p->reason = reason ? strdup(reason) : NULL;
@@ -597,11 +540,6 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct cause
 		return NULL;
 	}
 	t->pending[t->npending++] = p;
-	st->fired++;
-	st->last_incident_mono = mono;
-	st->hour[st->hour_pos] = mono;
-	st->hour_pos = (st->hour_pos + 1) % st->hour_cap;
-	st->hour_n++;
 	write_trigger_record(t, r, p, c);
 	/* the moments before go to disk now, whatever happens next; deferred
 	 * because we may be inside the ring buffer's callback */
@@ -680,7 +618,7 @@ void fr_triggers_on_record(struct fr_triggers *t, const struct fr_record *rec, c
 	struct cause c = { .rec = rec, .cgroup = cgroup, .exe = exe, .frames = frames, .nframes = nframes };
 
 	for (size_t i = 0; i < t->rules.n; i++)
-		if (matches(&t->rules.v[i], rec, cgroup))
+		if (fr_rule_matches(&t->rules.v[i], rec, cgroup))
 			fire(t, i, &c, NULL);
 }
 
@@ -828,9 +766,9 @@ static struct json_object *incident_meta(struct fr_triggers *t, const struct pen
 	json_object_object_add(meta, "id", json_object_new_string(p->id));
 	json_object_object_add(meta, "rules", json_object_get(p->rules));
 	json_object_object_add(meta, "reason", p->reason ? json_object_new_string(p->reason) : NULL);
-	json_object_object_add(meta, "start", json_object_new_string(fr_format_rfc3339(p->start_wall, buf, sizeof(buf))));
-	json_object_object_add(meta, "end", json_object_new_string(fr_format_rfc3339(p->end_wall, buf, sizeof(buf))));
-	json_object_object_add(meta, "trigger_time", json_object_new_string(fr_format_rfc3339(p->trigger_wall, buf, sizeof(buf))));
+	json_object_object_add(meta, "start", json_object_new_string(fr_format_rfc3339(p->span.start, buf, sizeof(buf))));
+	json_object_object_add(meta, "end", json_object_new_string(fr_format_rfc3339(p->span.end, buf, sizeof(buf))));
+	json_object_object_add(meta, "trigger_time", json_object_new_string(fr_format_rfc3339(p->span.trigger, buf, sizeof(buf))));
 	json_object_object_add(meta, "triggers", json_object_get(p->triggers));
 	if (p->unlisted)
 		json_object_object_add(meta, "triggers_unlisted", json_object_new_uint64(p->unlisted));
@@ -911,7 +849,7 @@ static void stage(struct fr_triggers *t, struct pending *p)
 	m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
 	k = fr_store_reader_open(t->store_dir, &r);
 	if (k >= 0) {
-		struct fr_window_query q = { .since_ns = p->start_wall, .until_ns = p->end_wall };
+		struct fr_window_query q = { .since_ns = p->span.start, .until_ns = p->span.end };
 		k = fr_window_select(r, &q, &refs, &nrefs);
 	}
 	if (k >= 0) {
@@ -952,7 +890,7 @@ static void stage(struct fr_triggers *t, struct pending *p)
 			t->stage_written = len;
 			t->stage_fd = fd;
 			t->stage_spare_size = spare_size;
-			t->stage_end = p->end_wall;
+			t->stage_end = p->span.end;
 			t->stage_meta = strdup(m);
 			t->stage_meta_len = ml;
 		}
@@ -986,7 +924,7 @@ static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, con
 	int k = 0;
 
 	/* the same window, and the same spare, still ready */
-	if (t->staged != p || t->stage_end != p->end_wall || fr_spare_fd(t->spare, &spare_size) != t->stage_fd)
+	if (t->staged != p || t->stage_end != p->span.end || fr_spare_fd(t->spare, &spare_size) != t->stage_fd)
 		return 0;
 	for (size_t i = 0; i < t->ntap && k == 0; i++) {
 		struct fr_chunk_info ci;
@@ -995,7 +933,7 @@ static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, con
 		/* as the window selection has it: overlapping, on the wall clock */
 		uint64_t first = ci.first_ts + (uint64_t)ci.realtime_offset;
 		uint64_t last = ci.last_ts + (uint64_t)ci.realtime_offset;
-		if (last >= p->start_wall && first <= p->end_wall)
+		if (last >= p->span.start && first <= p->span.end)
 			k = fr_incident_builder_add(b, t->tap[i].buf, t->tap[i].len);
 	}
 	if (k == 0)
@@ -1096,9 +1034,9 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	 * after the window stays open, which is most of the time, since the
 	 * write-ahead closed them at the window's end), readable otherwise;
 	 * the store syncs it on its own schedule */
-	written_ahead = t->staged == p && t->stage_end == p->end_wall;
+	written_ahead = t->staged == p && t->stage_end == p->span.end;
 	if (written_ahead)
-		t->p.flush(FR_FLUSH_QUEUED, p->end_wall, t->p.userdata);
+		t->p.flush(FR_FLUSH_QUEUED, p->span.end, t->p.userdata);
 	else
 		t->p.flush(FR_FLUSH_WRITTEN, 0, t->p.userdata);
 	tf = fr_now_ns(CLOCK_MONOTONIC);
@@ -1116,7 +1054,7 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 			t->p.flush(FR_FLUSH_WRITTEN, 0, t->p.userdata);
 		k = fr_store_reader_open(t->store_dir, &r);
 		if (k >= 0) {
-			struct fr_window_query q = { .since_ns = p->start_wall, .until_ns = p->end_wall };
+			struct fr_window_query q = { .since_ns = p->span.start, .until_ns = p->span.end };
 			k = fr_window_select(r, &q, &refs, &nrefs);
 		}
 		ts = fr_now_ns(CLOCK_MONOTONIC);
@@ -1179,10 +1117,10 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 				"RULE=%s", json_object_get_string(json_object_array_get_idx(p->rules, 0)),
 				"RULES=%s", rules, "INCIDENT_PATH=%s", path, "TRIGGERS=%zu",
 				json_object_array_length(p->triggers) + (size_t)p->unlisted,
-				"WINDOW_START=%s", fr_format_rfc3339(p->start_wall, ws, sizeof(ws)),
-				"WINDOW_END=%s", fr_format_rfc3339(p->end_wall, we, sizeof(we)),
-				"WINDOW_START_NS=%" PRIu64, p->start_wall, "WINDOW_END_NS=%" PRIu64, p->end_wall,
-				"TRIGGER_TIME=%s", fr_format_rfc3339(p->trigger_wall, tt, sizeof(tt)),
+				"WINDOW_START=%s", fr_format_rfc3339(p->span.start, ws, sizeof(ws)),
+				"WINDOW_END=%s", fr_format_rfc3339(p->span.end, we, sizeof(we)),
+				"WINDOW_START_NS=%" PRIu64, p->span.start, "WINDOW_END_NS=%" PRIu64, p->span.end,
+				"TRIGGER_TIME=%s", fr_format_rfc3339(p->span.trigger, tt, sizeof(tt)),
 				"BYTES=%" PRId64, bytes, "REASON=%s", p->reason ? p->reason : "", NULL);
 		enforce_budget(t);
 		if (p->exec && access(path, F_OK) == 0)
@@ -1266,7 +1204,7 @@ struct json_object *fr_triggers_freeze(struct fr_triggers *t, const char *reason
 	snprintf(path, sizeof(path), "%s/%s%s", t->incidents_dir, p->id, FR_INCIDENT_SUFFIX);
 	json_object_object_add(o, "incident", json_object_new_string(p->id));
 	json_object_object_add(o, "path", json_object_new_string(path));
-	json_object_object_add(o, "end", json_object_new_string(fr_format_rfc3339(p->end_wall, buf, sizeof(buf))));
+	json_object_object_add(o, "end", json_object_new_string(fr_format_rfc3339(p->span.end, buf, sizeof(buf))));
 	return o;
 }
 
@@ -1277,9 +1215,9 @@ struct json_object *fr_triggers_status(struct fr_triggers *t)
 	for (size_t i = 0; i < t->rules.n; i++) {
 		struct json_object *r = json_object_new_object();
 		json_object_object_add(r, "condition", json_object_new_string(fr_rule_condition_name(t->rules.v[i].condition)));
-		json_object_object_add(r, "fired", json_object_new_uint64(t->state[i].fired));
-		json_object_object_add(r, "joined", json_object_new_uint64(t->state[i].joined));
-		json_object_object_add(r, "suppressed", json_object_new_uint64(t->state[i].suppressed));
+		json_object_object_add(r, "fired", json_object_new_uint64(t->gov.v[i].fired));
+		json_object_object_add(r, "joined", json_object_new_uint64(t->gov.v[i].joined));
+		json_object_object_add(r, "suppressed", json_object_new_uint64(t->gov.v[i].suppressed));
 		if (t->watch[i])
 			json_object_object_add(r, "watch", fr_pressure_status(t->watch[i]));
 		json_object_object_add(rules, t->rules.v[i].name, r);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fnmatch.h>
 #include <libconfig.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "conf-error.h"
 #include "macro.h"
 #include "parse.h"
+#include "record.h"
 #include "rules.h"
 #include "str-append.h"
 
@@ -306,4 +308,19 @@ int fr_rules_defaults(struct fr_rules *r)
 		k = fr_rules_parse(r, config_lookup(&cfg, "rules"), "(built-in rules)", err, sizeof(err));
 	config_destroy(&cfg);
 	return k;
+}
+
+bool fr_rule_matches(const struct fr_rule *r, const struct fr_record *rec, const char *cgroup)
+{
+	const struct fr_condition *c = fr_condition(r->condition);
+
+	if (!c->record_type || rec->type != c->record_type || !c->match(r, rec))
+		return false;
+	if (r->pid >= 0 && rec->pid != (uint32_t)r->pid)
+		return false;
+	if (r->comm && fnmatch(r->comm, rec->comm, 0) != 0)
+		return false;
+	if (r->cgroup && (!cgroup || strncmp(cgroup, r->cgroup, strlen(r->cgroup)) != 0))
+		return false;
+	return true;
 }

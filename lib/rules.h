@@ -21,6 +21,11 @@ extern const char fr_rules_default_text[];
 const char *fr_rule_condition_name(enum fr_rule_condition c);
 
 void fr_rules_done(struct fr_rules *r);
+/* Whether @rec (its cgroup's path: @cgroup, NULL when not known) fires
+ * rule @r: its condition's match, then the rule's filters (pid, comm,
+ * cgroup).  The daemon's engine and frctl rules test both ask this. */
+struct fr_record;
+bool fr_rule_matches(const struct fr_rule *r, const struct fr_record *rec, const char *cgroup);
 /* Frees what one rule owns (not the rule itself). */
 void fr_rule_done(struct fr_rule *r);
 /* *@dst = a deep copy of @src: 0 or -ENOMEM (then *@dst owns nothing). */

@@ -22,7 +22,7 @@ complete_words() {
 }
 
 got=$(complete_words frctl "")
-for v in dump report status boots mark freeze incidents upload; do
+for v in dump report rules status boots mark freeze incidents upload; do
 	[[ " $got " == *" $v "* ]] || fail "verbs: '$got' lacks $v"
 done
 [ "$(complete_words frctl dump --format "")" = "bundle folded json perfetto pprof text " ] || fail "--format: $(complete_words frctl dump --format "")"
