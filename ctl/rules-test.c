@@ -235,7 +235,7 @@ static int rules_test(struct frctl *f, int argc, char **argv)
 	};
 	struct frctl_window_args a;
 	struct frctl_source s = {};
-	struct tried t = { .events = json_object_new_array() };
+	struct tried t = {};
 	const char *only[64];
 	unsigned nonly = 0;
 	int c, k, ret = EXIT_FAILURE_;
@@ -276,6 +276,7 @@ static int rules_test(struct frctl *f, int argc, char **argv)
 		return EXIT_USAGE;
 	t.rules = &f->conf.rules;
 	t.selected = calloc(t.rules->n + 1, sizeof(*t.selected));
+	t.events = json_object_new_array();
 	if (!t.selected || !t.events || fr_governance_set_rules(&t.gov, t.rules) < 0 ||
 	    !(t.text = fr_text_new(FR_TEXT_NO_DATE | FR_TEXT_ONE_LINE)) || fr_json_writer_new(&t.jw) < 0) {
 		frctl_error("out of memory");

@@ -46,6 +46,7 @@ benches=(
 	"retention:tests/bench/retention.sh $BUILD $q_ret"
 	"report-html:tests/bench/report-html.sh $BUILD"
 	"report-baseline:tests/bench/report-baseline.sh $BUILD"
+	"rules-day:tests/bench/rules-day.sh $BUILD"
 	"servers:tests/bench/servers.sh $BUILD $q_srv" # ~30 min of its own (6 rounds x 6 modes)
 )
 failed=()
