@@ -64,6 +64,15 @@ done
 [ "$live" = '{"fired":3,"joined":1,"suppressed":2}' ] && [ "$n" = 3 ] ||
 	fail "the daemon did not decide as planned: $live, $n incidents: $(jq -c 'select(.comm == "fr-sleeper") | [.time, .duration_ns]' <("$FRCTL" --store "$T/store" dump --type offcpu --format json))"
 ok "live: $live, $n incidents"
+# the daemon decides on a record before the chunk that holds it is
+# written: the replay waits until the store has all six waits
+for _ in $(seq 100); do
+	got=$("$FRCTL" --store "$T/store" dump --type offcpu --format json |
+		jq -s '[.[] | select(.comm == "fr-sleeper" and .duration_ns >= 300000000)] | length')
+	[ "$got" -ge 6 ] && break
+	sleep 0.2
+done
+[ "$got" -ge 6 ] || fail "the store has $got of fr-sleeper's 6 waits after 20 s"
 
 "$FRCTL" --config "$T/fr.conf" --store "$T/store" rules test --since "$since" --json >"$T/tried.json" ||
 	fail "rules test failed: $(head -5 "$T/tried.json")"
