@@ -6,7 +6,7 @@
 # syscall records of 100 ms and more; fr-store-fill, through the real
 # writer, a keyframe every 30 s) spread over 24 h is made: its bytes found
 # by filling a small store first and counting its records.  Then `frctl
-# rules test` of all of it with a rule on slow read() calls (every 300th
+# rules test` of all of it with a rule on slow write() calls (every 300th
 # syscall record: ~110 000 matches, most suppressed by the cooldown), REPS
 # runs, warm cache; medians and min..max; records a second.
 #   tests/bench/rules-day.sh BUILD_DIR [REPS] [RECORDS]   QUICK=1: 1 rep, 5 M records
@@ -28,7 +28,7 @@ records=$( ("$BUILD/ctl/frctl" --store "$T/store" status --json || true) | jq .s
 cat >"$T/rules.conf" <<CONF
 sources = { syscall = { enabled = true; }; };
 triggers = { rules = (
-  { name = "slow-read"; condition = "syscall_latency"; threshold = "100ms"; syscalls = [ "read" ]; cooldown = "10s"; }
+  { name = "slow-write"; condition = "syscall_latency"; threshold = "100ms"; syscalls = [ "write" ]; cooldown = "10s"; }
 ); };
 CONF
 machine
