@@ -96,7 +96,16 @@ sched_dropped=$(jq '.sources.sched.dropped // 0' "$T/st.json")
 	fail "$((100 - n)) offcpu records of fr-wait missing, but the sched source counts $sched_dropped dropped"
 [ "$n" -eq 100 ] || echo "note: $((100 - n)) of 100 waits' records dropped in the kernel (counted: $sched_dropped)"
 good=$(grep -c '^read fr_wait main __libc_start_call_main __libc_start_main _start$' "$T/waits" || true)
-[ "$good" -eq "$n" ] || fail "$good of $n waits named read <- fr_wait <- main ... _start; others: $(grep -v '^read fr_wait main __libc_start_call_main __libc_start_main _start$' "$T/waits" | sort | uniq -c | head -5)"
+if [ "$good" -ne "$n" ]; then
+	# what a failure needs to be understood, in the last line of a log
+	# cut to its tail: the records themselves and the counters of what
+	# unwinds and names them
+	bad=$(jq -c 'select(.comm == "fr-wait" and .type == "offcpu") |
+		select([.stack[.kernel_frames:][] | (.sym // "?") | sub("\\+0x[0-9a-f]+$"; "")] | join(" ") !=
+			"read fr_wait main __libc_start_call_main __libc_start_main _start") |
+		{ts, pid, kernel_frames, user: .stack[.kernel_frames:]}' "$T/all.json" | head -3)
+	fail "$good of $n waits named read <- fr_wait <- main ... _start; others: $(grep -v '^read fr_wait main __libc_start_call_main __libc_start_main _start$' "$T/waits" | sort | uniq -c | head -5); records: $bad; counters: $(jq -c '.sampler | {unwind, parser, mappings}' "$T/st.json")"
+fi
 ok "$good of $n waits of processes that exited at once named: read <- fr_wait <- main <- ... _start"
 
 # (an unnamed frame as ?MODULE)
