@@ -20,7 +20,7 @@
 
 #include "../lib/record-types.h"
 
-#define FR_EVENT_ABI 5
+#define FR_EVENT_ABI 6
 
 /* TASK_COMM_LEN in the kernel. */
 #define FR_COMM_LEN 16
@@ -40,6 +40,10 @@ enum fr_event_type {
 };
 #undef FR_EV_ENUM_
 
+/* A ring event that is no store record: the waker of a long off-CPU
+ * wait (struct fr_event_waker), which the daemon puts into the waiting
+ * thread's offcpu record.  Above the store's BPF types, below 64. */
+#define FR_EV_WAKER 63
 /* Sources: the unit that is switched on/off and counted (emitted, dropped). */
 enum fr_source {
 	FR_SRC_PROC = 0,    /* exec, fork, exit */
@@ -73,6 +77,9 @@ _Static_assert(sizeof(struct fr_event_hdr) == 48, "fr_event_hdr layout");
 /* off-CPU events: the task is a kernel thread (its waits are its idle
  * loop, unless in D) */
 #define FR_OFFCPU_KTHREAD (1u << 0)
+/* off-CPU events: a struct fr_event_waker was written for this wait (to
+ * the ring of the CPU the wakeup ran on: it may be read after this one) */
+#define FR_OFFCPU_WAKER (1u << 1)
 
 struct fr_event_exec {
 	struct fr_event_hdr hdr;
@@ -229,6 +236,44 @@ struct fr_event_offcpu {
 _Static_assert(sizeof(struct fr_event_offcpu) == 48 + 32 + 8 * FR_STACK_DEPTH + 8 * FR_UREGS,
 	       "fr_event_offcpu layout");
 
+/* Who woke a thread whose off-CPU wait was over the threshold, taken
+ * at the wakeup (sched_waking) on the waker's CPU, in its context: the
+ * header is the task running there (pid 0 and no stack for the idle
+ * task), its ts the time of the wakeup.  In an interrupt, that task is
+ * only the one interrupted: the context says so, the kernel stack is
+ * the interrupt's, and there is no user stack.  The user stack copy
+ * follows the struct when ustack_len is not 0, as an offcpu record's. */
+enum fr_waker_context {
+	FR_WAKER_TASK = 0,    /* a user task, in a system call */
+	FR_WAKER_KTHREAD = 1, /* a kernel thread (kworker, jbd2, ...), or a
+				 softirq it runs (ksoftirqd) */
+	FR_WAKER_HARDIRQ = 2, /* off the task's stack: an interrupt (a device,
+				 a timer, an IPI, the softirqs on its exit) */
+	FR_WAKER_SOFTIRQ = 3, /* (not told apart in BPF: readers, by the frames) */
+	FR_WAKER_NMI = 4,     /* (the same) */
+	FR_WAKER_UNKNOWN = 5, /* a user task not in a system call: a fault,
+				 or an interrupt that came in user mode, which
+				 runs on the task's stack (readers: the frames) */
+	FR_WAKER__MAX,
+};
+/* hdr.flags of a waker event: its stacks were over the per-CPU budget */
+#define FR_WAKER_NO_STACK (1u << 0)
+struct fr_event_waker {
+	struct fr_event_hdr hdr;  /* the waker (see above) */
+	__u32 wakee_pid, wakee_tid;
+	__u64 wait_start;         /* the wakee's offcpu record's ts: what joins them */
+	__u16 kernel_frames;
+	__u16 context;            /* enum fr_waker_context */
+	__u32 ustack_len;         /* bytes of ustack, from uregs[7] */
+	__u64 exe_ino;            /* the waker's image (struct fr_event_sample); 0: no user stack */
+	__u32 ppid;
+	__u32 pad;
+	__u64 kstack[FR_STACK_DEPTH];
+	__u64 uregs[FR_UREGS];
+	__u8 ustack[];
+};
+_Static_assert(sizeof(struct fr_event_waker) == 48 + 40 + 8 * FR_STACK_DEPTH + 8 * FR_UREGS,
+	       "fr_event_waker layout");
 struct fr_event_block {
 	struct fr_event_hdr hdr; /* the task that issued the request */
 	__u64 duration_ns;       /* issue -> complete */

@@ -35,6 +35,7 @@
  */
 #include "emit.bpf.h"
 #include "clock-filter.h"
+#include "stack-budget.bpf.h"
 #include "ustack.bpf.h"
 
 /* include/linux/sched.h: a kernel thread has no user registers; an
@@ -48,6 +49,7 @@ struct fr_sched_state {
 	__u64 run_delay; /* its sched_info run delay when it last got a CPU */
 	__u32 arrived;   /* run_delay is set: the runq_epoch it was set in */
 	__u32 state;     /* the task state it blocked in (prev_state) */
+	__u64 waker_for; /* the offcpu_ts whose waker was written (fr_waking) */
 };
 
 struct {
@@ -84,7 +86,7 @@ struct offcpu_pending {
 	__u32 state;
 	__u16 kernel_frames;
 	__u8 busy;       /* from the switch to the end of the callback */
-	__u8 pad;
+	__u8 waker;      /* FR_OFFCPU_WAKER, or 0 */
 	__u64 kstack[FR_STACK_DEPTH];
 };
 
@@ -124,6 +126,8 @@ const volatile bool have_task_work = false;
 
 /* inputs */
 bool offcpu_stacks = true;
+bool wakers = true;         /* the waker of each wait over the threshold */
+__u32 waker_budget = 64;    /* waker stacks per CPU per second; past it, none */
 __u64 offcpu_threshold_ns = 1000000000;
 __u64 runq_threshold_ns = 50000000;
 bool offcpu_enabled = true;
@@ -275,7 +279,7 @@ static __always_inline __s32 blocked_syscall(struct task_struct *t)
 /* An interval of @duration ns that started at @start (CLOCK_BOOTTIME).
  * @syscall_nr: see struct fr_event_sched */
 static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start, __u64 duration, __s32 syscall_nr,
-				 __u32 state)
+				 __u32 state, __u16 flags)
 {
 	struct fr_event_sched *e;
 	struct fr_slot slot;
@@ -285,8 +289,9 @@ static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start,
 		return;
 	fr_fill_hdr_task(&e->hdr, type, t, start);
 	e->hdr.pad = state;
+	e->hdr.flags = flags;
 	if (t->flags & PF_KTHREAD)
-		e->hdr.flags = FR_OFFCPU_KTHREAD;
+		e->hdr.flags |= FR_OFFCPU_KTHREAD;
 	e->duration_ns = duration;
 	e->syscall_nr = syscall_nr;
 	e->pad = 0;
@@ -295,12 +300,13 @@ static __always_inline void emit(struct task_struct *t, __u16 type, __u64 start,
 
 /* What an offcpu record holds besides its stacks. */
 static __always_inline void fill_offcpu(struct fr_event_offcpu *e, struct task_struct *t, __u64 start,
-					__u64 duration, __s32 syscall_nr, __u32 state, __u16 user)
+					__u64 duration, __s32 syscall_nr, __u32 state, __u16 user, __u16 waker)
 {
 	fr_fill_hdr_task(&e->hdr, FR_EV_OFFCPU, t, start);
 	e->hdr.pad = state;
+	e->hdr.flags = waker;
 	if (t->flags & PF_KTHREAD)
-		e->hdr.flags = FR_OFFCPU_KTHREAD;
+		e->hdr.flags |= FR_OFFCPU_KTHREAD;
 	e->duration_ns = duration;
 	e->syscall_nr = syscall_nr;
 	e->user = user;
@@ -326,7 +332,7 @@ static int offcpu_copy_user(struct bpf_map *map, void *key, void *value)
 
 	e = fr_reserve(sizeof(*e) + FR_USTACK_COPY, FR_SRC_SCHED, &slot);
 	if (e) {
-		fill_offcpu(e, t, p->ts, p->duration, p->syscall_nr, p->state, FR_OFFCPU_USER_COPIED);
+		fill_offcpu(e, t, p->ts, p->duration, p->syscall_nr, p->state, FR_OFFCPU_USER_COPIED, p->waker);
 		e->kernel_frames = p->kernel_frames;
 		__builtin_memcpy(e->kstack, p->kstack, sizeof(e->kstack));
 		len = fr_ustack_len(t, e->uregs[7]);
@@ -352,7 +358,7 @@ static int offcpu_copy_user(struct bpf_map *map, void *key, void *value)
 /* The record of @t's wait, written now, without its user stack (@user
  * says why). */
 static __always_inline void offcpu_now(struct task_struct *t, __u64 start, __u64 duration, __s32 syscall_nr,
-				       __u32 state, __u16 user)
+				       __u32 state, __u16 user, __u16 waker)
 {
 	struct fr_event_offcpu *e;
 	struct fr_slot slot;
@@ -361,7 +367,7 @@ static __always_inline void offcpu_now(struct task_struct *t, __u64 start, __u64
 	e = fr_reserve(sizeof(*e), FR_SRC_SCHED, &slot);
 	if (!e)
 		return;
-	fill_offcpu(e, t, start, duration, syscall_nr, state, user);
+	fill_offcpu(e, t, start, duration, syscall_nr, state, user, waker);
 	n = bpf_get_task_stack(t, e->kstack, sizeof(e->kstack), 0);
 	e->kernel_frames = n > 0 ? (__u64)n / 8 : 0;
 	fr_submit(e, &slot);
@@ -369,7 +375,8 @@ static __always_inline void offcpu_now(struct task_struct *t, __u64 start, __u64
 
 /* @t waited @duration ns from @start, over the threshold, and is about to
  * run: its record, with stacks when they are on. */
-static __always_inline void offcpu(struct task_struct *t, __u64 start, __u64 duration, __u32 state)
+static __always_inline void offcpu(struct task_struct *t, __u64 start, __u64 duration, __u32 state,
+				   __u16 waker)
 {
 	__s32 nr = blocked_syscall(t);
 	struct offcpu_pending *p = NULL;
@@ -377,15 +384,15 @@ static __always_inline void offcpu(struct task_struct *t, __u64 start, __u64 dur
 	long n;
 
 	if (!offcpu_stacks) {
-		emit(t, FR_EV_OFFCPU, start, duration, nr, state);
+		emit(t, FR_EV_OFFCPU, start, duration, nr, state, waker);
 		return;
 	}
 	if (t->flags & (PF_KTHREAD | PF_IO_WORKER)) {
-		offcpu_now(t, start, duration, nr, state, FR_OFFCPU_USER_KTHREAD);
+		offcpu_now(t, start, duration, nr, state, FR_OFFCPU_USER_KTHREAD, waker);
 		return;
 	}
 	if (!have_task_work) {
-		offcpu_now(t, start, duration, nr, state, FR_OFFCPU_USER_NO_TASK_WORK);
+		offcpu_now(t, start, duration, nr, state, FR_OFFCPU_USER_NO_TASK_WORK, waker);
 		return;
 	}
 	next = bpf_map_lookup_elem(&offcpu_next, &zero);
@@ -395,7 +402,7 @@ static __always_inline void offcpu(struct task_struct *t, __u64 start, __u64 dur
 		p = bpf_map_lookup_elem(&offcpu_pending, &i);
 	}
 	if (!p || p->busy) {
-		offcpu_now(t, start, duration, nr, state, FR_OFFCPU_USER_BUSY);
+		offcpu_now(t, start, duration, nr, state, FR_OFFCPU_USER_BUSY, waker);
 		return;
 	}
 	p->busy = 1;
@@ -403,11 +410,12 @@ static __always_inline void offcpu(struct task_struct *t, __u64 start, __u64 dur
 	p->duration = duration;
 	p->syscall_nr = nr;
 	p->state = state;
+	p->waker = waker;
 	n = bpf_get_task_stack(t, p->kstack, sizeof(p->kstack), 0);
 	p->kernel_frames = n > 0 ? (__u64)n / 8 : 0;
 	if (bpf_task_work_schedule_resume_impl(t, &p->tw, &offcpu_pending, offcpu_copy_user, NULL) != 0) {
 		p->busy = 0;
-		offcpu_now(t, start, duration, nr, state, FR_OFFCPU_USER_BUSY);
+		offcpu_now(t, start, duration, nr, state, FR_OFFCPU_USER_BUSY, waker);
 	}
 }
 
@@ -525,7 +533,7 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 		__u64 total = 0, wait = runq_wait(next, s, clock, &total);
 
 		if (wait >= runq_threshold_ns && wait <= now)
-			emit(next, FR_EV_RUNQ, now - wait, wait, -1, 0);
+			emit(next, FR_EV_RUNQ, now - wait, wait, -1, 0, 0);
 		s->run_delay = total;
 		s->arrived = runq_epoch;
 	}
@@ -535,8 +543,123 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 		__u64 off = now > s->offcpu_ts ? now - s->offcpu_ts : 0;
 
 		if (off >= offcpu_threshold_ns)
-			offcpu(next, s->offcpu_ts, off, s->state);
+			offcpu(next, s->offcpu_ts, off, s->state, s->waker_for == s->offcpu_ts ? FR_OFFCPU_WAKER : 0);
 		s->offcpu_ts = 0;
 	}
+	return 0;
+}
+
+/*
+ * Wakers.  Who ended a wait over the threshold: at the wakeup
+ * (sched_waking, run by the waker on its own CPU, before the woken task
+ * can run and make its offcpu record), a struct fr_event_waker with the
+ * waker's stacks; the wakee's state says it was written, and its offcpu
+ * record carries FR_OFFCPU_WAKER so that the daemon waits for it (the
+ * two are in different CPUs' rings).  Every other wakeup pays one task
+ * storage lookup and one comparison against now_boot(), the run queue's
+ * clock (bpf_ktime_get_coarse_ns() is not for tracing programs), which
+ * a tick old at most where a task runs; on an idle CPU, whose run queue
+ * clock stops, the clock is read (a wakeup from idle costs microseconds
+ * anyway).  Waits within two ticks of the threshold read it too.  In an interrupt the task on the CPU
+ * is not the waker: the context says so (waker_context()), and only the
+ * kernel stack is taken.  Stacks past waker_budget a second per CPU are
+ * not taken (a broadcast waking thousands): the waker is still said.
+ */
+/* two ticks at HZ=100: the run queue's clock is a tick old at most */
+#define CLOCK_SLACK_NS 20000000ULL
+/* x86-64's THREAD_SIZE (without KASAN): a task's kernel stack */
+#define TASK_STACK_SIZE 16384
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fr_stack_budget);
+} waker_budgets SEC(".maps");
+
+/* In what context is this wakeup?  The kernel's preempt count would say
+ * (in_hardirq(), in_serving_softirq()), but it is per-CPU data, which
+ * BPF reaches only through kallsyms (CONFIG_KALLSYMS_ALL, off here).
+ * Which stack the kernel runs on says it instead: an interrupt runs on
+ * its CPU's interrupt stack (hard interrupts, and the softirqs run on
+ * their exit), an NMI or exception on its own, a task on its task stack.
+ * Softirqs run by a task (as it enables them again: a send over
+ * loopback) or by ksoftirqd are on that task's stack, and are its: that
+ * task made them run.  Readers tell a softirq from a hard interrupt by
+ * the frames.  @ctx, the tracepoint's arguments, is on the kernel's stack
+ * (bpf_trace_run1()'s array); the program's own frame need not be (Linux
+ * 6.13 gives programs stacks of their own). */
+static __always_inline __u16 waker_context(struct task_struct *cur, void *ctx)
+{
+	__u64 at, base = (__u64)cur->stack;
+
+	/* (a pointer as a number: root's programs may) */
+	asm volatile("%0 = %1" : "=r"(at) : "r"(ctx));
+	if (at < base || at >= base + TASK_STACK_SIZE)
+		return FR_WAKER_HARDIRQ;
+	return cur->flags & PF_KTHREAD ? FR_WAKER_KTHREAD : FR_WAKER_TASK;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(fr_waking, struct task_struct *p)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct fr_sched_state *s;
+	struct fr_event_waker *e;
+	struct fr_slot slot;
+	bool stacks, user;
+	__u16 context;
+	__u64 now, clock;
+	long n;
+
+	if (!wakers || !offcpu_enabled)
+		return 0;
+	s = state(p, false);
+	if (!s || !s->offcpu_ts)
+		return 0;
+	now = cur->pid ? now_boot(cur, &clock, false) : bpf_ktime_get_boot_ns();
+	if (now + CLOCK_SLACK_NS < s->offcpu_ts + offcpu_threshold_ns)
+		return 0;
+	now = bpf_ktime_get_boot_ns();
+	if (now < s->offcpu_ts + offcpu_threshold_ns || s->waker_for == s->offcpu_ts || is_self(p))
+		return 0;
+	s->waker_for = s->offcpu_ts;
+	context = waker_context(cur, ctx);
+	/* on the task's stack, but not in a system call: an interrupt that
+	 * came in user mode (run on the task stack), or a fault; the frames
+	 * tell which */
+	if (context == FR_WAKER_TASK && blocked_syscall(cur) < 0)
+		context = FR_WAKER_UNKNOWN;
+	/* a user stack only of a user task waking in its own system call */
+	stacks = fr_stack_allowed(&waker_budgets, now, waker_budget);
+	user = stacks && context == FR_WAKER_TASK && cur->mm;
+	e = fr_reserve(sizeof(*e) + (user ? FR_USTACK_COPY : 0), FR_SRC_SCHED, &slot);
+	if (!e)
+		return 0;
+	fr_fill_hdr_task(&e->hdr, FR_EV_WAKER, cur, now);
+	e->wakee_pid = p->tgid;
+	e->wakee_tid = p->pid;
+	e->wait_start = s->offcpu_ts;
+	e->context = context;
+	e->ustack_len = 0;
+	e->exe_ino = 0;
+	e->ppid = BPF_CORE_READ(cur, real_parent, tgid);
+	e->pad = 0;
+	e->kernel_frames = 0;
+	__builtin_memset(e->uregs, 0, sizeof(e->uregs));
+	if (!stacks) {
+		e->hdr.flags = FR_WAKER_NO_STACK;
+		fr_submit(e, &slot);
+		return 0;
+	}
+	/* from try_to_wake_up (not the tracepoint's caller in BPF) */
+	n = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 2 & BPF_F_SKIP_FIELD_MASK);
+	e->kernel_frames = n > 0 ? (__u64)n / 8 : 0;
+	if (user) {
+		e->exe_ino = BPF_CORE_READ(cur, mm, exe_file, f_inode, i_ino);
+		copy_uregs(e->uregs, (const struct pt_regs *)bpf_task_pt_regs(cur));
+		e->ustack_len = fr_read_ustack(cur, e->ustack, e->uregs[7]);
+	}
+	fr_submit(e, &slot);
 	return 0;
 }

@@ -6,6 +6,7 @@
  * supervisor killing thousands of workers) keeps every record; stacks past
  * stack_budget a second on a CPU are skipped, and the record says so. */
 #include "emit.bpf.h"
+#include "stack-budget.bpf.h"
 #include "ustack.bpf.h"
 
 #define SIGILL 4
@@ -20,36 +21,12 @@ __u64 sigmask = (1ULL << 11) | (1ULL << 7) | (1ULL << 4) | (1ULL << 8) | (1ULL <
 /* stacks per CPU per second; 0: none */
 __u32 stack_budget = 32;
 
-struct budget {
-	__u64 second;
-	__u32 used;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct budget);
+	__type(value, struct fr_stack_budget);
 } budget SEC(".maps");
-
-/* May this signal's stack be taken, at @now? */
-static __always_inline bool stack_allowed(__u64 now)
-{
-	__u32 zero = 0;
-	struct budget *b = bpf_map_lookup_elem(&budget, &zero);
-	__u64 second = now / 1000000000ULL;
-
-	if (!b)
-		return false;
-	if (b->second != second) {
-		b->second = second;
-		b->used = 0;
-	}
-	if (b->used >= stack_budget)
-		return false;
-	b->used++;
-	return true;
-}
 
 #define SI_KERNEL 0x80
 
@@ -109,7 +86,7 @@ int BPF_PROG(fr_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 		code = BPF_CORE_READ(info, si_code);
 		addr = (__u64)BPF_CORE_READ(info, _sifields._sigfault._addr);
 	}
-	if (!stack_allowed(now)) {
+	if (!fr_stack_allowed(&budget, now, stack_budget)) {
 		e = fr_reserve(sizeof(*e), FR_SRC_SIGNAL, &slot);
 		if (!e)
 			return 0;

@@ -43,6 +43,7 @@
 #include "pmu-counters.h"
 #include "log.h"
 #include "recorder.h"
+#include "wakers.h"
 #include "rings.h"
 #include "sources.h"
 #include "perf-map.h"
@@ -185,6 +186,7 @@ static int drain(struct daemon *d)
 	/* the mappings first: the records drained next may need them */
 	fr_mmap_tracker_poll(d->tracker);
 	k = fr_rings_consume_until(d->rings, d->drain_deadline, &cut);
+	fr_recorder_drained(d->rec, false);
 
 	if (k < 0)
 		log_warning_errno(k, "Failed to consume ring buffers: %m");
@@ -561,6 +563,31 @@ static struct json_object *status_json(struct daemon *d)
 		for (unsigned i = 0; i < FR_OFFCPU_USER__MAX; i++)
 			json_object_object_add(os, names[i], json_object_new_uint64(n[i]));
 		json_object_object_add(o, "offcpu_stacks", os);
+	}
+	{
+		/* offcpu records' wakers: joined, by what woke them, and lost */
+		static const char *const names[FR_WAKER_KINDS] = {
+			[FR_WAKER_NONE] = "none", [FR_WAKER_IS_TASK] = "task", [FR_WAKER_IS_KTHREAD] = "kernel_thread",
+			[FR_WAKER_IS_HARDIRQ] = "hardirq", [FR_WAKER_IS_SOFTIRQ] = "softirq", [FR_WAKER_IS_NMI] = "nmi",
+			[FR_WAKER_IS_UNKNOWN] = "unknown",
+		};
+		uint64_t n[FR_WAKER_KINDS];
+		struct fr_wakers_stats wk;
+		struct json_object *wo = json_object_new_object(), *by = json_object_new_object();
+		fr_recorder_waker_stats(d->rec, n, &wk);
+		json_object_object_add(wo, "enabled", json_object_new_boolean(d->conf.sched_enabled &&
+										  d->conf.offcpu_enabled && d->conf.wakers));
+		for (unsigned i = FR_WAKER_IS_TASK; i < FR_WAKER_KINDS; i++)
+			json_object_object_add(by, names[i], json_object_new_uint64(n[i]));
+		json_object_object_add(wo, "by_context", by);
+		json_object_object_add(wo, "events", json_object_new_uint64(wk.events));
+		json_object_object_add(wo, "joined", json_object_new_uint64(wk.joined));
+		json_object_object_add(wo, "deferred", json_object_new_uint64(wk.deferred));
+		json_object_object_add(wo, "missing", json_object_new_uint64(wk.missing));
+		json_object_object_add(wo, "orphaned", json_object_new_uint64(wk.orphaned));
+		json_object_object_add(wo, "refused", json_object_new_uint64(wk.refused));
+		json_object_object_add(wo, "held", json_object_new_uint64(wk.held));
+		json_object_object_add(o, "wakers", wo);
 	}
 	{
 		/* signal records, by what their stack is */
@@ -1145,6 +1172,7 @@ static int run(struct daemon *d)
 	 * make it durable */
 	d->sources = fr_sources_free(d->sources);
 	(void)fr_rings_consume(d->rings);
+	fr_recorder_drained(d->rec, true);
 	lifecycle_mark(d, FR_MARK_STOPPED);
 	fr_recorder_finish(d->rec);
 	/* incidents still open are written with what there is */

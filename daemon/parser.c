@@ -54,6 +54,7 @@ struct fr_parser {
 	uint64_t fails_since;
 	unsigned fails;
 	uint8_t *msg;                /* replies received */
+	uint8_t *kept;               /* the answer fr_parser_keep() kept */
 	struct fr_pm_notes *notes;   /* notes not sent yet */
 	/* the exchange in flight */
 	uint32_t req_pid, req_ppid;
@@ -149,8 +150,9 @@ int fr_parser_new(struct fr_parser **ret)
 		return r;
 	}
 	p->msg = malloc(FR_PARSE_MSG_MAX);
+	p->kept = malloc(FR_PARSE_MSG_MAX);
 	p->notes = malloc(FR_PARSE_MSG_MAX);
-	if (!p->msg || !p->notes) {
+	if (!p->msg || !p->kept || !p->notes) {
 		fr_parser_free(p);
 		return -ENOMEM;
 	}
@@ -211,6 +213,7 @@ struct fr_parser *fr_parser_free(struct fr_parser *p)
 		close(p->crumb_fd);
 	free(p->path);
 	free(p->msg);
+	free(p->kept);
 	free(p->notes);
 	free(p);
 	return NULL;
@@ -688,6 +691,14 @@ leaf:
 	for (size_t i = 0; i < got; i++)
 		desc[i] = (struct fr_frame_desc){};
 	return got;
+}
+
+void fr_parser_keep(struct fr_parser *p)
+{
+	uint8_t *m = p->msg;
+
+	p->msg = p->kept;
+	p->kept = m;
 }
 
 void fr_parser_tick(struct fr_parser *p)

@@ -69,6 +69,11 @@ struct fr_ustack;
 size_t fr_parser_stack(struct fr_parser *p, const struct fr_ustack *s, const uint64_t *frames, size_t nframes,
 		       bool name, bool leaf_user, uint64_t *out, size_t max, struct fr_frame_desc *desc);
 
+/* The descriptions fr_parser_stack() gave last stay valid through the
+ * next call as well (not the one after): for a record with two stacks
+ * (an offcpu record and its waker's). */
+void fr_parser_keep(struct fr_parser *p);
+
 /* Between drains: the helper trims its caches and reports its counters. */
 void fr_parser_tick(struct fr_parser *p);
 

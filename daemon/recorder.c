@@ -30,6 +30,7 @@
 #include "recorder.h"
 #include "symbolizer.h"
 #include "trigger.h"
+#include "wakers.h"
 
 struct cpu_state {
 	struct fr_chunk_builder *b;
@@ -59,8 +60,15 @@ struct fr_recorder {
 	struct fr_parser *parser; /* user stacks unwound and named (NULL: leaf frames only) */
 	uint64_t uframes[FR_SAMPLE_FRAMES_MAX]; /* the sample being recorded */
 	struct fr_frame_desc udesc[FR_SAMPLE_FRAMES_MAX]; /* its user frames' descriptions */
-	struct fr_frame_desc desc[FR_SAMPLE_FRAMES_MAX];  /* all its frames', as recorded (add_stacked()) */
+	/* an offcpu record's waker's user frames, and theirs */
+	uint64_t wuframes[FR_SAMPLE_FRAMES_MAX];
+	struct fr_frame_desc wudesc[FR_SAMPLE_FRAMES_MAX];
+	/* all its frames', as recorded (add_stacked()): the record's own
+	 * (ndesc of them), then its waker's */
+	struct fr_frame_desc desc[2 * FR_SAMPLE_FRAMES_MAX];
 	unsigned ndesc;
+	struct fr_wakers *wakers;
+	uint64_t waker_context[FR_WAKER_KINDS]; /* offcpu records, by their waker's context */
 	struct fr_demangler *demangler; /* for the names triggers are given */
 	bool udesc_set; /* udesc is for the sample being recorded */
 	uint64_t offcpu_user[FR_OFFCPU_USER__MAX]; /* offcpu records with stacks, by enum fr_offcpu_user */
@@ -113,6 +121,9 @@ int fr_recorder_new(const struct fr_conf *c, unsigned ncpu, struct fr_recorder *
 	k = fr_demangler_new(&r->demangler);
 	if (k < 0)
 		goto fail;
+	k = fr_wakers_new(&r->wakers);
+	if (k < 0)
+		goto fail;
 	*ret = r;
 	return 0;
 fail:
@@ -134,6 +145,7 @@ struct fr_recorder *fr_recorder_free(struct fr_recorder *r)
 	fr_cgroup_names_free(r->cg);
 	fr_exe_names_free(r->exes);
 	fr_demangler_free(r->demangler);
+	fr_wakers_free(r->wakers);
 	fr_symbolizer_free(r->sym);
 	fr_parser_free(r->parser);
 	free(r);
@@ -346,19 +358,28 @@ static int add_to(struct fr_recorder *r, struct fr_chunk_builder *b, struct cpu_
  * interrupted instruction; the others are return addresses. */
 static void add_stacked(struct fr_recorder *r, unsigned cpu, const struct fr_record *rec)
 {
+	const struct fr_record_waker *k = rec->type == FR_REC_OFFCPU ? &rec->sched.waker : NULL;
 	struct fr_frame_desc *d = r->desc;
 	unsigned nk = rec->stack.kernel_frames, nu = rec->stack.user_frames, n = 0;
 
 	if (r->sym)
-		for (unsigned i = 0; i < nk && n < ELEMENTSOF(r->desc); i++)
+		for (unsigned i = 0; i < nk && n < FR_SAMPLE_FRAMES_MAX; i++)
 			fr_symbolizer_kernel(r->sym, rec->stack.kframes[i], i == 0, &d[n++]);
 	/* the user frames were named with their unwinding (fr_parser_stack()) */
-	for (unsigned i = 0; i < nu && n < ELEMENTSOF(r->desc); i++)
+	for (unsigned i = 0; i < nu && n < FR_SAMPLE_FRAMES_MAX; i++)
 		d[n++] = r->udesc_set ? r->udesc[i] : (struct fr_frame_desc){};
 	r->udesc_set = false;
+	r->ndesc = n;
+	/* its waker's, in the waker's process */
+	if (k && k->context) {
+		if (r->sym)
+			for (unsigned i = 0; i < k->stack.kernel_frames; i++)
+				fr_symbolizer_kernel(r->sym, k->stack.kframes[i], i == 0, &d[n++]);
+		for (unsigned i = 0; i < k->stack.user_frames; i++)
+			d[n++] = r->wudesc[i];
+	}
 	for (unsigned i = 0; i < n; i++)
 		d[i].mapping.ts = d[i].symbol.ts = d[i].inl.ts = rec->ts;
-	r->ndesc = n;
 	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu], rec, d, n);
 	r->records++;
 }
@@ -406,20 +427,33 @@ static void on_process(const struct fr_record *rec, void *userdata)
  * copied (an offcpu record's user stack could not be had): the
  * instruction the registers were taken at, and a marker saying the rest
  * was not captured.  @leaf_user: the record has no kernel frames. */
-static size_t unwind(struct fr_recorder *r, const struct fr_ustack *s, bool captured, bool leaf_user, size_t max)
+static size_t unwind_into(struct fr_recorder *r, const struct fr_ustack *s, bool captured, bool leaf_user,
+			  size_t max, uint64_t *uframes, struct fr_frame_desc *udesc)
 {
 	const uint64_t leaf[2] = { s->regs[16], FR_FRAME_NOT_CAPTURED };
+	size_t n;
 
-	r->udesc_set = false;
 	if (!s->exe_ino || !s->regs[16] || max < 2) /* a kernel thread */
 		return 0;
 	if (!r->parser) { /* the interrupted instruction, no more */
-		memcpy(r->uframes, leaf, sizeof(leaf));
-		return captured ? 1 : 2;
+		memcpy(uframes, leaf, sizeof(leaf));
+		n = captured ? 1 : 2;
+		for (size_t i = 0; i < n; i++)
+			udesc[i] = (struct fr_frame_desc){};
+		return n;
 	}
-	r->udesc_set = true;
-	return fr_parser_stack(r->parser, s, captured ? NULL : leaf, captured ? 0 : 2, true, leaf_user, r->uframes,
-			       max, r->udesc);
+	return fr_parser_stack(r->parser, s, captured ? NULL : leaf, captured ? 0 : 2, true, leaf_user, uframes, max,
+			       udesc);
+}
+
+static size_t unwind(struct fr_recorder *r, const struct fr_ustack *s, bool captured, bool leaf_user, size_t max)
+{
+	size_t n;
+
+	r->udesc_set = false;
+	n = unwind_into(r, s, captured, leaf_user, max, r->uframes, r->udesc);
+	r->udesc_set = n > 0 && r->parser;
+	return n;
 }
 
 /* What a record of the BPF side says of a user stack (sample and offcpu
@@ -492,12 +526,55 @@ static void copy_hdr(struct fr_record *rec, const struct fr_event_hdr *h)
 	rec->comm_len = fr_comm_len(rec->comm);
 }
 
+static int record_event(struct fr_recorder *r, unsigned cpu, const void *data, size_t size, bool held);
+
+/* A held offcpu record, its waker come or not (fr_wakers_release()). */
+static void record_held(void *userdata, unsigned cpu, const void *data, size_t size)
+{
+	(void)record_event(userdata, cpu, data, size, true);
+}
+
+void fr_recorder_drained(struct fr_recorder *r, bool all)
+{
+	fr_wakers_release(r->wakers, all ? UINT64_MAX : fr_now_ns(CLOCK_MONOTONIC), all, record_held, r);
+}
+
+/* The waker in @e (@size bytes) into @rec's, its user stack unwound in
+ * its own process. */
+static void take_waker(struct fr_recorder *r, struct fr_record *rec, const struct fr_event_waker *e, size_t size)
+{
+	struct fr_record_waker *k = &rec->sched.waker;
+
+	k->context = (uint8_t)(MIN(e->context, (uint16_t)FR_WAKER_UNKNOWN) + 1);
+	k->no_stack = e->hdr.flags & FR_WAKER_NO_STACK;
+	k->pid = e->hdr.pid;
+	k->tid = e->hdr.tid;
+	k->comm = e->hdr.comm;
+	k->comm_len = fr_comm_len(e->hdr.comm);
+	k->delay_ns = e->hdr.ts > rec->ts ? e->hdr.ts - rec->ts : 0;
+	k->stack.kernel_frames = MIN(e->kernel_frames, FR_STACK_DEPTH);
+	k->stack.kframes = (const uint64_t *)e->kstack;
+	k->stack.uframes = r->wuframes;
+	if (e->exe_ino && size >= sizeof(*e) + FR_USTACK_COPY) {
+		struct fr_ustack s = {
+			.pid = e->hdr.pid, .tid = e->hdr.tid, .ppid = e->ppid, .exe_ino = e->exe_ino,
+			.regs = (const uint64_t *)e->uregs, .stack = e->ustack,
+			.stack_len = MIN(e->ustack_len, FR_USTACK_COPY),
+		};
+		k->stack.user_frames = (uint16_t)unwind_into(r, &s, s.stack_len > 0, e->kernel_frames == 0,
+							   FR_SAMPLE_FRAMES_MAX - k->stack.kernel_frames,
+							   r->wuframes, r->wudesc);
+		/* its names stay while the record's own are had */
+		if (r->parser)
+			fr_parser_keep(r->parser);
+	}
+	r->waker_context[k->context]++;
+}
+
 int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t size)
 {
 	struct fr_recorder *r = userdata;
 	const struct fr_event_hdr *h = data;
-	struct fr_record rec;
-	char memcg[4096];
 
 	if (cpu >= r->ncpu)
 		return 0;
@@ -508,12 +585,30 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 			(void)fr_recorder_on_event(r, cpu, (const uint8_t *)data + at, sizeof(struct fr_event_switch));
 		return 0;
 	}
-	fr_record_clear(&rec);
 	r->cpu[cpu].delivered++;
 	if (size < sizeof(*h)) {
 		r->cpu[cpu].lost_decode++;
 		return 0;
 	}
+	/* no record of its own: kept for its wait's */
+	if (h->type == FR_EV_WAKER) {
+		fr_wakers_add(r->wakers, data, size, fr_now_ns(CLOCK_MONOTONIC));
+		return 0;
+	}
+	return record_event(r, cpu, data, size, false);
+}
+
+/* Event @data of @cpu (delivered, counted) as a record; @held: it was
+ * held for its waker, which it now takes if it came. */
+static int record_event(struct fr_recorder *r, unsigned cpu, const void *data, size_t size, bool held)
+{
+	const struct fr_event_hdr *h = data;
+	struct fr_event_waker *waker = NULL;
+	size_t waker_size = 0;
+	struct fr_record rec;
+	char memcg[4096];
+
+	fr_record_clear(&rec);
 	copy_hdr(&rec, h);
 	rec.type = h->type;
 
@@ -568,6 +663,14 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		break;
 	}
 	case FR_EV_OFFCPU:
+		if ((h->flags & FR_OFFCPU_WAKER) && size >= sizeof(struct fr_event_sched)) {
+			waker = fr_wakers_take(r->wakers, h->tid, h->ts, &waker_size);
+			/* its waker is in a ring not read yet */
+			if (!waker && !held && fr_wakers_defer(r->wakers, cpu, data, size))
+				return 0;
+			if (waker)
+				take_waker(r, &rec, waker, waker_size);
+		}
 		if (size >= sizeof(struct fr_event_offcpu)) {
 			const struct fr_event_offcpu *e = data;
 			rec.sched.duration_ns = e->duration_ns;
@@ -697,10 +800,11 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	default:
 		goto malformed;
 	}
-	if (rec.stack.kernel_frames || rec.stack.user_frames)
+	if (rec.stack.kernel_frames || rec.stack.user_frames || (rec.type == FR_REC_OFFCPU && rec.sched.waker.context))
 		add_stacked(r, cpu, &rec);
 	else
 		add_record(r, cpu, &rec);
+	free(waker); /* (its strings are in the record, now encoded) */
 	/* an exec older than what named the process already (drained late
 	 * from another CPU) names neither it nor its triggers */
 	if ((rec.type == FR_REC_EXEC || rec.type == FR_REC_FORK || rec.type == FR_REC_EXIT) &&
@@ -718,6 +822,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	}
 	return 0;
 malformed:
+	free(waker);
 	/* a BPF/daemon ABI mismatch: never silent, a loss like any other */
 	r->cpu[cpu].lost_decode++;
 	if (!r->warned_decode)
@@ -858,6 +963,12 @@ uint64_t fr_recorder_records(const struct fr_recorder *r)
 void fr_recorder_offcpu_stats(const struct fr_recorder *r, uint64_t ret[FR_OFFCPU_USER__MAX])
 {
 	memcpy(ret, r->offcpu_user, sizeof(r->offcpu_user));
+}
+
+void fr_recorder_waker_stats(const struct fr_recorder *r, uint64_t ret[FR_WAKER_KINDS], struct fr_wakers_stats *ws)
+{
+	memcpy(ret, r->waker_context, sizeof(r->waker_context));
+	fr_wakers_get_stats(r->wakers, ws);
 }
 
 void fr_recorder_signal_stats(const struct fr_recorder *r, uint64_t ret[FR_SIGNAL_STACK__MAX])

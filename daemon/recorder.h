@@ -59,6 +59,9 @@ void fr_recorder_on_write_loss(uint32_t cpu, uint64_t records, uint64_t gap_lost
 /* Periodic work: turn new losses into gaps, close chunks older than the
  * configured age.  @now_mono is CLOCK_MONOTONIC ns. */
 void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono);
+/* After each drain of the rings: records held for their wakers
+ * (wakers.h) that may go now (@all: every one, before stopping). */
+void fr_recorder_drained(struct fr_recorder *r, bool all);
 /* Writes a keyframe: every live process as metadata.  Returns the number
  * of processes or -errno. */
 int fr_recorder_keyframe(struct fr_recorder *r);
@@ -82,6 +85,10 @@ uint64_t fr_recorder_records(const struct fr_recorder *r);
 void fr_recorder_offcpu_stats(const struct fr_recorder *r, uint64_t ret[FR_OFFCPU_USER__MAX]);
 /* signal records so far, by what their stack is (enum fr_signal_stack of
  * bpf/event.h: taken, a kernel thread's, skipped over the budget) */
+/* Offcpu records by their waker's context (FR_WAKER_*), and the join's
+ * counters (wakers.h). */
+struct fr_wakers_stats;
+void fr_recorder_waker_stats(const struct fr_recorder *r, uint64_t ret[FR_WAKER_KINDS], struct fr_wakers_stats *ws);
 void fr_recorder_signal_stats(const struct fr_recorder *r, uint64_t ret[FR_SIGNAL_STACK__MAX]);
 void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_recorder_cpu_stats *ret);
 /* Per source, summed over CPUs: records emitted and dropped in BPF, and

@@ -130,6 +130,20 @@ static void apply_sched(struct sched_bpf *o, const struct fr_conf *c)
 	o->data->offcpu_enabled = c->offcpu_enabled;
 	o->data->offcpu_threshold_ns = c->offcpu_threshold_ns;
 	o->data->offcpu_stacks = c->offcpu_stacks;
+	o->data->wakers = c->wakers;
+	/* off: not attached, no program run per wakeup; before load, for
+	 * the skeleton's attach, after it (a reload) by hand */
+	if (bpf_program__fd(o->progs.fr_waking) < 0)
+		bpf_program__set_autoattach(o->progs.fr_waking, c->wakers);
+	else if (!c->wakers && o->links.fr_waking)
+		o->links.fr_waking = (bpf_link__destroy(o->links.fr_waking), NULL);
+	else if (c->wakers && !o->links.fr_waking) {
+		o->links.fr_waking = bpf_program__attach(o->progs.fr_waking);
+		if (!o->links.fr_waking) {
+			log_warning_errno(-errno, "Failed to attach the wakers' program (sources.sched.wakers): %m");
+			o->links.fr_waking = NULL;
+		}
+	}
 	o->data->runq_enabled = c->runq_enabled;
 	o->data->runq_threshold_ns = c->runq_threshold_ns;
 	o->bss->full = c->sched_full; /* zero-initialised: .bss */

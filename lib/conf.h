@@ -49,6 +49,7 @@ struct fr_conf {
 	bool offcpu_enabled;
 	uint64_t offcpu_threshold_ns;
 	bool offcpu_stacks;
+	bool wakers;
 	bool runq_enabled;
 	uint64_t runq_threshold_ns;
 	bool sched_full;

@@ -235,46 +235,78 @@ static _always_inline_ void put_str(struct writer *w, enum stream sid, const cha
 /* A stack (sample and offcpu records): the two counts, then the frames
  * as zigzag deltas from the previous frame, in one string: addresses of
  * one stack are close, so most take 2-4 bytes, not 9. */
-static int put_frames(struct writer *w, const struct fr_record *r)
+static int put_stack(struct writer *w, enum stream sid, const uint64_t *kframes, unsigned nk,
+		     const uint64_t *uframes, unsigned nu)
 {
 	uint8_t blob[FR_SAMPLE_FRAMES_MAX * 10];
 	struct writer b = { .row = { blob, blob + sizeof(blob) } };
-	unsigned nk = r->stack.kernel_frames, n = nk + r->stack.user_frames;
 	uint64_t prev = 0;
 
-	if (n > FR_SAMPLE_FRAMES_MAX)
+	if (nk + nu > FR_SAMPLE_FRAMES_MAX)
 		return -EINVAL;
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t a = i < nk ? r->stack.kframes[i] : r->stack.uframes[i - nk];
-		put_svarint(&b, S_FRAMES, (int64_t)(a - prev));
+	for (unsigned i = 0; i < nk + nu; i++) {
+		uint64_t a = i < nk ? kframes[i] : uframes[i - nk];
+		put_svarint(&b, sid, (int64_t)(a - prev));
 		prev = a;
 	}
-	put_varint(w, S_FRAMES, nk);
-	put_varint(w, S_FRAMES, r->stack.user_frames);
-	put_str(w, S_FRAMES, (const char *)blob, (uint32_t)(b.row.p - blob));
+	put_varint(w, sid, nk);
+	put_varint(w, sid, nu);
+	put_str(w, sid, (const char *)blob, (uint32_t)(b.row.p - blob));
 	return 0;
 }
 
+static int put_frames(struct writer *w, const struct fr_record *r)
+{
+	return put_stack(w, S_FRAMES, r->stack.kframes, r->stack.kernel_frames, r->stack.uframes,
+			 r->stack.user_frames);
+}
+
 /* The extensions this writer makes (FR_REC_F_EXT): an offcpu record's
- * task state and its flags (bit 0: a kernel thread), varints, after the
- * varint length of the extension. */
+ * task state and its flags (bit 0: a kernel thread, bit 1: a waker
+ * follows), varints, after the varint length of the extension; then
+ * with bit 1 its waker: varint context << 1 | no stack, varint pid,
+ * svarint tid - pid, comm (varint length, bytes), varint delay, and its
+ * stack as a record's (varint kernel and user frame counts, varint length
+ * and the zigzag deltas). */
 #define EXT_MAX (1 + 5 + 1)
 #define EXT_OFFCPU_KTHREAD 1u
-
-static size_t varint_size(uint64_t v)
-{
-	size_t n = 1;
-
-	for (; v >= 0x80; v >>= 7)
-		n++;
-	return n;
-}
+#define EXT_OFFCPU_WAKER 2u
+#define EXT_WAKER_MAX (2 + 5 + 10 + 1 + FR_REC_COMM_MAX + 10 + 2 * 3 + 3 + FR_SAMPLE_FRAMES_MAX * 10)
 
 /* Has @r an extension in a chunk of @st? */
 static _always_inline_ bool has_ext(const struct fr_codec_state *st, const struct fr_record *r)
 {
-	return r->type == FR_REC_OFFCPU && (r->sched.state || r->sched.kthread) &&
+	return r->type == FR_REC_OFFCPU && (r->sched.state || r->sched.kthread || r->sched.waker.context) &&
 	       (st->incompat_flags & FR_CHUNK_INCOMPAT_RECORD_EXT);
+}
+
+/* An offcpu record's extension (above), varint length first. */
+static int put_offcpu_ext(struct writer *w, const struct fr_record *r)
+{
+	uint8_t x[EXT_MAX + EXT_WAKER_MAX];
+	struct writer b = { .row = { x, x + sizeof(x) } };
+	const struct fr_record_waker *k = &r->sched.waker;
+	unsigned flags = (r->sched.kthread ? EXT_OFFCPU_KTHREAD : 0) | (k->context ? EXT_OFFCPU_WAKER : 0);
+
+	put_varint(&b, S_OTHER, r->sched.state);
+	if (flags)
+		put_varint(&b, S_OTHER, flags);
+	if (k->context) {
+		if (k->comm_len > FR_REC_COMM_MAX || k->context >= FR_WAKER_KINDS)
+			return -EINVAL;
+		put_varint(&b, S_OTHER, (uint64_t)k->context << 1 | k->no_stack);
+		put_varint(&b, S_OTHER, k->pid);
+		put_svarint(&b, S_OTHER, (int64_t)k->tid - (int64_t)k->pid);
+		put_str(&b, S_OTHER, k->comm, k->comm_len);
+		put_varint(&b, S_OTHER, k->delay_ns);
+		if (put_stack(&b, S_OTHER, k->stack.kframes, k->stack.kernel_frames, k->stack.uframes,
+			      k->stack.user_frames) < 0)
+			return -EINVAL;
+	}
+	if (b.overflow)
+		return -EINVAL;
+	put_str(w, S_OTHER, (const char *)x, (uint32_t)(b.row.p - x));
+	return 0;
 }
 
 /* The first varint of the extension @p[0..@n) at *@pos (advanced past
@@ -291,6 +323,49 @@ static uint64_t ext_varint(const uint8_t *p, size_t n, size_t *pos)
 			return v;
 	}
 	*pos = n;
+	return 0;
+}
+
+/* A string of the extension at *@pos: its bytes, *@len of them; NULL
+ * when it is not whole. */
+static const uint8_t *ext_str(const uint8_t *p, size_t n, size_t *pos, uint32_t *len)
+{
+	uint64_t l = ext_varint(p, n, pos);
+	const uint8_t *s = p + *pos;
+
+	if (l > n - *pos)
+		return NULL;
+	*pos += (size_t)l;
+	*len = (uint32_t)l;
+	return s;
+}
+
+/* An offcpu extension's waker at *@pos into @k; -EBADMSG when it does
+ * not add up.  Its frames are checked as they are read
+ * (fr_record_frames()). */
+static int get_waker(const uint8_t *p, size_t n, size_t *pos, struct fr_record_waker *k)
+{
+	uint64_t context = ext_varint(p, n, pos), pid, tid, nk, nu;
+	uint32_t comm_len = 0;
+
+	pid = ext_varint(p, n, pos);
+	tid = ext_varint(p, n, pos);
+	k->comm = (const char *)ext_str(p, n, pos, &comm_len);
+	k->delay_ns = ext_varint(p, n, pos);
+	nk = ext_varint(p, n, pos);
+	nu = ext_varint(p, n, pos);
+	k->stack.enc = ext_str(p, n, pos, &k->stack.enc_len);
+	if (!k->comm || comm_len > FR_REC_COMM_MAX || !k->stack.enc || nk + nu > FR_SAMPLE_FRAMES_MAX ||
+	    (context >> 1) == FR_WAKER_NONE)
+		return -EBADMSG;
+	/* a kind a newer writer knows: not known here */
+	k->context = (context >> 1) < FR_WAKER_KINDS ? (uint8_t)(context >> 1) : FR_WAKER_IS_UNKNOWN;
+	k->no_stack = context & 1;
+	k->pid = (uint32_t)pid;
+	k->tid = (uint32_t)(pid + (uint64_t)((tid >> 1) ^ -(tid & 1)));
+	k->comm_len = (uint8_t)comm_len;
+	k->stack.kernel_frames = (uint16_t)nk;
+	k->stack.user_frames = (uint16_t)nu;
 	return 0;
 }
 
@@ -314,7 +389,8 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 	else if (r->type == FR_REC_TCP)
 		n += 2 * 16 + 8;
 	else if (fr_record_type_has_stack(r->type))
-		n += 3 * 5 + (size_t)(r->stack.kernel_frames + r->stack.user_frames) * 10;
+		n += 3 * 5 + (size_t)(r->stack.kernel_frames + r->stack.user_frames) * 10 +
+		     (r->type == FR_REC_OFFCPU && r->sched.waker.context ? EXT_WAKER_MAX : 0);
 	else if (r->type == FR_REC_SWITCH)
 		n += r->sw.next_comm_len + 3 * 5 + 5;
 	else if (r->type == FR_REC_MARK)
@@ -475,12 +551,8 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 	default: /* a number no type has */
 		return -EINVAL;
 	}
-	if (ext) {
-		put_varint(w, S_OTHER, varint_size(r->sched.state) + (r->sched.kthread ? 1 : 0));
-		put_varint(w, S_OTHER, r->sched.state);
-		if (r->sched.kthread)
-			put_varint(w, S_OTHER, EXT_OFFCPU_KTHREAD);
-	}
+	if (ext && put_offcpu_ext(w, r) < 0)
+		return -EINVAL;
 	if (w->overflow)
 		return -ENOBUFS;
 	st->prev_ts = r->ts;
@@ -726,6 +798,7 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 		rec->sched.syscall_nr = -1; /* older chunks do not say */
 		rec->sched.state = 0;      /* nor (its extension) those before issue 45 */
 		rec->sched.kthread = false;
+		rec->sched.waker = (struct fr_record_waker){};
 		if (st->incompat_flags & FR_CHUNK_INCOMPAT_OFFCPU_SYSCALL) {
 			int64_t nr = get_svarint(r, S_NR);
 			if (nr < -1 || nr > INT32_MAX)
@@ -740,6 +813,7 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 		rec->sched.syscall_nr = -1;
 		rec->sched.state = 0;
 		rec->sched.kthread = false;
+		rec->sched.waker = (struct fr_record_waker){};
 		break;
 	case FR_REC_BLOCK:
 		rec->block.dev = (uint32_t)get_varint(r, S_OTHER);
@@ -875,8 +949,12 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 		else
 			x = get_bytes(r, S_OTHER, (size_t)v);
 		if (x && rec->type == FR_REC_OFFCPU) {
+			uint64_t flags;
 			rec->sched.state = (uint32_t)ext_varint(x, (size_t)v, &pos);
-			rec->sched.kthread = ext_varint(x, (size_t)v, &pos) & EXT_OFFCPU_KTHREAD;
+			flags = ext_varint(x, (size_t)v, &pos);
+			rec->sched.kthread = flags & EXT_OFFCPU_KTHREAD;
+			if ((flags & EXT_OFFCPU_WAKER) && get_waker(x, (size_t)v, &pos, &rec->sched.waker) < 0)
+				r->bad = true;
 		}
 		rec->flags &= (uint16_t)~FR_REC_F_EXT;
 	}
@@ -1036,6 +1114,27 @@ bool fr_record_iter_done(const struct fr_record_iter *it)
 		if (it->cur[i].p != it->cur[i].end)
 			return false;
 	return !it->columns || !it->rows.buf || it->rows.len == it->rows.cap;
+}
+
+void fr_record_waker_view(const struct fr_record *r, struct fr_record *out)
+{
+	const struct fr_record_waker *k = &r->sched.waker;
+
+	fr_record_clear(out);
+	out->type = FR_REC_OFFCPU;
+	out->cpu = r->cpu;
+	out->ts = r->ts + k->delay_ns;
+	out->pid = k->pid;
+	out->tid = k->tid;
+	out->comm_len = k->comm_len;
+	if (k->comm_len)
+		memcpy(out->comm, k->comm, k->comm_len);
+	out->stack.kernel_frames = k->stack.kernel_frames;
+	out->stack.user_frames = k->stack.user_frames;
+	out->stack.kframes = k->stack.kframes;
+	out->stack.uframes = k->stack.uframes;
+	out->stack.enc = k->stack.enc;
+	out->stack.enc_len = k->stack.enc_len;
 }
 
 int fr_record_frames(const struct fr_record *rec, uint64_t *out, size_t max)

@@ -29,6 +29,7 @@
 #include "symtab.h"
 #include "syscall-names.h"
 #include "wait-kind.h"
+#include "waker.h"
 
 /* compact, and "/" as it is: paths are most of the strings */
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -327,18 +328,20 @@ static size_t frame_module(const struct fr_frame *f, char *buf, size_t cap)
 	return len;
 }
 
-static int put_stack(struct fr_json_writer *w, struct fr_out *o, const struct fr_record *r,
-		     const struct fr_record_context *e)
+/* The stack of @r: @frames[0..@nframes) resolved, or (@frames NULL)
+ * its addresses. */
+static int put_frames(struct fr_json_writer *w, struct fr_out *o, const struct fr_record *r,
+		      const struct fr_frame *frames, int nframes)
 {
 	uint64_t addrs[FR_SAMPLE_FRAMES_MAX];
-	int n = e->frames ? e->nframes : fr_record_frames(r, addrs, FR_SAMPLE_FRAMES_MAX);
+	int n = frames ? nframes : fr_record_frames(r, addrs, FR_SAMPLE_FRAMES_MAX);
 	/* the sizes fr_frame_name() and fr_frame_module() were given */
 	char name[512], hex[FR_BUILD_ID_MAX * 2 + 1];
 	int k = 0;
 
 	fr_out_putc(o, '[');
 	for (int i = 0; i < n && k == 0; i++) {
-		const struct fr_frame *fr = e->frames ? &e->frames[i] : NULL;
+		const struct fr_frame *fr = frames ? &frames[i] : NULL;
 
 		if (i)
 			fr_out_putc(o, ',');
@@ -376,6 +379,48 @@ static int put_stack(struct fr_json_writer *w, struct fr_out *o, const struct fr
 	}
 	fr_out_putc(o, ']');
 	return k;
+}
+
+static int put_stack(struct fr_json_writer *w, struct fr_out *o, const struct fr_record *r,
+		     const struct fr_record_context *e)
+{
+	return put_frames(w, o, r, e->frames, e->nframes);
+}
+
+/* An offcpu record's waker: who ended the wait, when, from where. */
+static int put_waker(struct fr_json_writer *w, struct fr_out *o, const struct fr_record *r,
+		     const struct fr_record_context *e)
+{
+	const struct fr_record_waker *k = &r->sched.waker;
+	struct fr_record v;
+	char label[128];
+	int n;
+
+	fr_record_waker_view(r, &v);
+	KEY(o, ",\"waker\":{\"kind\":");
+	put_cstr(w, o, fr_waker_kind_name(fr_waker_context(k, e->waker_frames, e->waker_nframes)));
+	KEY(o, ",\"label\":");
+	n = put_str(w, o, label, fr_waker_label(k, e->waker_frames, e->waker_nframes, label, sizeof(label)));
+	KEY(o, ",\"pid\":");
+	fr_out_u64(o, k->pid);
+	KEY(o, ",\"tid\":");
+	fr_out_u64(o, k->tid);
+	KEY(o, ",\"comm\":");
+	if (n == 0)
+		n = put_str(w, o, k->comm, k->comm_len);
+	KEY(o, ",\"time\":");
+	put_time(w, o, e->wall_ns + k->delay_ns);
+	KEY(o, ",\"delay_ns\":");
+	fr_out_u64(o, k->delay_ns);
+	if (k->no_stack)
+		KEY(o, ",\"stack_status\":\"over_budget\"");
+	KEY(o, ",\"stack\":");
+	if (n == 0)
+		n = put_frames(w, o, &v, e->waker_frames, e->waker_nframes);
+	KEY(o, ",\"kernel_frames\":");
+	fr_out_u64(o, k->stack.kernel_frames);
+	fr_out_putc(o, '}');
+	return n;
 }
 
 /* Metrics: nested objects per subsystem, at the top level of the record,
@@ -527,6 +572,9 @@ int fr_record_json_write(struct fr_json_writer *w, struct fr_out *o, const struc
 		k = put_stack(w, o, r, e);
 		KEY(o, ",\"kernel_frames\":");
 		fr_out_u64(o, r->stack.kernel_frames);
+		/* who ended the wait, where recorded */
+		if (k == 0 && r->sched.waker.context)
+			k = put_waker(w, o, r, e);
 		break;
 	case FR_REC_RUNQ:
 		KEY(o, ",\"duration_ns\":");

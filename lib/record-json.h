@@ -26,6 +26,8 @@ struct fr_record_context {
 	bool kernel_thread;
 	const struct fr_frame *frames; /* samples: resolved frames; NULL: addresses only */
 	int nframes;
+	const struct fr_frame *waker_frames; /* an offcpu record's waker's, as frames */
+	int waker_nframes;
 };
 
 /* Writes records as JSON text straight into an output buffer; json-c

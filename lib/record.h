@@ -80,6 +80,18 @@ static inline uint8_t fr_comm_len(const char *comm)
  * extension, skipped by this reader (lib/record-codec.c) */
 #define FR_REC_F_EXT (1u << 7)
 
+/* Who ended an offcpu record's wait (sched.waker.context): the numbers
+ * of enum fr_waker_context of bpf/event.h, plus one; 0: not recorded. */
+enum { FR_WAKER_NONE = 0,    /* not recorded (wakers off, or lost) */
+       FR_WAKER_IS_TASK = 1, /* a user task, in its own context */
+       FR_WAKER_IS_KTHREAD = 2,
+       FR_WAKER_IS_HARDIRQ = 3, /* pid/comm: the task it interrupted */
+       FR_WAKER_IS_SOFTIRQ = 4, /* the same */
+       FR_WAKER_IS_NMI = 5,
+       FR_WAKER_IS_UNKNOWN = 6, /* a task, or an interrupt of it: the kernel did not say */
+       FR_WAKER_KINDS,
+};
+
 /* What a signal record's stack is (signal.stack): the same numbers as
  * enum fr_signal_stack of bpf/event.h. */
 enum { FR_SIGNAL_STACK_TAKEN = 0,   /* the sender's stacks, as recorded */
@@ -139,6 +151,23 @@ struct fr_record {
 			/* offcpu: the task is a kernel thread (false when not
 			 * known: as state) */
 			bool kthread;
+			/* offcpu: who woke it, taken at the wakeup (context
+			 * 0: not recorded); its stack as the record's own
+			 * (see there), in the address space of waker.pid */
+			struct fr_record_waker {
+				uint8_t context;  /* FR_WAKER_* */
+				bool no_stack;    /* over the stack budget: none taken */
+				uint8_t comm_len;
+				uint32_t pid, tid;
+				const char *comm; /* not NUL-terminated */
+				uint64_t delay_ns; /* the wakeup's time less the record's ts */
+				struct {
+					uint16_t kernel_frames, user_frames;
+					const uint64_t *kframes, *uframes;
+					const uint8_t *enc;
+					uint32_t enc_len;
+				} stack;
+			} waker;
 		} sched; /* offcpu, runq */
 		struct {
 			uint32_t prev_state;
@@ -337,6 +366,12 @@ static inline uint32_t fr_record_stack_pid(const struct fr_record *r)
 {
 	return r->type == FR_REC_SIGNAL ? r->signal.sender_pid : r->pid;
 }
+
+/* The waker of offcpu record @r (r->sched.waker.context set) as a record
+ * of its own, into @out: pid, tid and comm the waker's, ts the wakeup's,
+ * its stack as out's stack (a type with one: fr_record_frames() and the
+ * symbol tables read it in the waker's process), cgroup unknown. */
+void fr_record_waker_view(const struct fr_record *r, struct fr_record *out);
 
 /* The frames of a decoded sample, offcpu or signal record, kernel then user, each
  * leaf first, into @out (room for @max); returns how many (0 for a record

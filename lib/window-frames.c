@@ -96,6 +96,18 @@ int fr_window_frames(struct fr_window *w, const struct fr_window_entry *e, struc
 	return (int)k;
 }
 
+int fr_window_waker_frames(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *out,
+			   size_t max)
+{
+	struct fr_window_entry v;
+
+	if (e->r.type != FR_REC_OFFCPU || !e->r.sched.waker.context)
+		return 0;
+	v = *e;
+	fr_record_waker_view(&e->r, &v.r);
+	return fr_window_frames(w, &v, out, max);
+}
+
 unsigned fr_window_ncpu(const struct fr_window *w)
 {
 	unsigned n = 0;

@@ -165,6 +165,11 @@ unsigned fr_window_threads(void);
 /* One more than the highest CPU whose chunks the window holds. */
 unsigned fr_window_ncpu(const struct fr_window *w);
 
+/* The frames of offcpu record @e's waker (its sched.waker, in the waker's
+ * process), as fr_window_frames() names a record's; 0 when it has none. */
+int fr_window_waker_frames(struct fr_window *w, const struct fr_window_entry *e, struct fr_frame *out,
+			   size_t max);
+
 /* From now on, fr_window_frames() names the user frames their chunks
  * left unnamed from @ln (lib/late-names.h), which must outlive the
  * window's use; NULL: not at all. */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Who woke a wait (an offcpu record's waker, record.h), as readers name
+ * it: its kind ("task", "kernel_thread", "hardirq", "softirq", "nmi",
+ * "unknown": JSON's waker.kind) and a label people read, from the kind,
+ * the task's name and the kernel frames of the wakeup:
+ *   a task                "nginx"
+ *   a kernel thread       "[kworker] kworker/1:2", "[kthread] jbd2/vda1-8"
+ *   a timer's expiry      "[timer]" (a sleep's end), "[timer] watchdog_timer_fn"
+ *   a device's interrupt  "[irq] vring_interrupt" (its handler)
+ *   another CPU's request "[ipi]"
+ *   a softirq             "[softirq] net_rx_action" (its action)
+ * An interrupt's task is only the one it interrupted: the label does not
+ * name it.
+ */
+#ifndef FR_WAKER_H
+#define FR_WAKER_H
+
+#include <stddef.h>
+
+#include "record.h"
+#include "symtab.h"
+
+/* "task", ...; NULL for FR_WAKER_NONE. */
+const char *fr_waker_kind_name(unsigned context);
+
+/* Is @context an interrupt's (the record's waker task only interrupted)? */
+static inline int fr_waker_is_interrupt(unsigned context)
+{
+	return context == FR_WAKER_IS_HARDIRQ || context == FR_WAKER_IS_SOFTIRQ || context == FR_WAKER_IS_NMI;
+}
+
+/* What waker @k is, from its context and its frames (kernel first, leaf
+ * first: @frames[0..n), NULL: not named): the program tells a task's
+ * stack from an interrupt's, the frames a softirq from a hard interrupt,
+ * and an interrupt that came in user mode from a fault. */
+unsigned fr_waker_context(const struct fr_record_waker *k, const struct fr_frame *frames, int n);
+
+/* The label of waker @k, whose frames (kernel first, leaf first) are
+ * @frames[0..n) (NULL: not named), into @buf; returns its length (cut to
+ * @cap - 1, NUL-terminated). */
+size_t fr_waker_label(const struct fr_record_waker *k, const struct fr_frame *frames, int n, char *buf, size_t cap);
+
+#endif
