@@ -14,6 +14,7 @@
 #include "../lib/record-fields.h"
 #include "../lib/syscall-names.h"
 #include "../lib/wait-kind.h"
+#include "../lib/waker.h"
 #include "output-text.h"
 
 /* Record types with a column of their own: the name padded to 8, and a
@@ -178,6 +179,36 @@ static void print_frames(struct fr_out *o, struct fr_window *w, const struct fr_
 		fr_out_puts(o, "no frames");
 }
 
+/* ", woken by LABEL[pid]" of offcpu record @e, who ended the wait; with
+ * @stack instead its stack, on lines of their own. */
+static void print_waker(struct fr_out *o, struct fr_window *w, const struct fr_window_entry *e, bool stack)
+{
+	const struct fr_record_waker *k = &e->r.sched.waker;
+	struct fr_frame frames[FR_FRAMES_EXPANDED_MAX];
+	int n = fr_window_waker_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
+	unsigned context = fr_waker_context(k, n > 0 ? frames : NULL, n);
+	char label[128];
+
+	if (stack) {
+		struct fr_window_entry v = *e;
+
+		fr_out_puts(o, "\n    woken by:");
+		if (k->no_stack)
+			fr_out_puts(o, " [stack not taken: over the budget of stacks a second]");
+		fr_record_waker_view(&e->r, &v.r);
+		print_frames(o, w, &v, "\n      ", true);
+		return;
+	}
+	fr_out_puts(o, ", woken by ");
+	fr_out_safe(o, label, fr_waker_label(k, n > 0 ? frames : NULL, n, label, sizeof(label)));
+	if (context == FR_WAKER_IS_TASK || context == FR_WAKER_IS_KTHREAD || context == FR_WAKER_IS_UNKNOWN) {
+		fr_out_printf(o, "[%" PRIu32, k->pid);
+		if (k->tid != k->pid)
+			fr_out_printf(o, "/%" PRIu32, k->tid);
+		fr_out_putc(o, ']');
+	}
+}
+
 void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, const struct fr_window_entry *e)
 {
 	const struct fr_record *r = &e->r;
@@ -257,6 +288,8 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 		}
 		fr_out_puts(o, "for ");
 		print_duration(o, r->sched.duration_ns);
+		if (r->sched.waker.context)
+			print_waker(o, w, e, false);
 		break;
 	case FR_REC_RUNQ:
 		fr_out_puts(o, "waited for a CPU for ");
@@ -349,8 +382,11 @@ void fr_text_print(struct fr_text *t, struct fr_out *o, struct fr_window *w, con
 		fr_out_safe(o, e->cgroup, e->cgroup_len);
 	}
 	/* on lines of their own under the record's */
-	if (r->type == FR_REC_OFFCPU && (t->flags & FR_TEXT_STACKS))
+	if (r->type == FR_REC_OFFCPU && (t->flags & FR_TEXT_STACKS)) {
 		print_frames(o, w, e, "\n    ", true);
+		if (r->sched.waker.context)
+			print_waker(o, w, e, true);
+	}
 	/* where it crashed, or who sent it from where: always */
 	if (r->type == FR_REC_SIGNAL && !(t->flags & FR_TEXT_ONE_LINE)) {
 		if (r->signal.stack == FR_SIGNAL_STACK_OVER)

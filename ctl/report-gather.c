@@ -103,6 +103,8 @@ static void offcpu(struct report *rp, struct fr_window *w, size_t i, const struc
 	char name[512];
 	uint64_t h, d = e->r.sched.duration_ns;
 
+	/* a waker's wait may be idle by design (epoll_wait): all of them */
+	fr_waits_add(&rp->waits, i, e);
 	/* idle by design (lib/wait-kind.h): counted, not listed; what
 	 * changed lists it when it changed */
 	if (fr_wait_is_idle(&e->r, e->kernel_thread)) {
@@ -223,4 +225,5 @@ void report_done(struct report *rp)
 	fr_counts_done(&rp->started);
 	fr_paths_done(&rp->cpu_paths);
 	fr_paths_done(&rp->offcpu_paths);
+	fr_waits_done(&rp->waits);
 }

@@ -20,6 +20,7 @@
 #include "../lib/record-fields.h"
 #include "../lib/symtab.h"
 #include "../lib/syscall-names.h"
+#include "../lib/waker.h"
 #include "../lib/out-buf.h"
 #include "coredump-link.h"
 #include "frctl-error.h"
@@ -319,9 +320,61 @@ static void print_stack(const struct fr_window_entry *e, const struct fr_frame *
 	putchar('\n');
 }
 
+/* Who ended off-CPU wait @e, and, when that was a thread that had been
+ * waiting itself, on whom, and so on: one line each, its stack fitted.
+ *            ← woken by fr-front[11] (tid 11): main → reply → write → … → anon_pipe_write
+ *            ← which waited 1.50 s in read, woken by fr-back[12] (tid 12): …
+ *            ← which waited 1.50 s in clock_nanosleep, woken by [timer] */
+static void print_waker_chain(struct fr_window *w, struct fr_waits *waits, const struct fr_window_entry *e)
+{
+	struct fr_window_entry cur = *e, next, view;
+	struct fr_frame f[FRAMES_MAX];
+	char label[128], d[32];
+	unsigned depth = 0;
+
+	for (; cur.r.type == FR_REC_OFFCPU && cur.r.sched.waker.context; depth++) {
+		const struct fr_record_waker *k = &cur.r.sched.waker;
+		int n = fr_window_waker_frames(w, &cur, f, FRAMES_MAX), col;
+		unsigned context = fr_waker_context(k, n > 0 ? f : NULL, n);
+		bool thread = context == FR_WAKER_IS_TASK || context == FR_WAKER_IS_KTHREAD;
+
+		if (depth == FR_WAIT_CHAIN_MAX) {
+			printf("             ← … (longer: cut at %d)\n", FR_WAIT_CHAIN_MAX);
+			return;
+		}
+		fr_waker_label(k, n > 0 ? f : NULL, n, label, sizeof(label));
+		col = printf("             ← ");
+		if (depth) {
+			const char *call = cur.r.sched.syscall_nr >= 0 ? fr_syscall_name((unsigned)cur.r.sched.syscall_nr)
+								     : NULL;
+			col += printf("which waited %s%s%s, ", fr_format_duration(cur.r.sched.duration_ns, d, sizeof(d)),
+				      call ? " in " : "", call ? call : "");
+		}
+		col += printf("woken by ");
+		print_safe(label);
+		col += (int)strlen(label);
+		if (thread) {
+			col += printf("[%" PRIu32 "]", k->pid);
+			if (k->tid != k->pid)
+				col += printf(" (tid %" PRIu32 ")", k->tid);
+		}
+		if (n > 0 && !k->no_stack) {
+			fr_record_waker_view(&cur.r, &view.r);
+			view.chunk = cur.chunk;
+			col += printf(": ");
+			print_stack(&view, f, n, col < PATH_COLUMNS - 16 ? (size_t)(PATH_COLUMNS - col) : 16);
+		} else
+			putchar('\n');
+		if (!thread || !fr_waits_waker_wait(waits, w, &cur, &next))
+			return;
+		cur = next;
+	}
+}
+
 /* Each entry that has a stack (an off-CPU wait) is followed by it, under
- * the entry's text, after how many frames it has. */
-static void print_top(struct fr_window *w, const char *title, const struct top *t)
+ * the entry's text, after how many frames it has; an off-CPU wait then
+ * by who ended it (@waits: NULL, not followed). */
+static void print_top(struct fr_window *w, const char *title, const struct top *t, struct fr_waits *waits)
 {
 	struct fr_frame f[FRAMES_MAX];
 	char d[32];
@@ -342,6 +395,8 @@ static void print_top(struct fr_window *w, const char *title, const struct top *
 			d[0] = 0;
 		printf("  %9s  ", d);
 		print_stack(&t->e[i], f, n, PATH_COLUMNS - 13);
+		if (waits)
+			print_waker_chain(w, waits, &t->e[i]);
 	}
 }
 
@@ -422,7 +477,7 @@ static void print_paths(struct fr_window *w, const struct paths *p, const char *
 
 /* The longest off-CPU waits with their stacks, then the blocked time by
  * call path, as shares of all of it: the waits without a stack apart. */
-static void print_offcpu(struct fr_window *w, const struct report *rp)
+static void print_offcpu(struct fr_window *w, struct report *rp)
 {
 	static const char title[] = "off-CPU time by call path";
 	char d[32];
@@ -433,7 +488,7 @@ static void print_offcpu(struct fr_window *w, const struct report *rp)
 		       rp->offcpu_idle, fr_format_duration(rp->offcpu_idle_ns, d, sizeof(d)));
 	if (!rp->offcpu.count)
 		return;
-	print_top(w, "Longest off-CPU (blocked)", &rp->offcpu);
+	print_top(w, "Longest off-CPU (blocked)", &rp->offcpu, &rp->waits);
 	if (rp->offcpu_bare == rp->offcpu.count) {
 		printf("  %s: none, no wait had a stack\n", title);
 		return;
@@ -609,10 +664,10 @@ int verb_report(struct frctl *f, int argc, char **argv)
 	if (bl.active)
 		what_changed_print(changes, &bl.now, &bl.base, CHANGES_MAX);
 	print_fired(s.w, &s, &rp);
-	print_top(s.w, "Slowest syscalls", &rp.syscall);
+	print_top(s.w, "Slowest syscalls", &rp.syscall, NULL);
 	print_offcpu(s.w, &rp);
-	print_top(s.w, "Longest run-queue waits", &rp.runq);
-	print_top(s.w, "Slowest block I/O", &rp.block);
+	print_top(s.w, "Longest run-queue waits", &rp.runq, NULL);
+	print_top(s.w, "Slowest block I/O", &rp.block, NULL);
 	if (rp.samples) {
 		printf("CPU (%" PRIu64 " samples): by process\n", rp.samples);
 		print_counts(&rp.procs, rp.samples, TOP, "  ");

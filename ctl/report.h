@@ -14,6 +14,7 @@
 #include "call-paths.h"
 #include "report-baseline.h"
 #include "string-counts.h"
+#include "wait-chain.h"
 #include "window-args.h"
 
 #define TOP 5
@@ -50,6 +51,7 @@ struct report {
 	uint64_t offcpu_idle, offcpu_idle_ns;         /* waits idle by design (lib/wait-kind.h) */
 	struct fr_counts self, procs, started;
 	struct paths cpu_paths, offcpu_paths;
+	struct fr_waits waits; /* every off-CPU wait, to follow wakers (wait-chain.h) */
 	struct list killed, triggers, ooms, marks, signals;
 	struct fr_window_entry causes[LIST_MAX]; /* of the triggers */
 	bool has_cause[LIST_MAX];
