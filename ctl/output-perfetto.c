@@ -35,6 +35,7 @@
 #include "../lib/record-json.h"
 #include "../lib/symtab.h"
 #include "../lib/syscall-names.h"
+#include "../lib/waker.h"
 #include "output-json.h"
 #include "output-perfetto.h"
 
@@ -80,6 +81,7 @@ struct fr_perfetto {
 	uint64_t lane_end[64][BLOCK_LANES];
 	uint8_t nlanes[64];
 	uint64_t events;
+	uint64_t flows;            /* flow arrows drawn (wakers): their ids */
 	struct fr_json_writer *json;
 	struct fr_out line;        /* a record's JSON, in memory */
 };
@@ -340,6 +342,50 @@ static struct json_object *stack_args(struct fr_window *w, const struct fr_windo
 	return a;
 }
 
+/* Off-CPU wait @e's waker into its slice's @args; a thread's also as a
+ * slice of a microsecond on the waker's track at the wakeup, with its
+ * stack, and a flow arrow from it to the wait (to the slice enclosing the
+ * wakeup on the waiting thread's scheduling track). */
+static void waker_flow(struct fr_perfetto *p, struct fr_window *w, const struct fr_window_entry *e,
+		       struct json_object *args)
+{
+	const struct fr_record_waker *k = &e->r.sched.waker;
+	struct fr_frame frames[FR_FRAMES_EXPANDED_MAX];
+	int n = fr_window_waker_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
+	unsigned context = fr_waker_context(k, n > 0 ? frames : NULL, n);
+	uint64_t wake = e->wall_ns + k->delay_ns;
+	struct fr_window_entry v = *e;
+	struct json_object *o;
+	char label[128], name[160];
+
+	fr_waker_label(k, n > 0 ? frames : NULL, n, label, sizeof(label));
+	clean_copy(label, sizeof(label), label, strlen(label));
+	json_object_object_add(args, "waker", json_object_new_string(label));
+	json_object_object_add(args, "waker_kind", json_object_new_string(fr_waker_kind_name(context)));
+	if (context != FR_WAKER_IS_TASK && context != FR_WAKER_IS_KTHREAD)
+		return;
+	json_object_object_add(args, "waker_pid", json_object_new_int64(k->pid));
+	json_object_object_add(args, "waker_tid", json_object_new_int64(k->tid));
+	fr_record_waker_view(&e->r, &v.r);
+	v.wall_ns = wake;
+	v.exe = NULL; /* the wakee's */
+	v.exe_len = 0;
+	remember(p, &v);
+	snprintf(name, sizeof(name), "wakes %s[%" PRIu32 "]", e->r.comm, e->r.tid);
+	clean_copy(name, sizeof(name), name, strlen(name));
+	slice(p, name, "wakeup", wake, 1000, k->pid, k->tid, stack_args(w, &v));
+	p->flows++;
+	o = event(p, "s", "wakeup", wake, k->pid, k->tid);
+	json_object_object_add(o, "cat", json_object_new_string("wakeup"));
+	json_object_object_add(o, "id", json_object_new_uint64(p->flows));
+	emit(p, o);
+	o = event(p, "f", "wakeup", wake, e->r.pid, e->r.tid | SCHED_TID_BIT);
+	json_object_object_add(o, "cat", json_object_new_string("wakeup"));
+	json_object_object_add(o, "id", json_object_new_uint64(p->flows));
+	json_object_object_add(o, "bp", json_object_new_string("e"));
+	emit(p, o);
+}
+
 void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr_window_entry *e)
 {
 	const struct fr_record *r = &e->r;
@@ -390,6 +436,8 @@ void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr
 				dur -= t->sched_end - start;
 				start = t->sched_end;
 			}
+			if (r->type == FR_REC_OFFCPU && r->sched.waker.context)
+				waker_flow(p, w, e, a);
 			slice(p, r->type == FR_REC_OFFCPU ? "off-CPU" : "run queue", "sched", start, dur,
 			      r->pid, r->tid | SCHED_TID_BIT, a);
 			if (t) {

@@ -358,11 +358,15 @@ static void print_waker_chain(struct fr_window *w, struct fr_waits *waits, const
 			if (k->tid != k->pid)
 				col += printf(" (tid %" PRIu32 ")", k->tid);
 		}
-		if (n > 0 && !k->no_stack) {
+		/* a thread's: from where it woke it (an interrupt's label
+		 * says what it was) */
+		if (thread && n > 0 && !k->no_stack) {
+			int skip = MIN(fr_waker_machinery(f, n), (int)k->stack.kernel_frames);
+
 			fr_record_waker_view(&cur.r, &view.r);
-			view.chunk = cur.chunk;
+			view.r.stack.kernel_frames = (uint16_t)(view.r.stack.kernel_frames - skip);
 			col += printf(": ");
-			print_stack(&view, f, n, col < PATH_COLUMNS - 16 ? (size_t)(PATH_COLUMNS - col) : 16);
+			print_stack(&view, f + skip, n - skip, col < PATH_COLUMNS - 16 ? (size_t)(PATH_COLUMNS - col) : 16);
 		} else
 			putchar('\n');
 		if (!thread || !fr_waits_waker_wait(waits, w, &cur, &next))

@@ -48,6 +48,23 @@ static int find(const struct fr_frame *frames, int from, int n, const char *cons
 	return -1;
 }
 
+int fr_waker_machinery(const struct fr_frame *frames, int n)
+{
+	static const char *const prefixes[] = { "try_to_wake_up", "wake_up_", "__wake_up", "autoremove_wake_function",
+						"default_wake_function", "woken_wake_function", "wake_page_function",
+						"wake_bit_function", "var_wake_function", NULL };
+	int k = 0;
+
+	for (; k < n; k++) {
+		const char *const *p = prefixes;
+		for (; *p && !prefixed(&frames[k], *p); p++)
+			;
+		if (!*p)
+			break;
+	}
+	return k;
+}
+
 /* what runs softirqs: the frame below is the action */
 static const char *const softirq_runners[] = { "handle_softirqs", "__do_softirq", NULL };
 

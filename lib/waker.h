@@ -30,6 +30,11 @@ static inline int fr_waker_is_interrupt(unsigned context)
 	return context == FR_WAKER_IS_HARDIRQ || context == FR_WAKER_IS_SOFTIRQ || context == FR_WAKER_IS_NMI;
 }
 
+/* How many of a waker's first frames are the wakeup's own machinery
+ * (try_to_wake_up, __wake_up_common, autoremove_wake_function, ...),
+ * which say nothing of who woke: printed stacks start after them. */
+int fr_waker_machinery(const struct fr_frame *frames, int n);
+
 /* What waker @k is, from its context and its frames (kernel first, leaf
  * first: @frames[0..n), NULL: not named): the program tells a task's
  * stack from an interrupt's, the frames a softirq from a hard interrupt,
