@@ -64,13 +64,14 @@ enum { K_OFFCPU, K_RUNQ, K_SYSCALL, K_BLOCK, K__MAX };
 static const char *const kind_names[K__MAX] = { "offcpu", "runq", "syscall", "block" };
 
 /* Why a process has a lane, in the order lanes are given. */
-enum { WHY_NONE, WHY_TRIGGER, WHY_INVOLVED, WHY_BUSIEST, WHY_SLOWEST };
-static const char *const why_names[] = { "", "trigger", "involved", "busiest", "slowest" };
+enum { WHY_NONE, WHY_TRIGGER, WHY_INVOLVED, WHY_BUSIEST, WHY_WAKER, WHY_SLOWEST };
+static const char *const why_names[] = { "", "trigger", "involved", "busiest", "waker", "slowest" };
 
 struct proc {
 	uint32_t pid;
 	char comm[FR_REC_COMM_MAX + 1];
 	uint64_t samples, records, slowest;
+	uint64_t woke;          /* the longest latency it ended, as a waker */
 	uint64_t first_trigger; /* order of its first trigger + 1; 0: none */
 	bool involved;          /* killed, crashed, OOM victim */
 	bool kthread;           /* a kernel thread: its long sleeps are its idle */
@@ -126,6 +127,7 @@ struct page {
 	size_t *recs;
 	size_t nrecs, caprecs;
 	struct json_object *markers, *gaps;
+	struct json_object *wakes; /* [t, waker's lane, woken's lane, record] */
 	uint64_t *cpu_last; /* wall of the last record of each CPU: where a gap starts */
 	size_t ncpu_last;
 	struct fr_folded *cpu, *offcpu;
@@ -210,24 +212,40 @@ static int wait_kind(uint16_t type)
 	}
 }
 
-static struct proc *proc_of(struct page *pg, const struct fr_window_entry *e)
+/* Process @pid, named @comm (@len bytes) by thread @tid. */
+static struct proc *proc_by(struct page *pg, uint32_t pid, uint32_t tid, const char *comm, size_t len)
 {
-	struct proc *p = fr_pid_map_get(&pg->procs, e->r.pid);
+	struct proc *p = fr_pid_map_get(&pg->procs, pid);
 
 	if (!p) {
 		p = calloc(1, sizeof(*p));
-		if (!p || fr_pid_map_put(&pg->procs, e->r.pid, p, NULL) < 0) {
+		if (!p || fr_pid_map_put(&pg->procs, pid, p, NULL) < 0) {
 			free(p);
 			return NULL;
 		}
-		p->pid = e->r.pid;
+		p->pid = pid;
 		p->lane = -1;
 	}
 	/* the main thread's latest name (after an exec, the program's), not
 	 * a worker thread's */
-	if (e->r.comm_len && (e->r.tid == e->r.pid || !p->comm[0]))
-		memcpy(p->comm, e->r.comm, sizeof(p->comm));
+	if (len && (tid == pid || !p->comm[0])) {
+		memset(p->comm, 0, sizeof(p->comm));
+		memcpy(p->comm, comm, MIN(len, sizeof(p->comm) - 1));
+	}
 	return p;
+}
+
+static struct proc *proc_of(struct page *pg, const struct fr_window_entry *e)
+{
+	return proc_by(pg, e->r.pid, e->r.tid, e->r.comm, e->r.comm_len);
+}
+
+/* The thread that woke offcpu record @r, when one did (not an
+ * interrupt): a lane may show it, and the arrow to the wait. */
+static bool woken_by_thread(const struct fr_record *r)
+{
+	return r->type == FR_REC_OFFCPU && r->sched.waker.pid &&
+	       (r->sched.waker.context == FR_WAKER_IS_TASK || r->sched.waker.context == FR_WAKER_IS_KTHREAD);
 }
 
 /* First pass: the window's extent, and who did what. */
@@ -250,9 +268,17 @@ static void survey(struct page *pg, const struct fr_window_entry *e)
 	p->records++;
 	p->kthread = e->kernel_thread;
 	k = wait_kind(r->type);
-	/* the slowest lanes are the latencies' (lib/wait-kind.h) */
-	if (k >= 0 && !fr_wait_is_idle(r, e->kernel_thread))
+	/* the slowest lanes are the latencies' (lib/wait-kind.h); their
+	 * wakers held them up */
+	if (k >= 0 && !fr_wait_is_idle(r, e->kernel_thread)) {
 		p->slowest = MAX(p->slowest, fr_record_duration_ns(r));
+		if (woken_by_thread(r)) {
+			const struct fr_record_waker *w = &r->sched.waker;
+			struct proc *wp = proc_by(pg, w->pid, w->tid, w->comm, w->comm_len);
+			if (wp && wp != p)
+				wp->woke = MAX(wp->woke, r->sched.duration_ns);
+		}
+	}
 	switch (r->type) {
 	case FR_REC_SAMPLE: p->samples++; break;
 	case FR_REC_TRIGGER:
@@ -288,6 +314,14 @@ static int cmp_busiest(const void *a, const void *b)
 		return x->samples > y->samples ? -1 : 1;
 	if (x->records != y->records)
 		return x->records > y->records ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int cmp_woke(const void *a, const void *b)
+{
+	const struct proc *x = *(struct proc *const *)a, *y = *(struct proc *const *)b;
+	if (x->woke != y->woke)
+		return x->woke > y->woke ? -1 : 1;
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
@@ -344,6 +378,11 @@ static int choose_lanes(struct page *pg)
 	for (i = 0; i < k && pg->nlanes < LANES_MAX * 3 / 4; i++)
 		if ((sampled ? v[i]->samples > 0 : !v[i]->kthread) && !name_has_lane(pg, v[i]))
 			give_lane(pg, v[i], WHY_BUSIEST);
+	/* those that held up the longest waits, as their wakers */
+	qsort(v, k, sizeof(*v), cmp_woke);
+	for (i = 0; i < k && pg->nlanes < LANES_MAX * 7 / 8; i++)
+		if (v[i]->woke && !name_has_lane(pg, v[i]))
+			give_lane(pg, v[i], WHY_WAKER);
 	/* the slowest: processes, not kernel threads (their long sleeps
 	 * are their idle) */
 	qsort(v, k, sizeof(*v), cmp_slowest);
@@ -396,6 +435,23 @@ static void add_marker(struct page *pg, uint64_t wall, size_t item, const char *
 	json_object_array_add(m, json_object_new_string(kind));
 	json_object_array_add(m, json_object_new_int(rec));
 	json_object_array_add(pg->markers, m);
+}
+
+/* An arrow from the lane of the thread that woke offcpu record @e
+ * (item @i, of @p) to @p's, at the wakeup, when both have a lane. */
+static void add_wake(struct page *pg, const struct fr_window_entry *e, size_t i, const struct proc *p)
+{
+	const struct proc *wp = fr_pid_map_get(&pg->procs, e->r.sched.waker.pid);
+	struct json_object *a;
+
+	if (!wp || wp->lane < 0 || wp == p)
+		return;
+	a = json_object_new_array_ext(4);
+	json_object_array_add(a, json_object_new_int64((int64_t)rel_us(pg, e->wall_ns + e->r.sched.waker.delay_ns)));
+	json_object_array_add(a, json_object_new_int(wp->lane));
+	json_object_array_add(a, json_object_new_int(p->lane));
+	json_object_array_add(a, json_object_new_int(rec_index(pg, i)));
+	json_object_array_add(pg->wakes, a);
 }
 
 /* A gap record counts what one CPU lost since its previous record there:
@@ -613,6 +669,8 @@ static void collect(struct page *pg, size_t i, const struct fr_window_entry *e)
 		l->exe = strndup(e->exe, e->exe_len);
 	if (k >= 0) {
 		lane_slice(l, t, fr_record_duration_ns(r), i, k);
+		if (woken_by_thread(r))
+			add_wake(pg, e, i, p);
 		return;
 	}
 	switch (r->type) {
@@ -771,6 +829,7 @@ static struct json_object *data_json(struct page *pg)
 	json_object_object_add(d, "slices_merged", json_object_new_int64((int64_t)pg->slices_merged));
 	json_object_object_add(d, "markers", json_object_get(pg->markers));
 	json_object_object_add(d, "gaps", json_object_get(pg->gaps));
+	json_object_object_add(d, "wakes", json_object_get(pg->wakes));
 	json_object_object_add(fl, "cpu", flame(pg, pg->cpu));
 	/* against the baseline: the window's CPU stacks, the baseline's
 	 * weight beside each frame */
@@ -1146,6 +1205,7 @@ static void page_done(struct page *pg)
 		for (unsigned k = 0; k < pg->g[g].n; k++)
 			json_object_put(pg->g[g].s[k].v);
 	json_object_put(pg->markers);
+	json_object_put(pg->wakes);
 	json_object_put(pg->gaps);
 	json_object_put(pg->mt);
 	fr_folded_free(pg->cpu);
@@ -1159,7 +1219,7 @@ int report_html(struct report *rp, const struct frctl_source *s, const struct fr
 {
 	struct page pg = {
 		.w = s->w, .a = a, .bl = bl,
-		.markers = json_object_new_array(), .gaps = json_object_new_array(), .mt = json_object_new_array(),
+		.markers = json_object_new_array(), .gaps = json_object_new_array(), .wakes = json_object_new_array(), .mt = json_object_new_array(),
 		.cpu = fr_folded_new(), .offcpu = fr_folded_new(),
 		.g = {
 			[G_CPU] = { .name = "CPU busy", .unit = "%" },

@@ -34,6 +34,7 @@
     trigger: 'its record fired the rule',
     busiest: 'one of the busiest processes of the window',
     slowest: 'had the longest waits of the window',
+    waker: 'woke one of the longest waits (it held it up)',
     involved: 'involved in the incident',
   };
   const SERIES_COLORS = ['#3b6fd8', '#e8590c', '#2e9e5b', '#9c4fd6', '#d1242f', '#0f9fb0',
@@ -58,6 +59,7 @@
   const lanes = arr(data.lanes).filter((l) => l && typeof l === 'object');
   const markers = arr(data.markers).filter(Array.isArray);
   const gaps = arr(data.gaps).filter(Array.isArray);
+  const wakes = arr(data.wakes).filter(Array.isArray);
   const flame = data.flame || {};
   const metrics = data.metrics || {};
   const mT = arr(metrics.t).map(Number);
@@ -334,6 +336,9 @@
       case 'marker':
         return [{ text: info.kind === 'trigger' ? 'Trigger: a rule fired' : `Marker: ${info.kind}` },
           { text: `at ${fmtAt(info.t)}` }, recLine];
+      case 'wake':
+        return [{ text: `${info.from.name}[${info.from.pid}] woke ${lane}` }, { text: `at ${fmtAt(info.t)}` },
+          { text: 'It ended this wait:', cls: 'tt-muted' }, recLine];
       case 'gap':
         return [{ text: `${fmtInt(info.lost)} records lost` },
           { text: `${fmtAt(info.t)}, for ${fmtDur(info.dur)}` },
@@ -362,6 +367,7 @@
     const mseen = new Set(markers.map((m) => cls(m[1])));
     for (const k in MARKER_KINDS) if (mseen.has(k)) legendItem(legend, `vline ${k}`, MARKER_KINDS[k]);
     if (gaps.length) legendItem(legend, 'gap', 'records lost');
+    if (wakes.length) legendItem(legend, 'vline wake', 'woke (waker → wait)');
     const ctl = elt('div', 'ctl', null, bar);
     rangeControls(ctl);
     elt('span', 'hint', 'wheel: zoom · drag: pan · double-click: reset', ctl);
@@ -382,6 +388,8 @@
     const hatch = svg('pattern', { id: 'fr-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, defs);
     svg('rect', { width: 6, height: 6, class: 'hatch-bg' }, hatch);
     svg('line', { x1: 0, y1: 0, x2: 0, y2: 6, class: 'hatch-fg' }, hatch);
+    const head = svg('marker', { id: 'fr-arrow', viewBox: '0 0 6 6', refX: 6, refY: 3, markerWidth: 7, markerHeight: 7, orient: 'auto' }, defs);
+    svg('path', { d: 'M0 0L6 3L0 6z', class: 'wake-head' }, head);
 
     // Lane stripes and labels (outside the clip).
     const bg = svg('g', { class: 'rows' }, s);
@@ -453,6 +461,22 @@
       for (const e of [line, hit, flag]) tlInfo.set(e, info);
       markEls.push([t, line, hit, flag, textWidth(flag.textContent, nameFont)]);   // (a bit wider: fine)
     }
+    // Wakeups: an arrow from the waker's lane to the lane of the wait it ended.
+    const wakeEls = [];
+    for (const [t0, from, to, rec] of wakes) {
+      const a = num(from, -1), b = num(to, -1);
+      if (a < 0 || b < 0 || a >= laneData.length || b >= laneData.length || a === b) continue;
+      const t = num(t0), down = b > a;
+      const y1 = top + a * ROW_H + (down ? ROW_H - 4 : 4), y2 = top + b * ROW_H + (down ? 4 : ROW_H - 4);
+      const line = svg('line', {
+        class: 'wake', 'data-t': t, 'data-from': laneData[a].pid, 'data-to': laneData[b].pid, y1, y2, 'marker-end': 'url(#fr-arrow)',
+      }, plot);
+      const hit = svg('line', { class: 'hit', y1, y2 }, plot);
+      const info = { type: 'wake', t, from: laneData[a], lane: laneData[b], rec: num(rec, -1) };
+      tlInfo.set(line, info);
+      tlInfo.set(hit, info);
+      wakeEls.push([t, line, hit]);
+    }
     const cursor = svg('line', { class: 'cursor', y1: flagH, y2: H, display: 'none' }, s);
     cursors.push(cursor);
 
@@ -484,6 +508,10 @@
         if (x < x0 - 8 || x > xEnd + 8) { e.setAttribute('display', 'none'); continue; }
         e.removeAttribute('display');
         e.setAttribute('transform', `translate(${r2(x)},${y})`);
+      }
+      for (const [t, line, hit] of wakeEls) {
+        const x = r2(X(t));
+        for (const e of [line, hit]) { e.setAttribute('x1', x); e.setAttribute('x2', x); }
       }
       for (const [t, line, hit, flag, fw] of markEls) {
         const x = r2(X(t)), left = x + 4 + fw > xEnd;   // near the right edge: label on the left

@@ -225,6 +225,25 @@ ok "(d) the chain: $(tr -s ' ' <"$T/chain" | cut -c1-160 | tr '\n' '|')"
 	fail "dump's text does not say who woke fr-wait"
 ok "text: $("$FRCTL" --store "$T/store" dump --since "$since" --type offcpu --comm fr-wait | head -1)"
 
+# the page: fr-front and fr-back get lanes as wakers, and arrows go from
+# fr-front's lane to fr-client's and from fr-back's to fr-front's, drawn
+# at the wakeups in Chromium
+"$FRCTL" --store "$T/store" report --since "$since" --no-baseline --format html -o "$T/report.html" ||
+	fail "report --format html failed"
+mkdir -p "$BUILD/test-artifacts"
+SHOT="$BUILD/test-artifacts/wakers.png"
+rm -f "$SHOT"
+/usr/bin/python3 "$(dirname "$0")/../tools/page-check.py" "$T/report.html" "$T/chromium" --screenshot "$SHOT" \
+	--size 1400,1200 >"$T/page.json" || fail "page-check failed: $(tail -5 "$T/chromium/console.log" 2>/dev/null)"
+jq -e '.chromium_exit == 0 and (.console | length) == 0 and (.requests | length) == 0 and .ready' "$T/page.json" >/dev/null ||
+	fail "the page did not draw cleanly: $(jq -c '{chromium_exit, console, requests, ready}' "$T/page.json")"
+arrows=$(jq -r '.timeline as $t | ($t.lanes | map({key: (.pid | tostring), value: .name}) | from_entries) as $n |
+	[$t.wakes[] | select(.x1 >= $t.x0 and .x1 <= $t.x0 + $t.width and .x1 == .x2 and .y1 != .y2) |
+	 "\($n[.from | tostring]) -> \($n[.to | tostring])"] | unique | join(", ")' "$T/page.json")
+grep -q 'fr-front -> fr-client' <<<"$arrows" && grep -q 'fr-back -> fr-front' <<<"$arrows" ||
+	fail "the page's arrows are not fr-front -> fr-client and fr-back -> fr-front: '$arrows' (lanes: $(jq -c '[.timeline.lanes[] | {name, why}]' "$T/page.json"))"
+ok "the page draws the wakeups: $arrows (screenshot: $SHOT)"
+
 # Perfetto: an arrow from fr-writer's wakeup to fr-wait's wait
 "$FRCTL" --store "$T/store" dump --since "$since" --format perfetto -o "$T/trace.json" || fail "perfetto dump failed"
 python3 "$(dirname "$0")/../tools/validate-trace-event.py" "$T/trace.json" >"$T/validate.out" ||

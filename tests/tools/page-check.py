@@ -12,7 +12,9 @@ interface up), and says what it found, as one JSON object on stdout:
   timings      data-dcl-ms, data-fp-ms, data-render-ms of <html>
   timeline     x0, px_per_s, width, and its lanes: pid, why, name, and
                their slices (t_us, dur_us, kind, x, width) and instants
-               (t_us, kind); markers (t_us, kind); gaps
+               (t_us, kind); markers (t_us, kind); gaps; wakes: the arrows
+               from a waker's lane to the wait's (t_us, from and to pids,
+               x1, x2, y1, y2)
   flames       per graph: kind, total, width, and its root frame (name,
                v, rect width)
   charts       per metrics chart: its group and series names
@@ -221,7 +223,7 @@ class Dom(html.parser.HTMLParser):
             self.html = a
         if tag == 'svg' and a.get('id') == 'timeline-svg':
             self.timeline = {'x0': float(a.get('data-x0', 'nan')), 'px_per_s': float(a.get('data-px-per-s', 'nan')),
-                             'width': float(a.get('data-width', 'nan')), 'lanes': [], 'markers': [], 'gaps': []}
+                             'width': float(a.get('data-width', 'nan')), 'lanes': [], 'markers': [], 'gaps': [], 'wakes': []}
         elif tag == 'svg' and 'flame' in cls:
             self.flame = {'kind': a.get('data-kind'), 'total': float(a.get('data-total', 'nan')),
                           'width': float(a.get('data-width', 'nan')), 'root': None}
@@ -245,6 +247,10 @@ class Dom(html.parser.HTMLParser):
             elif 'marker' in cls:
                 self.timeline['markers'].append({'t_us': float(a.get('data-t', 'nan')),
                                                  'kind': [c for c in cls if c != 'marker']})
+            elif tag == 'line' and 'wake' in cls:
+                self.timeline['wakes'].append({'t_us': float(a.get('data-t', 'nan')),
+                                               'from': int(a.get('data-from', '0')), 'to': int(a.get('data-to', '0')),
+                                               **{k: float(a.get(k, 'nan')) for k in ('x1', 'x2', 'y1', 'y2')}})
             elif tag == 'rect' and 'gap' in cls:
                 self.timeline['gaps'].append({'t_us': float(a.get('data-t', 'nan')),
                                               'lost': a.get('data-lost')})
