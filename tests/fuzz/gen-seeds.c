@@ -100,7 +100,16 @@ static void add_all(struct fr_chunk_builder *b, struct raw *raw, uint64_t ts, un
 	r.type = FR_REC_OFFCPU;
 	r.sched.duration_ns = 300000000;
 	r.sched.syscall_nr = variant ? 230 : -1;
+	/* who woke it (in its extension): a thread, with its stacks */
+	static const uint64_t wkf[] = { 0xffffffff81002020ULL, 0xffffffff81000080ULL }, wuf[] = { 0x555500002208ULL };
+	if (variant)
+		r.sched.waker = (struct fr_record_waker){
+			.context = FR_WAKER_IS_TASK, .pid = 300, .tid = 301, .comm = "waker", .comm_len = 5,
+			.delay_ns = 250000000,
+			.stack = { .kernel_frames = 2, .user_frames = 1, .kframes = wkf, .uframes = wuf },
+		};
 	add(b, raw, &r);
+	r.sched.waker = (struct fr_record_waker){};
 
 	static const uint64_t kf[] = { 0xffffffff81001010ULL, 0xffffffff81000040ULL };
 	/* the user stack ends in a marker, as the unwinder ends one it cannot

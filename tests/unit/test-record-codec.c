@@ -87,6 +87,22 @@ static void fill(struct fr_record *r, unsigned i)
 			r->stack.kframes = kstack;
 			r->stack.uframes = ustack;
 		}
+		/* some have a waker: a thread with its stacks, or an
+		 * interrupt with a kernel stack only, or none taken */
+		if (r->type == FR_REC_OFFCPU && i % 4) {
+			struct fr_record_waker *k = &r->sched.waker;
+			k->context = (uint8_t)(1 + i % (FR_WAKER_KINDS - 1));
+			k->no_stack = i % 5 == 0;
+			k->pid = 4000000 + i;
+			k->tid = 40 + i;
+			k->comm = "waker";
+			k->comm_len = 5;
+			k->delay_ns = 1500000000ULL + i;
+			k->stack.kernel_frames = k->no_stack ? 0 : 3;
+			k->stack.user_frames = k->context == FR_WAKER_IS_TASK && !k->no_stack ? 4 : 0;
+			k->stack.kframes = kstack;
+			k->stack.uframes = ustack;
+		}
 		break;
 	}
 	case FR_REC_BLOCK:
@@ -204,6 +220,28 @@ static void check_frames(const struct fr_record *a, const struct fr_record *b)
 		CHECK(f[a->stack.kernel_frames + k] == ustack[k]);
 }
 
+/* Offcpu record @b's waker is @a's, its frames too. */
+static void check_waker(const struct fr_record *a, const struct fr_record *b)
+{
+	const struct fr_record_waker *x = &a->sched.waker, *y = &b->sched.waker;
+	struct fr_record va, vb;
+
+	CHECK_EQ(x->context, y->context);
+	if (!x->context)
+		return;
+	CHECK_EQ(x->no_stack, y->no_stack);
+	CHECK_EQ(x->pid, y->pid);
+	CHECK_EQ(x->tid, y->tid);
+	CHECK_EQ(x->comm_len, y->comm_len);
+	CHECK(memcmp(x->comm, y->comm, x->comm_len) == 0);
+	CHECK_EQ(x->delay_ns, y->delay_ns);
+	fr_record_waker_view(a, &va);
+	fr_record_waker_view(b, &vb);
+	CHECK_EQ(vb.pid, x->pid);
+	CHECK_EQ(vb.ts, b->ts + x->delay_ns);
+	check_frames(&va, &vb);
+}
+
 static void check_same(const struct fr_record *a, const struct fr_record *b, uint32_t flags)
 {
 	CHECK_EQ(a->type, b->type);
@@ -239,6 +277,11 @@ static void check_same(const struct fr_record *a, const struct fr_record *b, uin
 		/* the task state: an extension, in chunks that have them */
 		CHECK_EQ(b->sched.state, flags & FR_CHUNK_INCOMPAT_RECORD_EXT ? a->sched.state : 0u);
 		CHECK_EQ(b->sched.kthread, flags & FR_CHUNK_INCOMPAT_RECORD_EXT ? a->sched.kthread : false);
+		/* and who woke it */
+		if (flags & FR_CHUNK_INCOMPAT_RECORD_EXT)
+			check_waker(a, b);
+		else
+			CHECK_EQ(b->sched.waker.context, 0);
 		if (flags & FR_CHUNK_INCOMPAT_OFFCPU_STACK)
 			check_frames(a, b);
 		else
