@@ -292,6 +292,18 @@ static void offcpu(FILE *f, struct json_object *os)
 		(const char *const[]){ "copied", "kernel_thread", "no_task_work", "busy", "unreadable", NULL });
 }
 
+static void wakers(FILE *f, struct json_object *wo)
+{
+	if (!wo || !json_object_get_boolean(get(wo, "enabled")))
+		return;
+	family(f, "flightrec_wakers_total", "counter",
+	       "Wakers of off-CPU waits: joined to their wait's record, or lost (missing: the record went without "
+	       "the waker it said it had; orphaned: the waker without its record; refused: over the bound).");
+	per_key(f, wo, "flightrec_wakers_total", NULL, "outcome",
+		(const char *const[]){ "joined", "missing", "orphaned", "refused", NULL },
+		(const char *const[]){ "joined", "missing", "orphaned", "refused", NULL });
+}
+
 /* The daemon's own cost, as node_exporter's process collector would name
  * it for a process it watched (prefixed: node_exporter has process_* of
  * its own). */
@@ -336,6 +348,7 @@ static void render(FILE *f, struct json_object *s, bool up)
 	triggers(f, get(s, "triggers"));
 	sampler(f, get(s, "sampler"));
 	offcpu(f, get(s, "offcpu_stacks"));
+	wakers(f, get(s, "wakers"));
 	if (ctl)
 		single(f, "flightrec_control_denied_total", "counter",
 		       "Requests to freeze, mark or annotate refused: the peer was neither root nor in control.group.",

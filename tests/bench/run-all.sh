@@ -47,6 +47,7 @@ benches=(
 	"report-html:tests/bench/report-html.sh $BUILD"
 	"report-baseline:tests/bench/report-baseline.sh $BUILD"
 	"rules-day:tests/bench/rules-day.sh $BUILD"
+	"wakers:tests/bench/wakers.sh $BUILD"
 	"servers:tests/bench/servers.sh $BUILD $q_srv" # ~30 min of its own (6 rounds x 6 modes)
 )
 failed=()

@@ -39,6 +39,10 @@
 # Loss = 1 - median / median of none; p99 added = median p99 / median p99
 # of none - 1; both in %.
 #   tests/bench/servers.sh BUILD_DIR [REPS] [DUR]     QUICK=1: 1 round, 3 s cells
+# MODES="none flightrecd -wakers" runs those modes only and reports their
+# tables and paired losses (not the peers' targets): -wakers is the shipped
+# configuration with sources.sched.wakers off, and with both, the wakers'
+# cost is the paired loss of flightrecd against -wakers (issue 46).
 # BASE_BUILD=DIR adds a mode "base": the shipped configuration run by the
 # daemon built in DIR (an older commit), alternated with the others, so a
 # change's cost on these servers is measured against what it changes, in
@@ -100,6 +104,11 @@ BT="$SRC/tests/bench/syscall-latency.bt"
 sed '/^  syscall = {/,/};/ s/enabled = false;/enabled = true;/' "$CONF" >"$T/syscall-on.conf"
 grep -A1 '^  syscall = {' "$T/syscall-on.conf" | grep -q 'enabled = true;' || {
 	echo "could not switch the syscall source on in a copy of the shipped configuration" >&2
+	exit 1
+}
+sed 's/^    wakers = true;/    wakers = false;/' "$CONF" >"$T/wakers-off.conf"
+grep -q '^    wakers = false;' "$T/wakers-off.conf" || {
+	echo "could not switch sources.sched.wakers off in a copy of the shipped configuration" >&2
 	exit 1
 }
 
@@ -252,6 +261,7 @@ start_mode() {
 	flightrecd) start_flightrecd "$CONF" ;;
 	base) BUILD=$BASE_BUILD start_flightrecd "$CONF" ;;
 	+syscall) start_flightrecd "$T/syscall-on.conf" ;;
+	-wakers) start_flightrecd "$T/wakers-off.conf" ;;
 	perf) start_perf -a -g -F 49 -o "$T/perf.data" ;;
 	bpftrace)
 		bpftrace "$BT" >"$T/bpftrace.out" 2>&1 &
@@ -268,7 +278,38 @@ start_mode() {
 	esac
 }
 
-modes="none flightrecd +syscall perf bpftrace floor${BASE_BUILD:+ base}"
+# The report of a run of MODES: each load's medians, spreads and paired
+# losses against none, and with flightrecd and -wakers, the wakers' cost.
+modes_report() {
+	local k m on off
+	machine
+	echo "$REPS rounds of: $modes; cells of $DUR s (redis: $REDIS_N requests a test); rounds took $t_rounds s"
+	for k in nginx pgsel pgtpcb redis-set redis-get; do
+		printf '\n%s\n' "$k"
+		for m in $modes; do
+			printf '  %-11s %12s (%s)  p99 %s ms (%s)  paired loss vs none %s %%\n' "$m" "$(med "${tput[$k,$m]}")" \
+				"$(spr "${tput[$k,$m]}")" "$(med "${p99[$k,$m]}")" "$(spr "${p99[$k,$m]}")" \
+				"$(paste <(tr ' ' '\n' <<<"${tput[$k,$m]}" | grep .) <(tr ' ' '\n' <<<"${tput[$k,none]}" | grep .) |
+					awk '{ print 100 * (1 - $1 / $2) }' | median)"
+			printf '  %-11s runs: %s| p99 %s\n' "$m" "${tput[$k,$m]}" "${p99[$k,$m]}"
+		done
+		case " $modes " in *" flightrecd "*" -wakers "* | *" -wakers "*" flightrecd "*) ;; *) continue ;; esac
+		on=$(paste <(tr ' ' '\n' <<<"${tput[$k,flightrecd]}" | grep .) <(tr ' ' '\n' <<<"${tput[$k,-wakers]}" | grep .) |
+			awk '{ print 100 * (1 - $1 / $2) }' | median)
+		off=$(paste <(tr ' ' '\n' <<<"${p99[$k,flightrecd]}" | grep .) <(tr ' ' '\n' <<<"${p99[$k,-wakers]}" | grep .) |
+			awk '{ print 100 * ($1 / $2 - 1) }' | median)
+		echo "  wakers on vs off (paired, median over rounds): throughput lost $on %, p99 added $off %"
+		result "servers: $k, sources.sched.wakers on vs off: throughput lost" "% throughput lost" "$on" null \
+			"the shipped config with wakers off" null "<= 1 %" "$(le "$on" 1)" \
+			"$(jq -cn --arg on "${tput[$k,flightrecd]}" --arg off "${tput[$k,-wakers]}" --argjson p99 "$off" \
+				'{runs_on: $on, runs_off: $off, p99_added_pct: $p99}')"
+	done
+	echo "daemon CPU per cell (s, from its start): flightrecd ${dcpu[flightrecd]:-}; -wakers ${dcpu[-wakers]:-}"
+	servers_cleanup
+	trap - EXIT
+}
+
+modes=${MODES:-"none flightrecd +syscall perf bpftrace floor${BASE_BUILD:+ base}"}
 loads="nginx pgsel pgtpcb redis"
 declare -A tput p99 idle ns recs dcpu
 t_start=$(date +%s)
@@ -299,7 +340,7 @@ for i in $(seq "$REPS"); do
 		# what the recorder kept: syscall records (ours), lines (bpftrace)
 		case $m in
 		+syscall) recs[$m]+="$(frstatus | jq '.sources.syscall.records // 0') " ;;&
-		flightrecd | +syscall | base) dcpu[$m]+="$(cpu_of "$TOOL") " ;; # its CPU since its start, s
+		flightrecd | +syscall | base | -wakers) dcpu[$m]+="$(cpu_of "$TOOL") " ;; # its CPU since its start, s
 		bpftrace) recs[$m]+="$(grep -c ' ns$' "$T/bpftrace.out" || true) " ;;
 		esac
 		stop_tool
@@ -308,6 +349,7 @@ for i in $(seq "$REPS"); do
 	done
 done
 t_rounds=$(($(date +%s) - t_start))
+[ -n "${MODES:-}" ] && { modes_report; exit 0; }
 
 # ---- not alternated: CPU accounting, system calls per request ----------
 bpf_sum() { bpf_prog_times "$1" | awk '{ s += $3 } END { printf "%d", s }'; }

@@ -111,13 +111,17 @@ stamp "dump ($(wc -c <"$T/dump.json") bytes)"
 # one pass over the dump (jq is slow under TCG): what the checks look at
 jq -n -c --argjson spin "$SPIN" --argjson wait "$WAITP" --argjson segv "$SEGV" --argjson oom "$OOM" '
 	def named($re): any(.stack[]?; (.sym // "") | test($re));
-	reduce inputs as $r ({types: {}, spin: 0, spin_tried: 0, spin_named: 0, wait: false, segv: false, segv_site: false, oom: [], reset: false};
+	reduce inputs as $r ({types: {}, spin: 0, spin_tried: 0, spin_named: 0, wait: false, waker: null, segv: false, segv_site: false, oom: [], reset: false};
 		.types[$r.type] += 1
 		| if $r.type == "sample" and $r.pid == $spin then
 			.spin += 1
 			| .spin_tried += ($r | if named("^\\[unwind failed\\]$") then 0 else 1 end)
 			| .spin_named += ($r | if named("^fr_spin_(seventy|thirty)[+]") and named("^main[+]") then 1 else 0 end)
-		  elif $r.type == "offcpu" and $r.pid == $wait and $r.duration_ns >= 1000000000 then .wait = true
+		  elif $r.type == "offcpu" and $r.pid == $wait and $r.duration_ns >= 1000000000 then
+			.wait = true
+			| .waker = ($r.waker // {} | (.kernel_frames // 0) as $k | (.stack // []) as $s |
+				{kind, pid, comm, pipe: any($s[]; (.sym // "") | test("pipe_write[+]")), user: (($s | length) - $k),
+				 frames: [$s[$k:][] | (.sym // "?")]})
 		  elif $r.type == "signal" and $r.pid == $segv and $r.signal == "SIGSEGV" then
 			.segv = true
 			| .segv_site = ($r.code_name == "SEGV_MAPERR" and $r.addr == "0x0" and $r.stack_status == "taken"
@@ -138,6 +142,11 @@ for ty in exec fork exit offcpu signal oom tcp sample metrics; do
 	check ".[0].types.$ty > 0" "$T/sum.json" "records: $ty ($(jq ".types.$ty // 0" "$T/sum.json"))"
 done
 check '.[0].wait' "$T/sum.json" "offcpu: fr-wait's 1.5 s read"
+# its waker: the child that wrote to the pipe, its kernel stack through
+# the pipe's write, and a user stack (sched_waking, wakers.c; named when
+# the parser had the time: under TCG its budget runs out, see below)
+check ".[0].waker.kind == \"task\" and .[0].waker.pid != $WAITP and .[0].waker.comm == \"fr-wait\" and .[0].waker.pipe and .[0].waker.user > 0" \
+	"$T/sum.json" "offcpu: fr-wait's waker, its child writing the pipe ($(jq -c '.waker' "$T/sum.json"))"
 # of the samples the parser helper was given: under TCG an exchange takes
 # milliseconds, and the daemon's budget for them (250 ms a second) leaves
 # the rest with their leaf frame and "[unwind failed]" (parser.over_budget)
