@@ -352,7 +352,6 @@ static void waker_flow(struct fr_perfetto *p, struct fr_window *w, const struct 
 	const struct fr_record_waker *k = &e->r.sched.waker;
 	struct fr_frame frames[FR_FRAMES_EXPANDED_MAX];
 	int n = fr_window_waker_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
-	unsigned context = fr_waker_context(k, n > 0 ? frames : NULL, n);
 	uint64_t wake = e->wall_ns + k->delay_ns;
 	struct fr_window_entry v = *e;
 	struct json_object *o;
@@ -361,8 +360,8 @@ static void waker_flow(struct fr_perfetto *p, struct fr_window *w, const struct 
 	fr_waker_label(k, n > 0 ? frames : NULL, n, label, sizeof(label));
 	clean_copy(label, sizeof(label), label, strlen(label));
 	json_object_object_add(args, "waker", json_object_new_string(label));
-	json_object_object_add(args, "waker_kind", json_object_new_string(fr_waker_kind_name(context)));
-	if (context != FR_WAKER_IS_TASK && context != FR_WAKER_IS_KTHREAD)
+	json_object_object_add(args, "waker_kind", json_object_new_string(fr_waker_kind(k, n > 0 ? frames : NULL, n)));
+	if (!fr_waker_is_thread(k, n > 0 ? frames : NULL, n))
 		return;
 	json_object_object_add(args, "waker_pid", json_object_new_int64(k->pid));
 	json_object_object_add(args, "waker_tid", json_object_new_int64(k->tid));

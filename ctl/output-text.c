@@ -186,7 +186,6 @@ static void print_waker(struct fr_out *o, struct fr_window *w, const struct fr_w
 	const struct fr_record_waker *k = &e->r.sched.waker;
 	struct fr_frame frames[FR_FRAMES_EXPANDED_MAX];
 	int n = fr_window_waker_frames(w, e, frames, FR_FRAMES_EXPANDED_MAX);
-	unsigned context = fr_waker_context(k, n > 0 ? frames : NULL, n);
 	char label[128];
 
 	if (stack) {
@@ -201,7 +200,9 @@ static void print_waker(struct fr_out *o, struct fr_window *w, const struct fr_w
 	}
 	fr_out_puts(o, ", woken by ");
 	fr_out_safe(o, label, fr_waker_label(k, n > 0 ? frames : NULL, n, label, sizeof(label)));
-	if (context == FR_WAKER_IS_TASK || context == FR_WAKER_IS_KTHREAD || context == FR_WAKER_IS_UNKNOWN) {
+	/* (an interrupt's task is only the one it interrupted) */
+	if (fr_waker_is_thread(k, n > 0 ? frames : NULL, n) ||
+	    strcmp(fr_waker_kind(k, n > 0 ? frames : NULL, n), "unknown") == 0) {
 		fr_out_printf(o, "[%" PRIu32, k->pid);
 		if (k->tid != k->pid)
 			fr_out_printf(o, "/%" PRIu32, k->tid);

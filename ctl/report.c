@@ -335,8 +335,7 @@ static void print_waker_chain(struct fr_window *w, struct fr_waits *waits, const
 	for (; cur.r.type == FR_REC_OFFCPU && cur.r.sched.waker.context; depth++) {
 		const struct fr_record_waker *k = &cur.r.sched.waker;
 		int n = fr_window_waker_frames(w, &cur, f, FRAMES_MAX), col;
-		unsigned context = fr_waker_context(k, n > 0 ? f : NULL, n);
-		bool thread = context == FR_WAKER_IS_TASK || context == FR_WAKER_IS_KTHREAD;
+		bool thread = fr_waker_is_thread(k, n > 0 ? f : NULL, n);
 
 		if (depth == FR_WAIT_CHAIN_MAX) {
 			printf("             ← … (longer: cut at %d)\n", FR_WAIT_CHAIN_MAX);

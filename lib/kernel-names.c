@@ -281,19 +281,30 @@ static int collect_chunk(struct fr_kernel_names_collector *c, struct boot_names 
 			c->ranges[c->nranges++] = (struct range){ r->symbol.start, r->symbol.start + r->symbol.size };
 			continue;
 		}
-		if (!fr_record_type_has_stack(r->type) || r->stack.kernel_frames == 0)
-			continue;
-		int n = fr_record_frames(r, frames, ELEMENTSOF(frames));
-		if (n < 0) {
-			c->st.chunks_undecoded++;
-			break;
-		}
-		for (int f = 0; f < n && f < r->stack.kernel_frames; f++) {
-			k = set_add(&c->chunk, fr_frame_lookup_addr(frames[f], f == 0), FR_KERNEL_NAMES_ADDRS_MAX);
-			if (k == -ENOSPC)
-				c->st.addrs_left_out++;
-			else if (k < 0)
-				return k;
+		/* the record's stack, and an offcpu record's waker's */
+		for (unsigned part = 0; part < 2; part++) {
+			struct fr_record view;
+			const struct fr_record *s = r;
+			if (part == 1) {
+				if (r->type != FR_REC_OFFCPU || !r->sched.waker.context)
+					break;
+				fr_record_waker_view(r, &view);
+				s = &view;
+			}
+			if (!fr_record_type_has_stack(s->type) || s->stack.kernel_frames == 0)
+				continue;
+			int n = fr_record_frames(s, frames, ELEMENTSOF(frames));
+			if (n < 0) {
+				c->st.chunks_undecoded++;
+				break;
+			}
+			for (int f = 0; f < n && f < s->stack.kernel_frames; f++) {
+				k = set_add(&c->chunk, fr_frame_lookup_addr(frames[f], f == 0), FR_KERNEL_NAMES_ADDRS_MAX);
+				if (k == -ENOSPC)
+					c->st.addrs_left_out++;
+				else if (k < 0)
+					return k;
+			}
 		}
 	}
 	if (c->nranges > 1)

@@ -18,7 +18,8 @@
  *   this reader skips what it does not know and counts the records
  *   (fr_codec_state.unknown), so neither needs a new flag.  The fields
  *   there so far: offcpu, varint task state and varint flags (bit 0: a
- *   kernel thread) (issue 45; 0 when absent).
+ *   kernel thread) (issue 45; 0 when absent), then with flags bit 1 its
+ *   waker (issue 46: put_offcpu_ext()).
  *
  * Varints are LEB128; svarints zigzag-encoded.  Small numbers dominate
  * (deltas, pids), so a typical record is 20-40 bytes before zstd.  The

@@ -398,7 +398,7 @@ static int put_waker(struct fr_json_writer *w, struct fr_out *o, const struct fr
 
 	fr_record_waker_view(r, &v);
 	KEY(o, ",\"waker\":{\"kind\":");
-	put_cstr(w, o, fr_waker_kind_name(fr_waker_context(k, e->waker_frames, e->waker_nframes)));
+	put_cstr(w, o, fr_waker_kind(k, e->waker_frames, e->waker_nframes));
 	KEY(o, ",\"label\":");
 	n = put_str(w, o, label, fr_waker_label(k, e->waker_frames, e->waker_nframes, label, sizeof(label)));
 	KEY(o, ",\"pid\":");

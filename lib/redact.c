@@ -375,7 +375,7 @@ int fr_redact_chunk(void *userdata, const uint8_t *chunk, size_t len, uint8_t **
 	struct fr_redactor *rd = userdata;
 	struct fr_chunk_builder *b = NULL;
 	_cleanup_free_ uint8_t *out = NULL;
-	uint64_t frames[FR_SAMPLE_FRAMES_MAX];
+	uint64_t frames[FR_SAMPLE_FRAMES_MAX], wframes[FR_SAMPLE_FRAMES_MAX];
 	struct fr_record_iter it;
 	struct fr_chunk_info ci;
 	size_t out_len = 0, raw_max, size;
@@ -440,6 +440,16 @@ int fr_redact_chunk(void *userdata, const uint8_t *chunk, size_t len, uint8_t **
 				break;
 			r.stack.kframes = frames;
 			r.stack.uframes = frames + r.stack.kernel_frames;
+		}
+		/* and an offcpu record's waker's */
+		if (r.type == FR_REC_OFFCPU && r.sched.waker.context) {
+			struct fr_record view;
+			fr_record_waker_view(&r, &view);
+			k = fr_record_frames(&view, wframes, ELEMENTSOF(wframes));
+			if (k < 0)
+				break;
+			r.sched.waker.stack.kframes = wframes;
+			r.sched.waker.stack.uframes = wframes + view.stack.kernel_frames;
 		}
 		k = fr_chunk_builder_add(b, &r);
 		if (k == -ENOBUFS) {

@@ -6,17 +6,6 @@
 #include "macro.h"
 #include "waker.h"
 
-const char *fr_waker_kind_name(unsigned context)
-{
-	static const char *const names[FR_WAKER_KINDS] = {
-		[FR_WAKER_IS_TASK] = "task",       [FR_WAKER_IS_KTHREAD] = "kernel_thread",
-		[FR_WAKER_IS_HARDIRQ] = "hardirq", [FR_WAKER_IS_SOFTIRQ] = "softirq",
-		[FR_WAKER_IS_NMI] = "nmi",         [FR_WAKER_IS_UNKNOWN] = "unknown",
-	};
-
-	return context < FR_WAKER_KINDS ? names[context] : NULL;
-}
-
 static bool named(const struct fr_frame *f, const char *name)
 {
 	size_t n = strlen(name);
@@ -101,7 +90,15 @@ unsigned fr_waker_context(const struct fr_record_waker *k, const struct fr_frame
 	return softirq ? FR_WAKER_IS_SOFTIRQ : k->context;
 }
 
-size_t fr_waker_label(const struct fr_record_waker *k, const struct fr_frame *frames, int n, char *buf, size_t cap)
+/* What woke, in readers' terms (kind names below), and the frame that
+ * names it (*@at: the handler, action or timer function; -1: none). */
+enum what { W_NONE, W_TASK, W_KTHREAD, W_IRQ, W_SOFTIRQ, W_TIMER, W_IPI, W_NMI, W_UNKNOWN, W__MAX };
+static const char *const what_names[W__MAX] = {
+	[W_TASK] = "task", [W_KTHREAD] = "kernel_thread", [W_IRQ] = "irq", [W_SOFTIRQ] = "softirq",
+	[W_TIMER] = "timer", [W_IPI] = "ipi", [W_NMI] = "nmi", [W_UNKNOWN] = "unknown",
+};
+
+static enum what classify(const struct fr_record_waker *k, const struct fr_frame *frames, int n, int *at)
 {
 	/* a timer's expiry: the frame below runs the timer's function,
 	 * named unless it only wakes a sleeper */
@@ -112,43 +109,78 @@ size_t fr_waker_label(const struct fr_record_waker *k, const struct fr_frame *fr
 	static const char *const ipi[] = { "__flush_smp_call_function_queue", "flush_smp_call_function_queue",
 					   "generic_smp_call_function_single_interrupt", NULL };
 	unsigned context = fr_waker_context(k, frames, n);
-	const char *kind = NULL;
-	int at = -1, len;
+	enum what w;
 
+	*at = -1;
 	if (!frames)
 		n = 0;
 	switch (context) {
-	case FR_WAKER_IS_TASK:
-	case FR_WAKER_IS_UNKNOWN:
-		len = snprintf(buf, cap, "%.*s", (int)k->comm_len, k->comm);
-		break;
-	case FR_WAKER_IS_KTHREAD:
+	case FR_WAKER_IS_TASK: return W_TASK;
+	case FR_WAKER_IS_KTHREAD: return W_KTHREAD;
+	case FR_WAKER_IS_NMI: return W_NMI;
+	case FR_WAKER_IS_HARDIRQ:
+	case FR_WAKER_IS_SOFTIRQ:
+		if ((*at = find(frames, 0, n, timer_runners)) >= 0)
+			w = W_TIMER;
+		else if (context == FR_WAKER_IS_HARDIRQ && (*at = find(frames, 0, n, irq)) >= 0)
+			w = W_IRQ;
+		else if (context == FR_WAKER_IS_SOFTIRQ && (*at = find(frames, 0, n, softirq_runners)) >= 0)
+			w = W_SOFTIRQ;
+		else if (find(frames, 0, n, ipi) >= 0)
+			return W_IPI;
+		else
+			return context == FR_WAKER_IS_HARDIRQ ? W_IRQ : W_SOFTIRQ;
+		/* the function it ran: not the wakeup itself, nor a sleep's end */
+		if (*at <= 1 || !frames[*at - 1].sym || !frames[*at - 1].kernel || named_any(&frames[*at - 1], sleeps))
+			*at = -1;
+		else
+			(*at)--;
+		return w;
+	case FR_WAKER_IS_UNKNOWN: return W_UNKNOWN;
+	default: return W_NONE;
+	}
+}
+
+const char *fr_waker_kind(const struct fr_record_waker *k, const struct fr_frame *frames, int n)
+{
+	int at;
+
+	return what_names[classify(k, frames, n, &at)];
+}
+
+bool fr_waker_is_thread(const struct fr_record_waker *k, const struct fr_frame *frames, int n)
+{
+	int at;
+	enum what w = classify(k, frames, n, &at);
+
+	return w == W_TASK || w == W_KTHREAD;
+}
+
+size_t fr_waker_label(const struct fr_record_waker *k, const struct fr_frame *frames, int n, char *buf, size_t cap)
+{
+	int at, len;
+	enum what w = classify(k, frames, n, &at);
+
+	switch (w) {
+	case W_KTHREAD:
 		len = snprintf(buf, cap, "[%s] %.*s",
 			       k->comm_len >= 7 && memcmp(k->comm, "kworker", 7) == 0 ? "kworker" : "kthread",
 			       (int)k->comm_len, k->comm);
 		break;
-	case FR_WAKER_IS_HARDIRQ:
-	case FR_WAKER_IS_SOFTIRQ:
-		if ((at = find(frames, 0, n, timer_runners)) >= 0) {
-			kind = "timer";
-		} else if (context == FR_WAKER_IS_HARDIRQ && (at = find(frames, 0, n, irq)) >= 0) {
-			kind = "irq";
-		} else if (context == FR_WAKER_IS_SOFTIRQ && (at = find(frames, 0, n, softirq_runners)) >= 0) {
-			kind = "softirq";
-		} else if (find(frames, 0, n, ipi) >= 0) {
-			len = snprintf(buf, cap, "[ipi]");
-			break;
-		} else
-			kind = context == FR_WAKER_IS_HARDIRQ ? "irq" : "softirq";
-		/* the function it ran: not the wakeup itself, nor a sleep's end */
-		if (at > 1 && frames[at - 1].sym && frames[at - 1].kernel && !named_any(&frames[at - 1], sleeps))
-			len = snprintf(buf, cap, "[%s] %.*s", kind, (int)frames[at - 1].sym_len, frames[at - 1].sym);
+	case W_IRQ:
+	case W_SOFTIRQ:
+	case W_TIMER:
+	case W_IPI:
+	case W_NMI:
+		if (at >= 0)
+			len = snprintf(buf, cap, "[%s] %.*s", what_names[w], (int)frames[at].sym_len, frames[at].sym);
 		else
-			len = snprintf(buf, cap, "[%s]", kind);
+			len = snprintf(buf, cap, "[%s]", what_names[w]);
 		break;
-	case FR_WAKER_IS_NMI:
-		len = snprintf(buf, cap, "[nmi]");
-		break;
+	case W_TASK:
+	case W_UNKNOWN:
+	case W_NONE:
+	case W__MAX:
 	default:
 		len = snprintf(buf, cap, "%.*s", (int)k->comm_len, k->comm);
 		break;

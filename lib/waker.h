@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Who woke a wait (an offcpu record's waker, record.h), as readers name
- * it: its kind ("task", "kernel_thread", "hardirq", "softirq", "nmi",
- * "unknown": JSON's waker.kind) and a label people read, from the kind,
- * the task's name and the kernel frames of the wakeup:
+ * it: its kind (JSON's waker.kind) and a label people read, from the
+ * context the program saw, the task's name and the kernel frames of the
+ * wakeup:
  *   a task                "nginx"
  *   a kernel thread       "[kworker] kworker/1:2", "[kthread] jbd2/vda1-8"
  *   a timer's expiry      "[timer]" (a sleep's end), "[timer] watchdog_timer_fn"
@@ -16,19 +16,12 @@
 #ifndef FR_WAKER_H
 #define FR_WAKER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "record.h"
 #include "symtab.h"
 
-/* "task", ...; NULL for FR_WAKER_NONE. */
-const char *fr_waker_kind_name(unsigned context);
-
-/* Is @context an interrupt's (the record's waker task only interrupted)? */
-static inline int fr_waker_is_interrupt(unsigned context)
-{
-	return context == FR_WAKER_IS_HARDIRQ || context == FR_WAKER_IS_SOFTIRQ || context == FR_WAKER_IS_NMI;
-}
 
 /* How many of a waker's first frames are the wakeup's own machinery
  * (try_to_wake_up, __wake_up_common, autoremove_wake_function, ...),
@@ -40,6 +33,12 @@ int fr_waker_machinery(const struct fr_frame *frames, int n);
  * stack from an interrupt's, the frames a softirq from a hard interrupt,
  * and an interrupt that came in user mode from a fault. */
 unsigned fr_waker_context(const struct fr_record_waker *k, const struct fr_frame *frames, int n);
+
+/* What waker @k is, as JSON's waker.kind says: "task", "kernel_thread",
+ * "irq", "softirq", "timer", "ipi", "nmi", "unknown"; NULL for none. */
+const char *fr_waker_kind(const struct fr_record_waker *k, const struct fr_frame *frames, int n);
+/* Was it a thread (a task or a kernel thread), not an interrupt? */
+bool fr_waker_is_thread(const struct fr_record_waker *k, const struct fr_frame *frames, int n);
 
 /* The label of waker @k, whose frames (kernel first, leaf first) are
  * @frames[0..n) (NULL: not named), into @buf; returns its length (cut to

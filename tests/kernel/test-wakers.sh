@@ -11,7 +11,7 @@
 #      fr_unlock <- main;
 #  (c) dd reads 2 MiB with O_DIRECT from a disk throttled to 1 MB/s for
 #      it alone (cgroup v1 blkio): its wait's waker is the I/O's
-#      completion, an interrupt ("hardirq" or "softirq"), named by the
+#      completion, an interrupt ("irq" or "softirq"), named by the
 #      completion's frames (blk_mq_end_request, bio end_io), not the
 #      task it interrupted;
 #  (d) fr-client waits on fr-front, which waits on fr-back, which sleeps
@@ -201,7 +201,7 @@ ok "(b) the thread blocked on the mutex woken by its main thread [$pid]: $b"
 c=$(waker dd)
 [ -n "$c" ] || fail "(c) dd's wait has no waker: $(jq -c 'select(.comm == "dd")' "$T/waits.json")"
 read -r kind label _ <<<"$c"
-case $kind in hardirq | softirq) ;; *) fail "(c) dd's waker is not an interrupt: $c" ;; esac
+case $kind in irq | softirq) ;; *) fail "(c) dd's waker is not an interrupt: $c" ;; esac
 [ "${label#\[}" != "$label" ] || fail "(c) dd's waker is labelled as a task: $c"
 grep -Eq 'blk_mq_end_request|blk_update_request|bio_endio|end_io' <<<"$c" ||
 	fail "(c) dd's waker's frames are not an I/O completion: $c"
