@@ -542,7 +542,9 @@ int BPF_PROG(fr_switch, bool preempt, struct task_struct *prev, struct task_stru
 		 * interval shorter than that can come out negative */
 		__u64 off = now > s->offcpu_ts ? now - s->offcpu_ts : 0;
 
-		if (off >= offcpu_threshold_ns)
+		/* (a wait whose waker was written is over the threshold on
+		 * the exact clock, even when this one is a tick behind) */
+		if (off >= offcpu_threshold_ns || s->waker_for == s->offcpu_ts)
 			offcpu(next, s->offcpu_ts, off, s->state, s->waker_for == s->offcpu_ts ? FR_OFFCPU_WAKER : 0);
 		s->offcpu_ts = 0;
 	}
