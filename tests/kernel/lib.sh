@@ -20,12 +20,19 @@ end_daemon() {
 }
 # groups the test made (make_group), removed at exit
 TEST_GROUPS=()
+# processes the test started in the background (PIDS="$PIDS $!"), ended
+# at exit, by their pids
+PIDS=
+# the cgroup v1 blkio group the test made (throttle), removed at exit
+BLKIO=
 cleanup() {
+	local g p
+	for p in $PIDS; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
 	end_daemon
-	local g
 	for g in "${TEST_GROUPS[@]}"; do
 		groupdel "$g" 2>/dev/null || true
 	done
+	[ -n "$BLKIO" ] && [ -d "$BLKIO" ] && rmdir "$BLKIO" 2>/dev/null || true
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -39,6 +46,22 @@ as_nobody() { setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"; }
 make_group() {
 	groupadd "$1" || fail "cannot create group $1"
 	TEST_GROUPS+=("$1")
+}
+
+# throttle FILE read|write BPS: a slow disk for some processes only: the
+# blkio group $BLKIO (cgroup v1) limits the reads or writes of the whole
+# disk FILE is on (throttles are set on disks, not partitions) to BPS
+# bytes a second for the processes written to $BLKIO/cgroup.procs
+throttle() {
+	local dev sys
+	[ -d /sys/fs/cgroup/blkio ] || fail "no cgroup v1 blkio controller here"
+	dev=$(stat -c %d "$1")
+	dev=$((dev >> 8)):$((dev & 255))
+	sys=$(readlink -f "/sys/dev/block/$dev")
+	[ -e "$sys/partition" ] && dev=$(cat "$(dirname "$sys")/dev")
+	BLKIO=/sys/fs/cgroup/blkio/fr-test-$$
+	mkdir "$BLKIO"
+	echo "$dev $3" >"$BLKIO/blkio.throttle.$2_bps_device" || fail "cannot throttle the ${2}s of $dev"
 }
 
 fail() {

@@ -21,12 +21,6 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-PIDS=
-teardown() {
-	for p in $PIDS; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
-	cleanup
-}
-trap teardown EXIT
 
 cat >"$T/fr.conf" <<CONF
 store = { size = "64M"; segments = 4; sync_interval = "200ms"; };

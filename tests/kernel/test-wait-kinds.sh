@@ -18,24 +18,9 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-PIDS=
 SYNCED=$(mktemp /var/tmp/fr-waits-XXXXXX)
-BLKIO=/sys/fs/cgroup/blkio/fr-waits-$$
-teardown() {
-	for p in $PIDS; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
-	cleanup
-	rm -f "$SYNCED"
-	[ -d "$BLKIO" ] && rmdir "$BLKIO" 2>/dev/null || true
-}
-trap teardown EXIT
-
-[ -d /sys/fs/cgroup/blkio ] || fail "no cgroup v1 blkio controller here"
-dev=$(stat -c %d "$SYNCED")
-dev=$((dev >> 8)):$((dev & 255))
-sys=$(readlink -f "/sys/dev/block/$dev")
-[ -e "$sys/partition" ] && dev=$(cat "$(dirname "$sys")/dev")
-mkdir "$BLKIO"
-echo "$dev 262144" >"$BLKIO/blkio.throttle.write_bps_device" || fail "cannot throttle $dev"
+trap 'cleanup; rm -f "$SYNCED"' EXIT
+throttle "$SYNCED" write 262144
 
 cat >"$T/fr.conf" <<CONF
 store = { size = "64M"; segments = 4; sync_interval = "200ms"; };

@@ -23,16 +23,8 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-PIDS=
 DIRECT=$(mktemp /var/tmp/fr-wakers-XXXXXX)
-BLKIO=/sys/fs/cgroup/blkio/fr-wakers-$$
-teardown() {
-	for p in $PIDS; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
-	cleanup
-	rm -f "$DIRECT"
-	[ -d "$BLKIO" ] && rmdir "$BLKIO" 2>/dev/null || true
-}
-trap teardown EXIT
+trap 'cleanup; rm -f "$DIRECT"' EXIT
 
 cat >"$T/wait.c" <<'C'
 #include <unistd.h>
@@ -98,14 +90,8 @@ cp /usr/bin/python3 "$T/fr-front"
 cp /usr/bin/python3 "$T/fr-back"
 
 # (c)'s disk, throttled for dd alone
-[ -d /sys/fs/cgroup/blkio ] || fail "no cgroup v1 blkio controller here"
 dd if=/dev/urandom of="$DIRECT" bs=1M count=2 status=none conv=fsync || fail "cannot write $DIRECT"
-dev=$(stat -c %d "$DIRECT")
-dev=$((dev >> 8)):$((dev & 255))
-sys=$(readlink -f "/sys/dev/block/$dev")
-[ -e "$sys/partition" ] && dev=$(cat "$(dirname "$sys")/dev")
-mkdir "$BLKIO"
-echo "$dev 1048576" >"$BLKIO/blkio.throttle.read_bps_device" || fail "cannot throttle reads of $dev"
+throttle "$DIRECT" read 1048576
 
 cat >"$T/fr.conf" <<CONF
 store = { size = "64M"; segments = 4; sync_interval = "200ms"; };

@@ -21,13 +21,6 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-PIDS=
-teardown() {
-	for p in $PIDS; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
-	cleanup
-}
-trap teardown EXIT
-
 cat >"$T/work.c" <<'C'
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -121,21 +114,8 @@ start_daemon "$T/fr.conf"
 # the file fsynced on disk, not tmpfs; the disk made slow for fr-worker
 # alone (cgroup v1's blkio throttle, 1 MB/s of writes): a slow device
 SYNCED=$(mktemp /var/tmp/fr-changed-XXXXXX)
-BLKIO=/sys/fs/cgroup/blkio/fr-changed-$$
-teardown_file() {
-	teardown
-	rm -f "$SYNCED"
-	[ -d "$BLKIO" ] && rmdir "$BLKIO" 2>/dev/null || true
-}
-trap teardown_file EXIT
-dev=$(stat -c %d "$SYNCED")
-dev=$((dev >> 8)):$((dev & 255))
-# a partition's disk: throttles are set on whole disks
-sys=$(readlink -f "/sys/dev/block/$dev")
-[ -e "$sys/partition" ] && dev=$(cat "$(dirname "$sys")/dev")
-[ -d /sys/fs/cgroup/blkio ] || fail "no cgroup v1 blkio controller here"
-mkdir "$BLKIO"
-echo "$dev 1048576" >"$BLKIO/blkio.throttle.write_bps_device" || fail "cannot throttle $dev"
+trap 'cleanup; rm -f "$SYNCED"' EXIT
+throttle "$SYNCED" write 1048576
 
 "$T/fr-steady" control & PIDS="$PIDS $!"
 "$T/fr-worker" worker "$T/phase2" "$SYNCED" & PIDS="$PIDS $!"
