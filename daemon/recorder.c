@@ -804,7 +804,6 @@ static int record_event(struct fr_recorder *r, unsigned cpu, const void *data, s
 		add_stacked(r, cpu, &rec);
 	else
 		add_record(r, cpu, &rec);
-	free(waker); /* (its strings are in the record, now encoded) */
 	/* an exec older than what named the process already (drained late
 	 * from another CPU) names neither it nor its triggers */
 	if ((rec.type == FR_REC_EXEC || rec.type == FR_REC_FORK || rec.type == FR_REC_EXIT) &&
@@ -820,6 +819,7 @@ static int record_event(struct fr_recorder *r, unsigned cpu, const void *data, s
 		fr_triggers_on_record(r->triggers, &rec, rec.cgroup_id ? fr_cgroup_names_lookup(r->cg, rec.cgroup_id) : NULL,
 				      fr_exe_names_get(r->exes, rec.pid), nframes ? frames : NULL, nframes);
 	}
+	free(waker); /* the record's waker points into it: encoded and triggered on now */
 	return 0;
 malformed:
 	free(waker);
