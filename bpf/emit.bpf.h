@@ -79,6 +79,24 @@ static __always_inline void *fr_reserve(__u32 size, __u32 src, struct fr_slot *s
 	return e;
 }
 
+/* Reserve @size bytes on this CPU's ring for an event that is no record
+ * of its own (the daemon folds it into another): not counted as any
+ * source's; a failure adds one to *@drops' element (a PERCPU_ARRAY of one
+ * __u64).  Submit it with BPF_RB_NO_WAKEUP: the record it goes into wakes
+ * the consumer if need be. */
+static __always_inline void *fr_reserve_aux(__u32 size, void *drops)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
+	void *rb = bpf_map_lookup_elem(&rings, &cpu), *e = NULL;
+	__u64 *d;
+
+	if (rb)
+		e = bpf_ringbuf_reserve(rb, size, 0);
+	if (!e && (d = bpf_map_lookup_elem(drops, &zero)))
+		(*d)++;
+	return e;
+}
+
 /* How often fr_submit() looks at how full the ring is: every that many
  * records of a source on a CPU.  The look costs ~20 ns (bpf_stats), a
  * tenth of a context switch record; 16 records are ~1 KiB, against a

@@ -579,6 +579,17 @@ struct {
 	__type(value, struct fr_stack_budget);
 } waker_budgets SEC(".maps");
 
+/* Waker events the ring had no room for, per CPU.  A waker is no record
+ * of its own (the daemon puts it into its wait's): it is not counted as
+ * the sched source's, whose emitted = stored + dropped holds exactly, and
+ * its loss is no gap (the wait's record is there, without it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} waker_drops SEC(".maps");
+
 /* In what context is this wakeup?  The kernel's preempt count would say
  * (in_hardirq(), in_serving_softirq()), but it is per-CPU data, which
  * BPF reaches only through kallsyms (CONFIG_KALLSYMS_ALL, off here).
@@ -635,7 +646,6 @@ int BPF_PROG(fr_waking, struct task_struct *p)
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct fr_sched_state *s;
 	struct fr_event_waker *e;
-	struct fr_slot slot;
 	bool stacks, user;
 	__u16 context;
 	__u64 now;
@@ -659,7 +669,7 @@ int BPF_PROG(fr_waking, struct task_struct *p)
 	/* a user stack only of a user task waking in its own system call */
 	stacks = fr_stack_allowed(&waker_budgets, now, waker_budget);
 	user = stacks && context == FR_WAKER_TASK && cur->mm;
-	e = fr_reserve(sizeof(*e) + (user ? FR_USTACK_COPY : 0), FR_SRC_SCHED, &slot);
+	e = fr_reserve_aux(sizeof(*e) + (user ? FR_USTACK_COPY : 0), &waker_drops);
 	if (!e)
 		return 0;
 	fr_fill_hdr_task(&e->hdr, FR_EV_WAKER, cur, now);
@@ -675,7 +685,7 @@ int BPF_PROG(fr_waking, struct task_struct *p)
 	__builtin_memset(e->uregs, 0, sizeof(e->uregs));
 	if (!stacks) {
 		e->hdr.flags = FR_WAKER_NO_STACK;
-		fr_submit(e, &slot);
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 		return 0;
 	}
 	/* from try_to_wake_up (not the tracepoint's caller in BPF) */
@@ -686,6 +696,6 @@ int BPF_PROG(fr_waking, struct task_struct *p)
 		copy_uregs(e->uregs, (const struct pt_regs *)bpf_task_pt_regs(cur));
 		e->ustack_len = fr_read_ustack(cur, e->ustack, e->uregs[7]);
 	}
-	fr_submit(e, &slot);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 	return 0;
 }

@@ -586,6 +586,7 @@ static struct json_object *status_json(struct daemon *d)
 		json_object_object_add(wo, "missing", json_object_new_uint64(wk.missing));
 		json_object_object_add(wo, "orphaned", json_object_new_uint64(wk.orphaned));
 		json_object_object_add(wo, "refused", json_object_new_uint64(wk.refused));
+		json_object_object_add(wo, "dropped", json_object_new_uint64(fr_sources_waker_drops(d->sources)));
 		json_object_object_add(wo, "held", json_object_new_uint64(wk.held));
 		json_object_object_add(o, "wakers", wo);
 	}

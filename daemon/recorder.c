@@ -585,14 +585,15 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 			(void)fr_recorder_on_event(r, cpu, (const uint8_t *)data + at, sizeof(struct fr_event_switch));
 		return 0;
 	}
+	/* no record of its own, nor counted as one in BPF: kept for its
+	 * wait's */
+	if (size >= sizeof(*h) && h->type == FR_EV_WAKER) {
+		fr_wakers_add(r->wakers, data, size, fr_now_ns(CLOCK_MONOTONIC));
+		return 0;
+	}
 	r->cpu[cpu].delivered++;
 	if (size < sizeof(*h)) {
 		r->cpu[cpu].lost_decode++;
-		return 0;
-	}
-	/* no record of its own: kept for its wait's */
-	if (h->type == FR_EV_WAKER) {
-		fr_wakers_add(r->wakers, data, size, fr_now_ns(CLOCK_MONOTONIC));
 		return 0;
 	}
 	return record_event(r, cpu, data, size, false);

@@ -446,6 +446,22 @@ const char *fr_sources_sampler_event(const struct fr_sources *s, unsigned *hz)
 	return s ? fr_sampler_event(s->sampler) : NULL;
 }
 
+uint64_t fr_sources_waker_drops(const struct fr_sources *s)
+{
+	int n = libbpf_num_possible_cpus();
+	uint32_t zero = 0;
+	uint64_t sum = 0, *v;
+
+	if (!s || !s->sched || n <= 0)
+		return 0;
+	v = calloc((size_t)n, sizeof(*v));
+	if (v && bpf_map_lookup_elem(bpf_map__fd(s->sched->maps.waker_drops), &zero, v) == 0)
+		for (int i = 0; i < n; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
 unsigned fr_sources_flush(struct fr_sources *s)
 {
 	return s ? fr_switch_batches_flush(s->batches) : 0;

@@ -50,6 +50,9 @@ const char *fr_sources_sampler_event(const struct fr_sources *s, unsigned *hz);
 /* Has every CPU write what its sources hold back (switch batches) to its
  * ring, before a drain.  Returns the records that could not be. */
 unsigned fr_sources_flush(struct fr_sources *s);
+/* Waker events the rings had no room for (sched.bpf.c), since the sched
+ * source started. */
+uint64_t fr_sources_waker_drops(const struct fr_sources *s);
 /* The block source's per-device latency histograms, or -1 if not running. */
 int fr_sources_block_hist_fd(const struct fr_sources *s);
 

@@ -298,10 +298,11 @@ static void wakers(FILE *f, struct json_object *wo)
 		return;
 	family(f, "flightrec_wakers_total", "counter",
 	       "Wakers of off-CPU waits: joined to their wait's record, or lost (missing: the record went without "
-	       "the waker it said it had; orphaned: the waker without its record; refused: over the bound).");
+	       "the waker it said it had; orphaned: the waker without its record; refused: over the bound; "
+	       "dropped: in the kernel, the ring full).");
 	per_key(f, wo, "flightrec_wakers_total", NULL, "outcome",
-		(const char *const[]){ "joined", "missing", "orphaned", "refused", NULL },
-		(const char *const[]){ "joined", "missing", "orphaned", "refused", NULL });
+		(const char *const[]){ "joined", "missing", "orphaned", "refused", "dropped", NULL },
+		(const char *const[]){ "joined", "missing", "orphaned", "refused", "dropped", NULL });
 }
 
 /* The daemon's own cost, as node_exporter's process collector would name
