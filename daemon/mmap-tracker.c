@@ -73,6 +73,22 @@ struct fr_mmap_tracker {
 	uint64_t nmappings; /* in all mapsets, a shared one once */
 	struct fr_mmap_tracker_stats st;
 	bool warned_lost;
+	/* one poll's events, copied, to be applied in time order */
+	uint8_t *batch;
+	size_t batch_len, batch_cap;
+	struct batched *order;
+	size_t norder, order_cap;
+};
+
+/* An event of the poll: its time, its place in the batch.  A process
+ * that moves between CPUs leaves its events in several rings, which are
+ * read one after the other: its exec on one CPU and the library it maps
+ * next on another could be read in reverse, and the exec would wipe the
+ * newer mapping (libc lost: a process that exits then is named without
+ * it).  So a poll applies what it read sorted by time. */
+struct batched {
+	uint64_t time;
+	size_t at; /* offset of its perf_event_header in batch */
 };
 
 /* Records as the kernel lays them out after struct perf_event_header
@@ -343,28 +359,12 @@ static void on_exit_ev(struct fr_mmap_tracker *t, const struct ev_task *e, uint6
 	t->gone[(t->gone_head + t->gone_n++) % FR_TRACKER_PROCS] = (struct gone){ .pid = e->pid, .at = p->exited_at };
 }
 
-static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_header *h)
+/* Applies event @h (its time ends it: sample_id_all). */
+static void apply_event(struct fr_mmap_tracker *t, const struct perf_event_header *h, uint64_t time)
 {
-	struct fr_mmap_tracker *t = ctx;
 	const uint8_t *body = (const uint8_t *)(h + 1);
-	size_t len;
-	uint64_t time;
+	size_t len = h->size - sizeof(*h) - sizeof(time);
 
-	t->st.events++;
-	if (h->type == PERF_RECORD_LOST) {
-		if (h->size >= sizeof(*h) + sizeof(struct ev_lost)) {
-			t->st.lost += ((const struct ev_lost *)body)->lost;
-			if (!t->warned_lost)
-				log_warning("Mapping events lost in the kernel (its rings were full): processes that exit may lose the names of their stacks; counted in status.");
-			t->warned_lost = true;
-		}
-		return LIBBPF_PERF_EVENT_CONT;
-	}
-	/* every other record ends in its time (sample_id_all, PERF_SAMPLE_TIME) */
-	if (h->size < sizeof(*h) + sizeof(time))
-		return LIBBPF_PERF_EVENT_CONT;
-	len = h->size - sizeof(*h) - sizeof(time);
-	memcpy(&time, body + len, sizeof(time));
 	switch (h->type) {
 	case PERF_RECORD_MMAP2:
 		if (len > sizeof(struct ev_mmap2) && !(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
@@ -383,7 +383,63 @@ static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_he
 			on_exit_ev(t, (const struct ev_task *)body, time);
 		break;
 	}
+}
+
+static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_header *h)
+{
+	struct fr_mmap_tracker *t = ctx;
+	const uint8_t *body = (const uint8_t *)(h + 1);
+	uint64_t time;
+
+	t->st.events++;
+	if (h->type == PERF_RECORD_LOST) {
+		if (h->size >= sizeof(*h) + sizeof(struct ev_lost)) {
+			t->st.lost += ((const struct ev_lost *)body)->lost;
+			if (!t->warned_lost)
+				log_warning("Mapping events lost in the kernel (its rings were full): processes that exit may lose the names of their stacks; counted in status.");
+			t->warned_lost = true;
+		}
+		return LIBBPF_PERF_EVENT_CONT;
+	}
+	/* every other record ends in its time (sample_id_all, PERF_SAMPLE_TIME) */
+	if (h->size < sizeof(*h) + sizeof(time))
+		return LIBBPF_PERF_EVENT_CONT;
+	memcpy(&time, body + h->size - sizeof(*h) - sizeof(time), sizeof(time));
+	/* kept for the poll's end; with no room, applied at once */
+	if (t->batch_len + h->size > t->batch_cap) {
+		size_t cap = MAX(t->batch_cap * 2, t->batch_len + h->size + 65536);
+		uint8_t *b = realloc(t->batch, cap);
+		if (!b) {
+			apply_event(t, h, time);
+			return LIBBPF_PERF_EVENT_CONT;
+		}
+		t->batch = b;
+		t->batch_cap = cap;
+	}
+	if (t->norder == t->order_cap) {
+		size_t cap = MAX(t->order_cap * 2, (size_t)1024);
+		struct batched *o = realloc(t->order, cap * sizeof(*o));
+		if (!o) {
+			apply_event(t, h, time);
+			return LIBBPF_PERF_EVENT_CONT;
+		}
+		t->order = o;
+		t->order_cap = cap;
+	}
+	memcpy(t->batch + t->batch_len, h, h->size);
+	t->order[t->norder++] = (struct batched){ .time = time, .at = t->batch_len };
+	t->batch_len += h->size;
 	return LIBBPF_PERF_EVENT_CONT;
+}
+
+/* by time; ties in the order read */
+static int cmp_batched(const void *a, const void *b)
+{
+	const struct batched *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
 }
 
 int fr_mmap_tracker_new(unsigned ncpu, struct fr_mmap_tracker **ret)
@@ -451,6 +507,8 @@ struct fr_mmap_tracker *fr_mmap_tracker_free(struct fr_mmap_tracker *t)
 		proc_free(t, p);
 	fr_pid_map_done(&t->procs);
 	free(t->gone);
+	free(t->batch);
+	free(t->order);
 	free(t);
 	return NULL;
 }
@@ -460,6 +518,13 @@ void fr_mmap_tracker_poll(struct fr_mmap_tracker *t)
 	if (!t)
 		return;
 	(void)perf_buffer__consume(t->pb);
+	qsort(t->order, t->norder, sizeof(*t->order), cmp_batched);
+	/* (the batch holds whole headers at 8-byte offsets: perf records are
+	 * multiples of 8 bytes long) */
+	for (size_t i = 0; i < t->norder; i++)
+		apply_event(t, (const struct perf_event_header *)(void *)(t->batch + t->order[i].at), t->order[i].time);
+	t->norder = 0;
+	t->batch_len = 0;
 	/* exited long enough ago that no record of theirs is still to come */
 	while (evict_oldest_exited(t, fr_now_ns(CLOCK_MONOTONIC)))
 		;

@@ -6,7 +6,9 @@
  * process's.  The kernel reports each executable mmap, exec, fork and
  * exit on a perf side-band event per CPU (PERF_RECORD_MMAP2, COMM with
  * PERF_RECORD_MISC_COMM_EXEC, FORK, EXIT: what perf record uses), read at
- * the start of each drain, before the records those mappings explain.
+ * the start of each drain, before the records those mappings explain, and
+ * applied in time order (a process that moved between CPUs has its exec
+ * and its next mapping in two rings, read one after the other).
  *
  * Nothing here opens or parses a process's files: what a dead process
  * mapped is handed out as the text of a /proc/PID/maps (proc-access.h),

@@ -93,7 +93,7 @@ done
 sched_dropped=$(jq '.sources.sched.dropped // 0' "$T/st.json")
 [ "$n" -ge 90 ] || fail "only $n offcpu records of fr-wait within 30 s (want 100; sched records dropped: $sched_dropped)"
 [ $((100 - n)) -le "$sched_dropped" ] ||
-	fail "$((100 - n)) offcpu records of fr-wait missing, but the sched source counts $sched_dropped dropped"
+	fail "$((100 - n)) offcpu records of fr-wait missing, but the sched source counts $sched_dropped dropped (wakers: $(jq -c '.wakers' "$T/st.json"); per CPU: $(jq -c '.per_cpu' "$T/st.json"))"
 [ "$n" -eq 100 ] || echo "note: $((100 - n)) of 100 waits' records dropped in the kernel (counted: $sched_dropped)"
 good=$(grep -c '^read fr_wait main __libc_start_call_main __libc_start_main _start$' "$T/waits" || true)
 if [ "$good" -ne "$n" ]; then
