@@ -92,7 +92,7 @@ static int encode_again(const struct fr_record *r, uint32_t incompat_flags, uint
 {
 	struct fr_codec_state st = { .incompat_flags = incompat_flags, .prev_ts = r->ts };
 	size_t cap = fr_record_max_encoded_size(r);
-	uint64_t addr[FR_SAMPLE_FRAMES_MAX];
+	uint64_t addr[FR_SAMPLE_FRAMES_MAX], waddr[FR_SAMPLE_FRAMES_MAX];
 	struct fr_record c = *r;
 
 	*out = NULL;
@@ -104,6 +104,17 @@ static int encode_again(const struct fr_record *r, uint32_t incompat_flags, uint
 			return -2;
 		c.stack.kframes = addr;
 		c.stack.uframes = addr + r->stack.kernel_frames;
+	}
+	/* and an offcpu record's waker's */
+	if (r->type == FR_REC_OFFCPU && r->sched.waker.context) {
+		struct fr_record v;
+		int n;
+		fr_record_waker_view(r, &v);
+		n = fr_record_frames(&v, waddr, FR_SAMPLE_FRAMES_MAX);
+		if (n < 0 || n != v.stack.kernel_frames + v.stack.user_frames)
+			return -2;
+		c.sched.waker.stack.kframes = waddr;
+		c.sched.waker.stack.uframes = waddr + v.stack.kernel_frames;
 	}
 	*out = malloc(cap);
 	return *out ? fr_record_encode(&st, &c, *out, cap, 0) : -1;
