@@ -518,7 +518,8 @@ void fr_mmap_tracker_poll(struct fr_mmap_tracker *t)
 	if (!t)
 		return;
 	(void)perf_buffer__consume(t->pb);
-	qsort(t->order, t->norder, sizeof(*t->order), cmp_batched);
+	if (t->norder > 1) /* (qsort's base may not be NULL, even for none) */
+		qsort(t->order, t->norder, sizeof(*t->order), cmp_batched);
 	/* (the batch holds whole headers at 8-byte offsets: perf records are
 	 * multiples of 8 bytes long) */
 	for (size_t i = 0; i < t->norder; i++)
