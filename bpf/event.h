@@ -20,7 +20,7 @@
 
 #include "../lib/record-types.h"
 
-#define FR_EVENT_ABI 6
+#define FR_EVENT_ABI 7
 
 /* TASK_COMM_LEN in the kernel. */
 #define FR_COMM_LEN 16
@@ -44,6 +44,10 @@ enum fr_event_type {
  * wait (struct fr_event_waker), which the daemon puts into the waiting
  * thread's offcpu record.  Above the store's BPF types, below 64. */
 #define FR_EV_WAKER 63
+/* Another: the description of a Python code object a stack's Python
+ * frames name (struct fr_event_pycode), which the daemon keeps for the
+ * records of its process that follow. */
+#define FR_EV_PYCODE 62
 /* Sources: the unit that is switched on/off and counted (emitted, dropped). */
 enum fr_source {
 	FR_SRC_PROC = 0,    /* exec, fork, exit */
@@ -173,6 +177,119 @@ _Static_assert(sizeof(struct fr_switch_batch) == 64 + 16 * 80, "fr_switch_batch 
  * rbp, rsp, r8-r15, and the return address column, rip. */
 #define FR_UREGS 17
 
+/* Python frames (bpf/python.bpf.h).  A CPython thread's frames are a
+ * chain in its memory that the BPF programs walk where they copy a user
+ * stack, for executables the daemon found to be a CPython it knows (the
+ * py_exes map: its _PyRuntime, and the version's offsets); the daemon
+ * names each code object from a struct fr_event_pycode, and puts the
+ * frames in place of the interpreter's native frames. */
+#define FR_PY_DEPTH 64
+
+/* Where the fields BPF reads are, for one CPython version (daemon:
+ * lib/python-offsets.c), in bytes. */
+struct fr_py_offsets {
+	__u16 runtime_interp_head;   /* _PyRuntimeState.interpreters.head */
+	__u16 interp_next;           /* PyInterpreterState.next */
+	__u16 interp_threads_head;   /* PyInterpreterState.threads.head */
+	__u16 tstate_next;           /* PyThreadState.next */
+	__u16 tstate_thread_id;      /* PyThreadState.thread_id (pthread_self) */
+	__u16 tstate_cframe;         /* PyThreadState.cframe */
+	__u16 cframe_current_frame;  /* _PyCFrame.current_frame */
+	__u16 frame_code;            /* _PyInterpreterFrame.f_code */
+	__u16 frame_previous;        /* _PyInterpreterFrame.previous */
+	__u16 frame_prev_instr;      /* _PyInterpreterFrame.prev_instr */
+	__u16 frame_is_entry;        /* _PyInterpreterFrame.is_entry (u8) */
+	__u16 code_firstlineno;      /* PyCodeObject.co_firstlineno (int) */
+	__u16 code_filename;         /* PyCodeObject.co_filename */
+	__u16 code_qualname;         /* PyCodeObject.co_qualname */
+	__u16 code_linetable;        /* PyCodeObject.co_linetable (bytes) */
+	__u16 code_code;             /* PyCodeObject.co_code_adaptive */
+	__u16 unicode_length;        /* PyASCIIObject.length */
+	__u16 unicode_state;         /* PyASCIIObject.state (u32) */
+	__u16 unicode_ascii_data;    /* sizeof(PyASCIIObject) */
+	__u16 unicode_compact_data;  /* sizeof(PyCompactUnicodeObject) */
+	__u16 bytes_size;            /* PyVarObject.ob_size */
+	__u16 bytes_data;            /* PyBytesObject.ob_sval */
+	__u16 pad[2];
+};
+_Static_assert(sizeof(struct fr_py_offsets) == 48, "fr_py_offsets layout");
+
+/* The py_exes map: key, the executable as BPF sees it (its inode's
+ * superblock dev_t, in the kernel's encoding, and inode number); value,
+ * where its _PyRuntime is from the start of its text (mm->start_code
+ * less the lowest executable segment's address is the load bias) and the
+ * version's offsets. */
+struct fr_py_exe_key {
+	__u32 dev;
+	__u32 pad;
+	__u64 ino;
+};
+struct fr_py_exe {
+	__u64 runtime_rel; /* _PyRuntime - lowest PF_X p_vaddr */
+	__u32 version;     /* PY_VERSION_HEX */
+	__u32 pad;
+	struct fr_py_offsets off;
+};
+
+/* One Python frame: its code object, and the instruction it is at. */
+struct fr_py_frame {
+	__u64 code;   /* PyCodeObject * */
+	__s32 lasti;  /* code unit of the instruction (prev_instr), -1 before the first */
+	__u32 flags;  /* FR_PY_ENTRY */
+};
+/* The frame a C call of the interpreter loop (_PyEval_EvalFrameDefault)
+ * began with: the frames up to it, innermost first, are that native
+ * frame's. */
+#define FR_PY_ENTRY 1u
+
+/* What the walk of a thread's Python frames came to (status), counted
+ * by the daemon. */
+enum fr_py_status {
+	FR_PY_NOT_PYTHON = 0, /* not an executable known to be CPython */
+	FR_PY_WALKED = 1,     /* n frames, the whole chain */
+	FR_PY_CUT = 2,        /* the first FR_PY_DEPTH frames of a longer chain */
+	FR_PY_NO_THREAD = 3,  /* this thread has no Python thread state (a native
+				 thread of a Python process, or one just starting) */
+	FR_PY_NO_FRAME = 4,   /* it has, and runs no Python code */
+	FR_PY_UNREADABLE = 5, /* a read of its memory failed (paged out, or
+				 a state in transition) */
+	FR_PY__STATUS_MAX,
+};
+
+struct fr_py_stack {
+	__u16 n;
+	__u8 status;  /* enum fr_py_status */
+	__u8 names_over; /* frames whose code went undescribed: over the budget */
+	__u32 pad;
+	struct fr_py_frame f[FR_PY_DEPTH];
+};
+_Static_assert(sizeof(struct fr_py_stack) == 8 + 16 * FR_PY_DEPTH, "fr_py_stack layout");
+
+/* The description of a code object, once per process, code object and
+ * CPU (the daemon reads each CPU's ring in order, so a stack's codes are
+ * described before it): strings as CPython holds them (kind 1: Latin-1,
+ * 2: UCS-2, 4: UCS-4; 0: not read), the file name's last bytes when it is
+ * longer, and the line table (co_linetable) for the lines of
+ * instructions. */
+#define FR_PY_NAME_MAX 256
+#define FR_PY_FILE_MAX 256
+#define FR_PY_LINES_MAX 1024
+struct fr_event_pycode {
+	struct fr_event_hdr hdr; /* the process; type FR_EV_PYCODE */
+	__u64 code;
+	__s32 firstlineno;
+	__u16 lines_len;   /* bytes of lines */
+	__u8 name_kind, file_kind;
+	__u16 name_len, file_len; /* bytes of name and file */
+	__u8 name_cut, file_cut, lines_cut; /* longer than copied (the file: its start cut) */
+	__u8 pad;
+	__u8 name[FR_PY_NAME_MAX];
+	__u8 file[FR_PY_FILE_MAX];
+	__u8 lines[FR_PY_LINES_MAX];
+};
+_Static_assert(sizeof(struct fr_event_pycode) == 48 + 24 + FR_PY_NAME_MAX + FR_PY_FILE_MAX + FR_PY_LINES_MAX,
+	       "fr_event_pycode layout");
+
 /* A CPU sample: the kernel stack of the task on the CPU, leaf first, as
  * instruction addresses, and what unwinding its user stack needs. */
 struct fr_event_sample {
@@ -186,12 +303,15 @@ struct fr_event_sample {
 			     user frames belong to (0: none, a kernel thread) */
 	__u32 ppid;       /* the parent process: a forked child that exits
 			     before its maps are read has its parent's */
-	__u32 pad;
+	__u32 exe_dev;    /* its inode's superblock dev_t (kernel encoding):
+			     with exe_ino, the key of py_exes */
 	__u64 kstack[FR_STACK_DEPTH];
 	__u64 uregs[FR_UREGS]; /* all 0 for a kernel thread */
+	struct fr_py_stack py; /* its Python frames */
 	__u8 ustack[FR_USTACK_COPY];
 };
-_Static_assert(sizeof(struct fr_event_sample) == 48 + 24 + 8 * FR_STACK_DEPTH + 8 * FR_UREGS + FR_USTACK_COPY,
+_Static_assert(sizeof(struct fr_event_sample) ==
+		       48 + 24 + 8 * FR_STACK_DEPTH + 8 * FR_UREGS + sizeof(struct fr_py_stack) + FR_USTACK_COPY,
 	       "fr_event_sample layout");
 
 /* An off-CPU wait over its threshold, with its stacks (when
@@ -200,7 +320,8 @@ _Static_assert(sizeof(struct fr_event_sample) == 48 + 24 + 8 * FR_STACK_DEPTH + 
  * and what unwinding its user stack needs, copied when the task returns
  * to user space (sched.bpf.c).  The user stack copy follows the struct
  * when ustack_len is not 0: records without one are this size, records
- * with one this size + FR_USTACK_COPY. */
+ * with one this size + FR_USTACK_COPY, then its Python frames (struct
+ * fr_py_stack). */
 enum fr_offcpu_user {
 	FR_OFFCPU_USER_COPIED = 0,     /* uregs and ustack[ustack_len] */
 	FR_OFFCPU_USER_KTHREAD = 1,    /* a kernel thread or an io_uring worker:

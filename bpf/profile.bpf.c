@@ -15,6 +15,7 @@
  */
 #include "emit.bpf.h"
 #include "ustack.bpf.h"
+#include "python.bpf.h"
 
 /* Processes sampled before, and the image they ran: 16 Ki entries, least
  * recently used first out (a busy build host runs a few thousand). */
@@ -25,13 +26,23 @@ struct {
 	__type(value, __u64);
 } seen SEC(".maps");
 
+/* The Python walk's scratch (python.bpf.h): a sample does not interrupt
+ * another on its CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fr_py_scratch);
+} py_scratch SEC(".maps");
+
 SEC("perf_event")
 int fr_sample(struct bpf_perf_event_data *ctx)
 {
 	struct fr_event_sample *e;
 	struct task_struct *task;
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), *known;
-	__u32 tgid = pid_tgid >> 32;
+	__u32 tgid = pid_tgid >> 32, zero = 0;
+	struct fr_py_scratch *py;
 	__u64 ino;
 	struct fr_slot slot;
 	bool first = false;
@@ -39,19 +50,28 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 
 	if ((__u32)pid_tgid == 0 || fr_is_self())
 		return 0;
+	task = bpf_get_current_task_btf();
+	/* first: the descriptions of its code objects go into the ring
+	 * before the sample that needs them */
+	py = bpf_map_lookup_elem(&py_scratch, &zero);
+	if (py && task->mm)
+		fr_py_walk(task, py);
 	e = fr_reserve(sizeof(*e), FR_SRC_SAMPLE, &slot);
 	if (!e)
 		return 0;
 	fr_fill_hdr(&e->hdr, FR_EV_SAMPLE);
 	n = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
 	e->kernel_frames = n > 0 ? (__u64)n / 8 : 0;
-	task = bpf_get_current_task_btf();
+	if (py && task->mm)
+		bpf_probe_read_kernel(&e->py, sizeof(e->py), &py->st);
+	else
+		__builtin_memset(&e->py, 0, 8);
 	/* also the map value below: Linux 6.1's verifier takes a value from
 	 * the stack or a map, not from ring-buffer memory (alloc_mem) */
 	ino = BPF_CORE_READ(task, mm, exe_file, f_inode, i_ino);
 	e->exe_ino = ino;
 	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
-	e->pad = 0;
+	e->exe_dev = BPF_CORE_READ(task, mm, exe_file, f_inode, i_sb, s_dev);
 	e->user_mode = (BPF_CORE_READ(&ctx->regs, cs) & 3) == 3;
 	e->ustack_len = 0;
 	if (!ino) { /* a kernel thread: no user stack */

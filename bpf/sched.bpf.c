@@ -37,6 +37,7 @@
 #include "clock-filter.h"
 #include "stack-budget.bpf.h"
 #include "ustack.bpf.h"
+#include "python.bpf.h"
 
 /* include/linux/sched.h: a kernel thread has no user registers; an
  * io_uring worker has a copy of its creator's, and never returns to user
@@ -88,6 +89,7 @@ struct offcpu_pending {
 	__u8 busy;       /* from the switch to the end of the callback */
 	__u8 waker;      /* FR_OFFCPU_WAKER, or 0 */
 	__u64 kstack[FR_STACK_DEPTH];
+	struct fr_py_scratch py; /* its Python walk's (python.bpf.h) */
 };
 
 struct {
@@ -330,7 +332,10 @@ static int offcpu_copy_user(struct bpf_map *map, void *key, void *value)
 	__u64 *known, ino;
 	__u32 len, tgid;
 
-	e = fr_reserve(sizeof(*e) + FR_USTACK_COPY, FR_SRC_SCHED, &slot);
+	/* first: the descriptions of its code objects go into the ring
+	 * before the record that needs them */
+	fr_py_walk(t, &p->py);
+	e = fr_reserve(sizeof(*e) + FR_USTACK_COPY + sizeof(struct fr_py_stack), FR_SRC_SCHED, &slot);
 	if (e) {
 		fill_offcpu(e, t, p->ts, p->duration, p->syscall_nr, p->state, FR_OFFCPU_USER_COPIED, p->waker);
 		e->kernel_frames = p->kernel_frames;
@@ -341,6 +346,7 @@ static int offcpu_copy_user(struct bpf_map *map, void *key, void *value)
 			e->ustack_len = len;
 		else
 			e->user = FR_OFFCPU_USER_UNREADABLE;
+		bpf_probe_read_kernel(e->ustack + FR_USTACK_COPY, sizeof(struct fr_py_stack), &p->py.st);
 		tgid = e->hdr.pid;
 		ino = e->exe_ino;
 		known = bpf_map_lookup_elem(&offcpu_seen, &tgid);

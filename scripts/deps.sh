@@ -12,6 +12,9 @@ fr_packages() {
 		# C++ names demangled by libstdc++'s __cxa_demangle (libstdc++
 		# -dev comes with g++), and the C++ programs the crash tests build
 		g++
+		# CPython 3.11's headers: the offsets of its frames that
+		# flightrec keeps are checked against them (test-python-offsets)
+		python3.11-dev
 		# glibc's own symbols (__libc_read, not read) for the frames
 		# test-offcpu-stacks expects; valgrind's dependency brings it too,
 		# but the tests need it for themselves
