@@ -175,9 +175,17 @@ static uint64_t function_of(struct fr_pprof *p, const struct fr_frame *f, int64_
 {
 	char buf[512];
 	const char *name = fr_frame_name(f, false, buf, sizeof(buf));
-	gchar *key = g_strdup_printf("%s%c%" PRId64, name, 0x1f, filename);
-	gpointer id = g_hash_table_lookup(p->function_ids, key);
+	gchar *key;
+	gpointer id;
 	Function *fn;
+
+	/* a Python function: its name; the file and line are the line's */
+	if (f->python && f->sym) {
+		snprintf(buf, sizeof(buf), "%.*s", (int)f->sym_len, f->sym);
+		name = buf;
+	}
+	key = g_strdup_printf("%s%c%" PRId64, name, 0x1f, filename);
+	id = g_hash_table_lookup(p->function_ids, key);
 
 	if (id) {
 		g_free(key);
@@ -204,6 +212,9 @@ static uint64_t location_of(struct fr_pprof *p, const struct fr_frame *f, size_t
 	/* an address in its file where it is known, as pprof's mappings say */
 	uint64_t addr = f[n - 1].has_offset ? f[n - 1].offset : f[n - 1].addr;
 	int64_t filename = mid ? ((Mapping *)p->mappings->pdata[mid - 1])->filename : 0;
+	/* a Python frame: in its source file, at its line */
+	if (f[n - 1].python)
+		filename = f[n - 1].file ? str_n(p, f[n - 1].file, f[n - 1].file_len) : 0;
 	GString *key = g_string_new(NULL);
 	gpointer id;
 	Location *l;
@@ -229,6 +240,8 @@ static uint64_t location_of(struct fr_pprof *p, const struct fr_frame *f, size_t
 		l->line[i] = g_new0(Line, 1);
 		perftools__profiles__line__init(l->line[i]);
 		l->line[i]->function_id = fids[i];
+		if (f[i].python)
+			l->line[i]->line = f[i].line;
 	}
 	g_ptr_array_add(p->locations, l);
 	g_hash_table_insert(p->location_ids, g_string_free(key, FALSE), GUINT_TO_POINTER(l->id));

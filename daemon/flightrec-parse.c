@@ -132,6 +132,7 @@ static void on_stack(struct helper *h, const uint8_t *buf, size_t len)
 			}
 			a->ndesc++;
 		}
+		fr_symbolizer_python(h->sym, q->pid, q->exe_ino, &a->py);
 	}
 	send_or_leave(h->out, at);
 }

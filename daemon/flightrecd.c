@@ -42,6 +42,7 @@
 #include "mmap-tracker.h"
 #include "pmu-counters.h"
 #include "log.h"
+#include "python.h"
 #include "recorder.h"
 #include "wakers.h"
 #include "rings.h"
@@ -589,6 +590,33 @@ static struct json_object *status_json(struct daemon *d)
 		json_object_object_add(wo, "dropped", json_object_new_uint64(fr_sources_waker_drops(d->sources)));
 		json_object_object_add(wo, "held", json_object_new_uint64(wk.held));
 		json_object_object_add(o, "wakers", wo);
+	}
+	{
+		/* Python frames (python.h) */
+		static const char *const walks[FR_PY__STATUS_MAX] = {
+			[FR_PY_WALKED] = "walked", [FR_PY_CUT] = "cut", [FR_PY_NO_THREAD] = "no_thread",
+			[FR_PY_NO_FRAME] = "no_frame", [FR_PY_UNREADABLE] = "unreadable",
+		};
+		struct fr_python_stats ps;
+		struct json_object *po = json_object_new_object(), *by = json_object_new_object();
+		fr_recorder_python_stats(d->rec, &ps);
+		json_object_object_add(po, "executables", json_object_new_uint64(ps.exes));
+		json_object_object_add(po, "executables_unknown_version", json_object_new_uint64(ps.exes_unknown));
+		for (unsigned i = FR_PY_WALKED; i < FR_PY__STATUS_MAX; i++)
+			json_object_object_add(by, walks[i], json_object_new_uint64(ps.stacks[i]));
+		json_object_object_add(po, "stacks", by);
+		json_object_object_add(po, "frames", json_object_new_uint64(ps.frames));
+		json_object_object_add(po, "frames_unnamed", json_object_new_uint64(ps.frames_unnamed));
+		json_object_object_add(po, "lines_unknown", json_object_new_uint64(ps.lines_unknown));
+		json_object_object_add(po, "frames_unplaced", json_object_new_uint64(ps.frames_unplaced));
+		json_object_object_add(po, "descriptions", json_object_new_uint64(ps.descriptions));
+		json_object_object_add(po, "descriptions_over_budget", json_object_new_uint64(ps.names_over));
+		json_object_object_add(po, "descriptions_dropped", json_object_new_uint64(fr_sources_py_drops(d->sources)));
+		json_object_object_add(po, "codes", json_object_new_uint64(ps.codes));
+		json_object_object_add(po, "bytes", json_object_new_uint64(ps.bytes));
+		json_object_object_add(po, "processes", json_object_new_uint64(ps.procs));
+		json_object_object_add(po, "evicted", json_object_new_uint64(ps.evicted));
+		json_object_object_add(o, "python", po);
 	}
 	{
 		/* signal records, by what their stack is */

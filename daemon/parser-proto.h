@@ -105,6 +105,8 @@ struct fr_pm_frames {
 	uint32_t nframes;
 	uint32_t ndesc;
 	uint32_t cut; /* frames left undescribed for the message's size */
+	struct fr_py_probe py; /* with FR_PM_NAME: is the executable a CPython
+				  (fr_symbolizer_python()) */
 };
 
 enum { FR_NEED_MAPS = 1, FR_NEED_MAPPED, FR_NEED_DEBUG, FR_NEED_PERF_MAP, FR_NEED_MAPS_GONE };

@@ -56,6 +56,7 @@ struct fr_parser {
 	uint8_t *msg;                /* replies received */
 	uint8_t *kept;               /* the answer fr_parser_keep() kept */
 	struct fr_pm_notes *notes;   /* notes not sent yet */
+	struct fr_py_probe py;       /* the last FRAMES answer's (fr_parser_python()) */
 	/* the exchange in flight */
 	uint32_t req_pid, req_ppid;
 	int crumb_fd;                        /* FR_PARSE_CRUMB_FD in the helper */
@@ -618,6 +619,7 @@ static int take_frames(struct fr_parser *p, size_t len, size_t max, uint64_t *ou
 	if (pos != len)
 		return -EBADMSG;
 	p->st.descs_cut += a->cut;
+	p->py = a->py;
 	*ret = a->nframes;
 	return 0;
 }
@@ -650,6 +652,7 @@ size_t fr_parser_stack(struct fr_parser *p, const struct fr_ustack *s, const uin
 		p->st.over_budget++;
 		goto leaf;
 	}
+	p->py = (struct fr_py_probe){};
 	if (max < 2 || ensure(p) < 0)
 		goto skip;
 	p->req_pid = s->pid;
@@ -691,6 +694,11 @@ leaf:
 	for (size_t i = 0; i < got; i++)
 		desc[i] = (struct fr_frame_desc){};
 	return got;
+}
+
+void fr_parser_python(const struct fr_parser *p, struct fr_py_probe *ret)
+{
+	*ret = p->py;
 }
 
 void fr_parser_keep(struct fr_parser *p)

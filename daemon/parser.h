@@ -69,6 +69,12 @@ struct fr_ustack;
 size_t fr_parser_stack(struct fr_parser *p, const struct fr_ustack *s, const uint64_t *frames, size_t nframes,
 		       bool name, bool leaf_user, uint64_t *out, size_t max, struct fr_frame_desc *desc);
 
+/* What the last fr_parser_stack() that named its frames found of the
+ * process's executable: a CPython, and which (found 0: not, or not
+ * known). */
+struct fr_py_probe;
+void fr_parser_python(const struct fr_parser *p, struct fr_py_probe *ret);
+
 /* The descriptions fr_parser_stack() gave last stay valid through the
  * next call as well (not the one after): for a record with two stacks
  * (an offcpu record and its waker's). */

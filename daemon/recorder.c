@@ -30,6 +30,7 @@
 #include "recorder.h"
 #include "symbolizer.h"
 #include "trigger.h"
+#include "python.h"
 #include "wakers.h"
 
 struct cpu_state {
@@ -68,6 +69,7 @@ struct fr_recorder {
 	struct fr_frame_desc desc[2 * FR_SAMPLE_FRAMES_MAX];
 	unsigned ndesc;
 	struct fr_wakers *wakers;
+	struct fr_python *py;
 	uint64_t waker_context[FR_WAKER_KINDS]; /* offcpu records, by their waker's context */
 	struct fr_demangler *demangler; /* for the names triggers are given */
 	bool udesc_set; /* udesc is for the sample being recorded */
@@ -121,6 +123,9 @@ int fr_recorder_new(const struct fr_conf *c, unsigned ncpu, struct fr_recorder *
 	k = fr_demangler_new(&r->demangler);
 	if (k < 0)
 		goto fail;
+	k = fr_python_new(&r->py);
+	if (k < 0)
+		goto fail;
 	k = fr_wakers_new(&r->wakers);
 	if (k < 0)
 		goto fail;
@@ -146,6 +151,7 @@ struct fr_recorder *fr_recorder_free(struct fr_recorder *r)
 	fr_exe_names_free(r->exes);
 	fr_demangler_free(r->demangler);
 	fr_wakers_free(r->wakers);
+	fr_python_free(r->py);
 	fr_symbolizer_free(r->sym);
 	fr_parser_free(r->parser);
 	free(r);
@@ -186,6 +192,7 @@ int fr_recorder_set_zstd_level(struct fr_recorder *r, int level)
 void fr_recorder_set_rings(struct fr_recorder *r, struct fr_rings *rings)
 {
 	r->rings = rings;
+	fr_python_set_exes_fd(r->py, rings ? fr_rings_py_exes_fd(rings) : -EBADF);
 }
 
 void fr_recorder_set_symbolizer(struct fr_recorder *r, struct fr_symbolizer *s)
@@ -287,6 +294,8 @@ static size_t code_need(struct fr_chunk_builder *b, const struct fr_frame_desc *
 			need += fr_record_max_encoded_size(&d[i].symbol);
 		if (d[i].inl.type && !fr_chunk_builder_described(b, &d[i].inl))
 			need += fr_record_max_encoded_size(&d[i].inl);
+		if (d[i].py.type && !fr_chunk_builder_described(b, &d[i].py))
+			need += fr_record_max_encoded_size(&d[i].py);
 	}
 	return need;
 }
@@ -300,6 +309,8 @@ static void add_code(struct fr_chunk_builder *b, const struct fr_frame_desc *d, 
 			(void)fr_chunk_builder_add(b, &d[i].symbol);
 		if (d[i].inl.type && !fr_chunk_builder_described(b, &d[i].inl))
 			(void)fr_chunk_builder_add(b, &d[i].inl);
+		if (d[i].py.type && !fr_chunk_builder_described(b, &d[i].py))
+			(void)fr_chunk_builder_add(b, &d[i].py);
 	}
 }
 
@@ -379,7 +390,7 @@ static void add_stacked(struct fr_recorder *r, unsigned cpu, const struct fr_rec
 			d[n++] = r->wudesc[i];
 	}
 	for (unsigned i = 0; i < n; i++)
-		d[i].mapping.ts = d[i].symbol.ts = d[i].inl.ts = rec->ts;
+		d[i].mapping.ts = d[i].symbol.ts = d[i].inl.ts = d[i].py.ts = rec->ts;
 	(void)add_to(r, r->cpu[cpu].b, &r->cpu[cpu], rec, d, n);
 	r->records++;
 }
@@ -396,6 +407,7 @@ static int name_frames(struct fr_recorder *r, const struct fr_record *rec, struc
 	for (unsigned i = 0; i < n; i++) {
 		(void)fr_symtab_add(&t, &r->desc[i].mapping);
 		(void)fr_symtab_add(&t, &r->desc[i].symbol);
+		(void)fr_symtab_add(&t, &r->desc[i].py);
 	}
 	fr_symtab_finish(&t);
 	for (unsigned i = 0; i < n; i++) {
@@ -463,11 +475,29 @@ static size_t unwind(struct fr_recorder *r, const struct fr_ustack *s, bool capt
 			     .regs = (const uint64_t *)(e)->uregs, .stack = (e)->ustack,                        \
 			     .stack_len = MIN((e)->ustack_len, (uint32_t)(stack_len_)) })
 
+/* Python stack @ps of the user stack just unwound (r->uframes, n of
+ * them, at most @max): its frames in place of the interpreter's. */
+static size_t merge_python(struct fr_recorder *r, const struct fr_event_hdr *h, const struct fr_py_stack *ps,
+			   size_t n, size_t max)
+{
+	if (ps->status == FR_PY_NOT_PYTHON || !r->udesc_set)
+		return n;
+	return fr_python_merge(r->py, h->pid, h->ts, ps, r->uframes, r->udesc, n, max);
+}
+
 static size_t unwind_sample(struct fr_recorder *r, const struct fr_event_sample *e, size_t max)
 {
 	struct fr_ustack s = USTACK_OF(e, FR_USTACK_COPY);
+	struct fr_py_probe probe;
+	size_t n = unwind(r, &s, true, e->kernel_frames == 0, max);
 
-	return unwind(r, &s, true, e->kernel_frames == 0, max);
+	/* an executable the parser found to be a CPython: walked from now */
+	if (r->udesc_set && e->py.status == FR_PY_NOT_PYTHON) {
+		fr_parser_python(r->parser, &probe);
+		if (probe.found)
+			fr_python_learn(r->py, e->exe_dev, e->exe_ino, &probe, e->hdr.comm);
+	}
+	return merge_python(r, &e->hdr, &e->py, n, max);
 }
 
 /* An offcpu record with its stacks (@size: with or without the user
@@ -475,8 +505,15 @@ static size_t unwind_sample(struct fr_recorder *r, const struct fr_event_sample 
 static size_t unwind_offcpu(struct fr_recorder *r, const struct fr_event_offcpu *e, size_t size, size_t max)
 {
 	struct fr_ustack s = USTACK_OF(e, size >= sizeof(*e) + FR_USTACK_COPY ? FR_USTACK_COPY : 0);
+	size_t n = unwind(r, &s, s.stack_len > 0, e->kernel_frames == 0, max);
 
-	return unwind(r, &s, s.stack_len > 0, e->kernel_frames == 0, max);
+	/* its Python frames follow the stack copy */
+	if (size >= sizeof(*e) + FR_USTACK_COPY + sizeof(struct fr_py_stack)) {
+		struct fr_py_stack ps;
+		memcpy(&ps, e->ustack + FR_USTACK_COPY, sizeof(ps));
+		n = merge_python(r, &e->hdr, &ps, n, max);
+	}
+	return n;
 }
 
 static unsigned this_cpu(struct fr_recorder *r)
@@ -591,6 +628,11 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 		fr_wakers_add(r->wakers, data, size, fr_now_ns(CLOCK_MONOTONIC));
 		return 0;
 	}
+	/* the same: kept for the stacks of its process that follow */
+	if (size >= sizeof(*h) && h->type == FR_EV_PYCODE) {
+		fr_python_add_code(r->py, data, size, fr_now_ns(CLOCK_MONOTONIC));
+		return 0;
+	}
 	r->cpu[cpu].delivered++;
 	if (size < sizeof(*h)) {
 		r->cpu[cpu].lost_decode++;
@@ -643,6 +685,8 @@ static int record_event(struct fr_recorder *r, unsigned cpu, const void *data, s
 		rec.exit.status = e->exit_code;
 		if (r->parser)
 			fr_parser_exit(r->parser, rec.pid);
+		if (rec.pid == rec.tid)
+			fr_python_exit(r->py, rec.pid, fr_now_ns(CLOCK_MONOTONIC));
 		break;
 	}
 	case FR_EV_FORK: {
@@ -898,6 +942,7 @@ void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono)
 		fr_symbolizer_trim(r->sym);
 	if (r->parser)
 		fr_parser_tick(r->parser);
+	fr_python_tick(r->py, now_mono);
 	bpf_losses(r, lost);
 	for (unsigned i = 0; i < r->ncpu; i++) {
 		struct cpu_state *c = &r->cpu[i];
@@ -975,6 +1020,11 @@ void fr_recorder_waker_stats(const struct fr_recorder *r, uint64_t ret[FR_WAKER_
 void fr_recorder_signal_stats(const struct fr_recorder *r, uint64_t ret[FR_SIGNAL_STACK__MAX])
 {
 	memcpy(ret, r->signal_stack, sizeof(r->signal_stack));
+}
+
+void fr_recorder_python_stats(const struct fr_recorder *r, struct fr_python_stats *ret)
+{
+	fr_python_get_stats(r->py, ret);
 }
 
 void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_recorder_cpu_stats *ret)

@@ -90,6 +90,10 @@ void fr_recorder_offcpu_stats(const struct fr_recorder *r, uint64_t ret[FR_OFFCP
 struct fr_wakers_stats;
 void fr_recorder_waker_stats(const struct fr_recorder *r, uint64_t ret[FR_WAKER_KINDS], struct fr_wakers_stats *ws);
 void fr_recorder_signal_stats(const struct fr_recorder *r, uint64_t ret[FR_SIGNAL_STACK__MAX]);
+/* Python frames (python.h) */
+struct fr_python_stats;
+void fr_recorder_python_stats(const struct fr_recorder *r, struct fr_python_stats *ret);
+
 void fr_recorder_cpu_stats(struct fr_recorder *r, unsigned cpu, struct fr_recorder_cpu_stats *ret);
 /* Per source, summed over CPUs: records emitted and dropped in BPF, and
  * calls that could not be timed.  @dropped_per_cpu (an array of the

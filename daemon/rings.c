@@ -35,7 +35,7 @@ struct ring_ctx {
 
 struct fr_rings {
 	unsigned ncpu;
-	int outer_fd, counters_fd, epoll_fd;
+	int outer_fd, counters_fd, py_exes_fd, epoll_fd;
 	int *fds;
 	struct ring_ctx *ctx;
 	struct ring_buffer **rb; /* one per CPU */
@@ -97,7 +97,7 @@ int fr_rings_new(uint64_t ring_size, fr_ring_cb cb, void *userdata, struct fr_ri
 	if (!r)
 		return -ENOMEM;
 	r->ncpu = (unsigned)n;
-	r->outer_fd = r->counters_fd = r->epoll_fd = -EBADF;
+	r->outer_fd = r->counters_fd = r->py_exes_fd = r->epoll_fd = -EBADF;
 	r->cb = cb;
 	r->userdata = userdata;
 	r->fds = malloc(sizeof(int) * r->ncpu);
@@ -133,6 +133,13 @@ int fr_rings_new(uint64_t ring_size, fr_ring_cb cb, void *userdata, struct fr_ri
 					sizeof(struct fr_counters), FR_SRC__MAX, NULL);
 	if (r->counters_fd < 0) {
 		k = r->counters_fd;
+		goto fail;
+	}
+	/* the CPython executables whose Python frames are walked (python.h) */
+	r->py_exes_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "py_exes", sizeof(struct fr_py_exe_key),
+				       sizeof(struct fr_py_exe), 256, NULL);
+	if (r->py_exes_fd < 0) {
+		k = r->py_exes_fd;
 		goto fail;
 	}
 	r->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -174,6 +181,7 @@ struct fr_rings *fr_rings_free(struct fr_rings *r)
 			closep(&r->fds[i]);
 	closep(&r->outer_fd);
 	closep(&r->counters_fd);
+	closep(&r->py_exes_fd);
 	free(r->fds);
 	free(r->ctx);
 	free(r->rb);
@@ -194,6 +202,11 @@ int fr_rings_outer_fd(const struct fr_rings *r)
 int fr_rings_counters_fd(const struct fr_rings *r)
 {
 	return r->counters_fd;
+}
+
+int fr_rings_py_exes_fd(const struct fr_rings *r)
+{
+	return r->py_exes_fd;
 }
 
 int fr_rings_epoll_fd(const struct fr_rings *r)

@@ -24,6 +24,9 @@ struct fr_rings *fr_rings_free(struct fr_rings *r);
 unsigned fr_rings_ncpu(const struct fr_rings *r);
 int fr_rings_outer_fd(const struct fr_rings *r);
 int fr_rings_counters_fd(const struct fr_rings *r);
+/* The py_exes map every object that walks Python frames shares
+ * (bpf/python.bpf.h, daemon/python.h). */
+int fr_rings_py_exes_fd(const struct fr_rings *r);
 int fr_rings_epoll_fd(const struct fr_rings *r);
 /* Drains every ring; returns records consumed or -errno. */
 int fr_rings_consume(struct fr_rings *r);

@@ -48,11 +48,16 @@ static uint64_t wakeup_bytes(const struct fr_conf *c)
 static int load_attach(struct bpf_object_skeleton *skel, struct bpf_map *rings,
 		       struct bpf_map *counters, const struct fr_rings *r)
 {
+	struct bpf_map *py;
 	int k = bpf_map__reuse_fd(rings, fr_rings_outer_fd(r));
 	if (k < 0)
 		return k;
 	k = bpf_map__reuse_fd(counters, fr_rings_counters_fd(r));
 	if (k < 0)
+		return k;
+	/* the objects that walk Python frames (python.bpf.h) share one */
+	py = bpf_object__find_map_by_name(*skel->obj, "py_exes");
+	if (py && (k = bpf_map__reuse_fd(py, fr_rings_py_exes_fd(r))) < 0)
 		return k;
 	k = bpf_object__load_skeleton(skel);
 	if (k < 0)
@@ -444,6 +449,25 @@ const char *fr_sources_sampler_event(const struct fr_sources *s, unsigned *hz)
 {
 	*hz = s ? fr_sampler_hz(s->sampler) : 0;
 	return s ? fr_sampler_event(s->sampler) : NULL;
+}
+
+/* The sum of a PERCPU_ARRAY of one u64 @fd over the CPUs. */
+static uint64_t percpu_sum(int fd)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t v[ncpu > 0 ? ncpu : 1], sum = 0;
+	uint32_t zero = 0;
+
+	if (ncpu > 0 && bpf_map_lookup_elem(fd, &zero, v) == 0)
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	return sum;
+}
+
+uint64_t fr_sources_py_drops(const struct fr_sources *s)
+{
+	return (s->profile ? percpu_sum(bpf_map__fd(s->profile->maps.py_drops)) : 0) +
+	       (s->sched ? percpu_sum(bpf_map__fd(s->sched->maps.py_drops)) : 0);
 }
 
 uint64_t fr_sources_waker_drops(const struct fr_sources *s)

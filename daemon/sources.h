@@ -52,6 +52,9 @@ const char *fr_sources_sampler_event(const struct fr_sources *s, unsigned *hz);
 unsigned fr_sources_flush(struct fr_sources *s);
 /* Waker events the rings had no room for (sched.bpf.c), since the sched
  * source started. */
+/* Descriptions of Python code objects the rings had no room for
+ * (bpf/python.bpf.h). */
+uint64_t fr_sources_py_drops(const struct fr_sources *s);
 uint64_t fr_sources_waker_drops(const struct fr_sources *s);
 /* The block source's per-device latency histograms, or -1 if not running. */
 int fr_sources_block_hist_fd(const struct fr_sources *s);

@@ -96,6 +96,7 @@ struct elf_file {
 	struct { uint64_t off, vaddr, filesz; } load[LOADS_MAX];
 	unsigned nload;
 	struct fr_elf_symtab tab; /* its function symbols */
+	struct fr_py_probe py; /* a CPython interpreter? (python-probe.h) */
 	bool loaded; /* tried: a file that does not parse is not tried again */
 	uint64_t open_failed_at; /* not opened (its process gone): retried after REREAD_NS */
 	unsigned refs;
@@ -422,6 +423,7 @@ static int file_load_fd(const struct fr_symbolizer *s, struct elf_file *f, int f
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
 			f->load[f->nload++] = (typeof(f->load[0])){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
 	}
+	fr_python_probe_elf(elf, &f->py);
 	bl = dwelf_elf_gnu_build_id(elf, &bid);
 	if (bl > 0 && bl <= FR_BUILD_ID_MAX) {
 		memcpy(f->build_id, bid, (size_t)bl);
@@ -780,6 +782,20 @@ static bool jit_symbol(struct fr_symbolizer *s, uint32_t pid, uint64_t a, struct
 	ret->symbol.symbol.name_len = js.name_len;
 	ret->symbol.symbol.module = "";
 	return true;
+}
+
+void fr_symbolizer_python(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino, struct fr_py_probe *ret)
+{
+	struct proc *p = fr_pid_map_get(&s->procs, pid);
+
+	*ret = (struct fr_py_probe){};
+	for (size_t i = 0; p && exe_ino && i < p->nmaps; i++) {
+		const struct elf_file *f = p->maps[i].file;
+		if (f && f->loaded && f->ino == exe_ino) {
+			*ret = f->py;
+			return;
+		}
+	}
 }
 
 void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino, uint64_t addr, bool leaf,

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "../lib/record.h"
+#include "python-probe.h"
 
 struct fr_symbolizer;
 struct fr_ksyms;
@@ -40,12 +41,13 @@ const struct fr_ksyms *fr_symbolizer_ksyms(const struct fr_symbolizer *s);
 void fr_symbolizer_set_user_frames(struct fr_symbolizer *s, bool on);
 
 /* What one frame needs described: FR_REC_MAPPING, FR_REC_SYMBOL and
- * FR_REC_INLINE records, each present or not (type 0).  Strings point
- * into the cache. */
+ * FR_REC_INLINE records, each present or not (type 0), or for a Python
+ * frame its FR_REC_PYCODE (python.h).  Strings point into the cache. */
 struct fr_frame_desc {
 	struct fr_record mapping;
 	struct fr_record symbol;
 	struct fr_record inl;
+	struct fr_record py;
 };
 
 /* The kernel symbols this boot's snapshot in the store has (what readers
@@ -66,6 +68,11 @@ void fr_symbolizer_kernel(struct fr_symbolizer *s, uint64_t addr, bool leaf, str
  * (sampled before an exec) stays unnamed rather than be named wrongly. */
 void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino, uint64_t addr, bool leaf,
 			struct fr_frame_desc *ret);
+
+/* What the file of @pid's executable (inode @exe_ino), if the frames
+ * named so far loaded it, says of CPython in it (python-probe.h); found
+ * 0 when it is none, or not loaded. */
+void fr_symbolizer_python(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino, struct fr_py_probe *ret);
 
 /* The mappings of @pid changed (exec) or belong to a new process (fork). */
 void fr_symbolizer_forget(struct fr_symbolizer *s, uint32_t pid);

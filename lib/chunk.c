@@ -102,7 +102,7 @@ struct fr_chunk_builder *fr_chunk_builder_free(struct fr_chunk_builder *b)
 static bool is_description(const struct fr_record *r)
 {
 	return r->type == FR_REC_CGROUP || r->type == FR_REC_MAPPING || r->type == FR_REC_SYMBOL ||
-	       r->type == FR_REC_INLINE;
+	       r->type == FR_REC_INLINE || r->type == FR_REC_PYCODE;
 }
 
 static uint64_t described_id(const struct fr_record *r)
@@ -111,6 +111,7 @@ static uint64_t described_id(const struct fr_record *r)
 	case FR_REC_CGROUP: return r->cgroup_id;
 	case FR_REC_MAPPING: return r->mapping.start;
 	case FR_REC_INLINE: return r->inl.addr;
+	case FR_REC_PYCODE: return r->pycode.code;
 	default: return r->symbol.start;
 	}
 }

@@ -19,7 +19,9 @@
  *   (fr_codec_state.unknown), so neither needs a new flag.  The fields
  *   there so far: offcpu, varint task state and varint flags (bit 0: a
  *   kernel thread) (issue 45; 0 when absent), then with flags bit 1 its
- *   waker (issue 46: put_offcpu_ext()).
+ *   waker (issue 46: put_offcpu_ext()); pycode, a type of its own made
+ *   after it (issue 47): varint code address, svarint first line, name
+ *   and file (varint length, bytes).
  *
  * Varints are LEB128; svarints zigzag-encoded.  Small numbers dominate
  * (deltas, pids), so a typical record is 20-40 bytes before zstd.  The
@@ -277,9 +279,30 @@ static int put_frames(struct writer *w, const struct fr_record *r)
 /* Has @r an extension in a chunk of @st? */
 static _always_inline_ bool has_ext(const struct fr_codec_state *st, const struct fr_record *r)
 {
-	return r->type == FR_REC_OFFCPU && (r->sched.state || r->sched.kthread || r->sched.waker.context) &&
+	return ((r->type == FR_REC_OFFCPU && (r->sched.state || r->sched.kthread || r->sched.waker.context)) ||
+		r->type == FR_REC_PYCODE) &&
 	       (st->incompat_flags & FR_CHUNK_INCOMPAT_RECORD_EXT);
 }
+
+/* A pycode record's fields, its extension (above), varint length first. */
+#define PYCODE_STR_MAX 4096
+static int put_pycode_ext(struct writer *w, const struct fr_record *r)
+{
+	uint8_t x[10 + 5 + 2 * (5 + PYCODE_STR_MAX)];
+	struct writer b = { .row = { x, x + sizeof(x) } };
+
+	if (r->pycode.name_len > PYCODE_STR_MAX || r->pycode.file_len > PYCODE_STR_MAX)
+		return -EINVAL;
+	put_varint(&b, S_OTHER, r->pycode.code);
+	put_svarint(&b, S_OTHER, r->pycode.firstlineno);
+	put_str(&b, S_OTHER, r->pycode.name, r->pycode.name_len);
+	put_str(&b, S_OTHER, r->pycode.file, r->pycode.file_len);
+	if (b.overflow)
+		return -EINVAL;
+	put_str(w, S_OTHER, (const char *)x, (uint32_t)(b.row.p - x));
+	return 0;
+}
+
 
 /* An offcpu record's extension (above), varint length first. */
 static int put_offcpu_ext(struct writer *w, const struct fr_record *r)
@@ -339,6 +362,22 @@ static const uint8_t *ext_str(const uint8_t *p, size_t n, size_t *pos, uint32_t 
 	*pos += (size_t)l;
 	*len = (uint32_t)l;
 	return s;
+}
+
+/* A pycode record's extension (put_pycode_ext()) at *@pos into @r. */
+static int get_pycode(const uint8_t *p, size_t n, size_t *pos, struct fr_record *r)
+{
+	uint64_t line;
+
+	r->pycode.code = ext_varint(p, n, pos);
+	line = ext_varint(p, n, pos);
+	r->pycode.firstlineno = (int32_t)((line >> 1) ^ -(line & 1));
+	r->pycode.name = (const char *)ext_str(p, n, pos, &r->pycode.name_len);
+	r->pycode.file = (const char *)ext_str(p, n, pos, &r->pycode.file_len);
+	if (!r->pycode.name || !r->pycode.file || r->pycode.name_len > PYCODE_STR_MAX ||
+	    r->pycode.file_len > PYCODE_STR_MAX)
+		return -EBADMSG;
+	return 0;
 }
 
 /* An offcpu extension's waker at *@pos into @k; -EBADMSG when it does
@@ -406,6 +445,8 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 		n += 2 * 10 + r->symbol.name_len + r->symbol.module_len + 10;
 	else if (r->type == FR_REC_INLINE)
 		n += 10 + r->inl.names_len + 5;
+	else if (r->type == FR_REC_PYCODE)
+		n += 5 + 10 + 5 + 2 * 5 + r->pycode.name_len + r->pycode.file_len;
 	return n;
 }
 
@@ -549,10 +590,15 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 		put_varint(w, S_OTHER, r->inl.addr);
 		put_str(w, S_OTHER, r->inl.names, r->inl.names_len);
 		break;
+	case FR_REC_PYCODE:
+		/* all in its extension: there is none without one */
+		if (!ext)
+			return -EINVAL;
+		break;
 	default: /* a number no type has */
 		return -EINVAL;
 	}
-	if (ext && put_offcpu_ext(w, r) < 0)
+	if (ext && (r->type == FR_REC_PYCODE ? put_pycode_ext(w, r) : put_offcpu_ext(w, r)) < 0)
 		return -EINVAL;
 	if (w->overflow)
 		return -ENOBUFS;
@@ -932,6 +978,11 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 		if (rec->inl.names_len == 0 || rec->inl.names_len > FR_INLINE_NAMES_MAX)
 			r->bad = true;
 		break;
+	case FR_REC_PYCODE:
+		/* its fields are its extension's */
+		if (!(rec->flags & FR_REC_F_EXT) || !(st->incompat_flags & FR_CHUNK_INCOMPAT_RECORD_EXT))
+			r->bad = true;
+		break;
 	default:
 		/* a newer writer's type: all it has is its extension */
 		if (!(st->incompat_flags & FR_CHUNK_INCOMPAT_RECORD_EXT))
@@ -956,6 +1007,8 @@ static _always_inline_ int decode(struct fr_codec_state *st, struct reader *r, s
 			rec->sched.kthread = flags & EXT_OFFCPU_KTHREAD;
 			if ((flags & EXT_OFFCPU_WAKER) && get_waker(x, (size_t)v, &pos, &rec->sched.waker) < 0)
 				r->bad = true;
+		} else if (x && rec->type == FR_REC_PYCODE && get_pycode(x, (size_t)v, &pos, rec) < 0) {
+			r->bad = true;
 		}
 		rec->flags &= (uint16_t)~FR_REC_F_EXT;
 	}

@@ -375,6 +375,19 @@ static int put_frames(struct fr_json_writer *w, struct fr_out *o, const struct f
 		/* only on frames that are inlined: the others are calls */
 		if (fr && fr->inlined)
 			KEY(o, ",\"inlined\":true");
+		/* a Python frame: its source file and line (null: not known) */
+		if (fr && fr->python && k == 0) {
+			KEY(o, ",\"kind\":\"python\",\"file\":");
+			if (fr->file)
+				k = put_str(w, o, fr->file, strnlen(fr->file, fr->file_len));
+			else
+				KEY(o, "null");
+			KEY(o, ",\"line\":");
+			if (fr->line)
+				fr_out_u64(o, fr->line);
+			else
+				KEY(o, "null");
+		}
 		fr_out_putc(o, '}');
 	}
 	fr_out_putc(o, ']');

@@ -52,13 +52,15 @@
  *   process  a live process, in keyframes
  *   mapping  an executable mapping of pid, once per chunk
  *   symbol   a function of pid (0: the kernel), once per chunk
- *   inline   the functions inlined at one code address of pid, once per chunk */
+ *   inline   the functions inlined at one code address of pid, once per chunk
+ *   pycode   a Python code object of pid (name, file, first line), once per chunk */
 #define FR_RECORD_TYPES_META(X)  \
 	X(CGROUP, 65, "cgroup", 0)   \
 	X(PROCESS, 66, "process", 0) \
 	X(MAPPING, 70, "mapping", 0) \
 	X(SYMBOL, 71, "symbol", 0)   \
-	X(INLINE, 72, "inline", 0)
+	X(INLINE, 72, "inline", 0)   \
+	X(PYCODE, 73, "pycode", 0)
 
 /* The types a person selects and reads: dump --type, JSON's "type". */
 #define FR_RECORD_TYPES_PRINTED(X) FR_RECORD_TYPES_BPF(X) FR_RECORD_TYPES_USER(X)

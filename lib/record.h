@@ -252,6 +252,14 @@ struct fr_record {
 			const char *names;   /* the inlined functions' names, innermost first, NUL-separated (no NUL after the last) */
 		} inl;
 		struct {
+			uint64_t code;      /* the code object's address in pid's memory */
+			int32_t firstlineno;
+			uint32_t name_len, file_len;
+			const char *name;   /* its qualified name (co_qualname), UTF-8 */
+			const char *file;   /* its file (co_filename), UTF-8; one cut
+					       to its end starts with "..." */
+		} pycode;
+		struct {
 			uint32_t ppid;
 			uint32_t exe_len;
 			uint32_t args_len;
@@ -330,6 +338,35 @@ enum { FR_FRAME_TRUNCATED = 1,      /* "[truncated]": the depth limit or the end
 				       be copied (kernel without BPF task work, too many at once, task exiting) */
 };
 
+/* A user frame that is a Python frame (bpf/python.bpf.h) is no address:
+ * bit 63 set (no user address has it), the code object's address over 16
+ * (they are 16-byte aligned) in bits 20-62, and the line in bits 0-19
+ * (0: not known).  The chunk's pycode record of the code object names
+ * it. */
+#define FR_FRAME_PYTHON (1ULL << 63)
+#define FR_FRAME_PYTHON_LINE_MAX 0xfffffu
+
+static inline bool fr_frame_is_python(uint64_t addr)
+{
+	return (addr & FR_FRAME_PYTHON) != 0;
+}
+
+static inline uint64_t fr_frame_python(uint64_t code, uint32_t line)
+{
+	return FR_FRAME_PYTHON | ((code >> 4) << 20 & ~FR_FRAME_PYTHON) |
+	       (line > FR_FRAME_PYTHON_LINE_MAX ? 0 : line);
+}
+
+static inline uint64_t fr_frame_python_code(uint64_t addr)
+{
+	return (addr & ~FR_FRAME_PYTHON) >> 20 << 4;
+}
+
+static inline uint32_t fr_frame_python_line(uint64_t addr)
+{
+	return (uint32_t)(addr & FR_FRAME_PYTHON_LINE_MAX);
+}
+
 /* The name of a marker frame's "address" as readers print it, or NULL
  * when @addr is no marker this reader knows (0 and the numbers not yet
  * given a meaning among them).  For user frames only: kernel addresses
@@ -351,7 +388,7 @@ static inline const char *fr_frame_marker_name(uint64_t addr)
  * return addresses: they stay as they are. */
 static inline uint64_t fr_frame_lookup_addr(uint64_t addr, int leaf)
 {
-	return leaf || addr < FR_FRAME_MARKER_MAX ? addr : addr - 1;
+	return leaf || addr < FR_FRAME_MARKER_MAX || fr_frame_is_python(addr) ? addr : addr - 1;
 }
 
 /* Does a record of @type carry a stack (r->stack)? */

@@ -318,6 +318,10 @@ int fr_redact_record(struct fr_redactor *rd, struct fr_record *r)
 		if (h)
 			k = home_field(&rd->slot[0], &r->symbol.module, &r->symbol.module_len, true, &home);
 		break;
+	case FR_REC_PYCODE:
+		if (h)
+			k = home_field(&rd->slot[0], &r->pycode.file, &r->pycode.file_len, true, &home);
+		break;
 	case FR_REC_METRICS:
 		if (h)
 			k = home_field(&rd->slot[0], &r->metrics.json, &r->metrics.json_len, false, &home);

@@ -15,6 +15,7 @@ static uint64_t start_of(const struct fr_record *r)
 	switch (r->type) {
 	case FR_REC_MAPPING: return r->mapping.start;
 	case FR_REC_INLINE: return r->inl.addr;
+	case FR_REC_PYCODE: return r->pycode.code;
 	default: return r->symbol.start;
 	}
 }
@@ -44,6 +45,8 @@ int fr_symtab_add(struct fr_symtab *t, const struct fr_record *r)
 		v = &t->syms, n = &t->nsyms, cap = &t->symcap;
 	} else if (r->type == FR_REC_INLINE) {
 		v = &t->inls, n = &t->ninls, cap = &t->inlcap;
+	} else if (r->type == FR_REC_PYCODE) {
+		v = &t->pys, n = &t->npys, cap = &t->pycap;
 	} else
 		return 0;
 	if (*n == *cap) {
@@ -66,6 +69,8 @@ void fr_symtab_finish(struct fr_symtab *t)
 		qsort(t->syms, t->nsyms, sizeof(*t->syms), cmp_code);
 	if (t->ninls > 1)
 		qsort(t->inls, t->ninls, sizeof(*t->inls), cmp_code);
+	if (t->npys > 1)
+		qsort(t->pys, t->npys, sizeof(*t->pys), cmp_code);
 }
 
 void fr_symtab_done(struct fr_symtab *t)
@@ -73,6 +78,7 @@ void fr_symtab_done(struct fr_symtab *t)
 	free(t->maps);
 	free(t->syms);
 	free(t->inls);
+	free(t->pys);
 	*t = (struct fr_symtab){};
 }
 
@@ -93,16 +99,17 @@ static const struct fr_record *find(const struct fr_record *v, size_t n, uint32_
 	return &v[lo - 1];
 }
 
-const struct fr_record *fr_symtab_inline(const struct fr_symtab *t, uint32_t pid, uint64_t addr)
+/* The record of @pid at @a exactly in @v[0..n), sorted by cmp_code(). */
+static const struct fr_record *find_exact(const struct fr_record *v, size_t n, uint32_t pid, uint64_t a)
 {
-	size_t lo = 0, hi = t ? t->ninls : 0;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct fr_record *x = &t->inls[mid];
-		if (x->pid == pid && x->inl.addr == addr)
+		const struct fr_record *x = &v[mid];
+		if (x->pid == pid && start_of(x) == a)
 			return x;
-		if (x->pid < pid || (x->pid == pid && x->inl.addr < addr))
+		if (x->pid < pid || (x->pid == pid && start_of(x) < a))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -110,12 +117,17 @@ const struct fr_record *fr_symtab_inline(const struct fr_symtab *t, uint32_t pid
 	return NULL;
 }
 
+const struct fr_record *fr_symtab_inline(const struct fr_symtab *t, uint32_t pid, uint64_t addr)
+{
+	return t ? find_exact(t->inls, t->ninls, pid, addr) : NULL;
+}
+
 size_t fr_symtab_inlined(const struct fr_symtab *t, const struct fr_record *r, unsigned i,
 			 const struct fr_frame *f, struct fr_frame *out, size_t max)
 {
 	const struct fr_record *in;
 
-	if (!t || !t->ninls || f->kernel || f->addr < FR_FRAME_MARKER_MAX)
+	if (!t || !t->ninls || f->kernel || f->python || f->addr < FR_FRAME_MARKER_MAX)
 		return 0;
 	in = fr_symtab_inline(t, fr_record_stack_pid(r), fr_frame_lookup_addr(f->addr, i == 0));
 	if (!in)
@@ -158,6 +170,19 @@ void fr_symtab_resolve(const struct fr_symtab *t, const struct fr_ksyms *ksyms, 
 	const struct fr_record *s, *m;
 
 	*ret = (struct fr_frame){ .addr = addr, .kernel = kernel };
+	/* a Python frame: named by its code object's record */
+	if (!kernel && fr_frame_is_python(addr)) {
+		const struct fr_record *c = t ? find_exact(t->pys, t->npys, pid, fr_frame_python_code(addr)) : NULL;
+		ret->python = true;
+		ret->line = fr_frame_python_line(addr);
+		if (c) {
+			ret->sym = c->pycode.name;
+			ret->sym_len = c->pycode.name_len;
+			ret->file = c->pycode.file;
+			ret->file_len = c->pycode.file_len;
+		}
+		return;
+	}
 	/* why the user stack ends here (a marker this reader may not know
 	 * yet: then unnamed), no code to look up */
 	if (!kernel && addr < FR_FRAME_MARKER_MAX) {
@@ -243,7 +268,13 @@ const char *fr_frame_name(const struct fr_frame *f, bool with_offset, char *buf,
 	uint32_t ml;
 	const char *m = fr_frame_module_base(f, &ml);
 
-	if (f->sym && with_offset && fr_frame_sym_has_off(f))
+	if (f->python && f->sym && f->line)
+		snprintf(buf, len, "%.*s (%.*s:%" PRIu32 ")", (int)f->sym_len, f->sym, (int)f->file_len, f->file, f->line);
+	else if (f->python && f->sym)
+		snprintf(buf, len, "%.*s (%.*s)", (int)f->sym_len, f->sym, (int)f->file_len, f->file);
+	else if (f->python)
+		snprintf(buf, len, "[python]@0x%" PRIx64, fr_frame_python_code(f->addr));
+	else if (f->sym && with_offset && fr_frame_sym_has_off(f))
 		snprintf(buf, len, "%.*s+0x%" PRIx64, (int)f->sym_len, f->sym, f->sym_off);
 	else if (f->sym)
 		snprintf(buf, len, "%.*s", (int)f->sym_len, f->sym);

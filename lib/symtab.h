@@ -18,7 +18,8 @@ struct fr_ksyms;
 struct fr_symtab {
 	struct fr_record *maps, *syms; /* sorted by pid, then start */
 	struct fr_record *inls;        /* sorted by pid, then addr */
-	size_t nmaps, nsyms, ninls, mapcap, symcap, inlcap;
+	struct fr_record *pys;         /* pycode records, sorted by pid, then code */
+	size_t nmaps, nsyms, ninls, npys, mapcap, symcap, inlcap, pycap;
 };
 
 /* Frames a sample can become once the functions inlined at its user
@@ -49,6 +50,13 @@ struct fr_frame {
 	uint64_t offset;       /* ELF address in the module (user frames with a mapping) */
 	const uint8_t *build_id;
 	uint32_t build_id_len;
+	/* a Python frame (fr_frame_is_python(addr)): sym its qualified
+	 * name (NULL: not described), file its source file, line its line
+	 * (0: not known); no module */
+	bool python;
+	const char *file;
+	uint32_t file_len;
+	uint32_t line;
 };
 
 /* Adds an FR_REC_MAPPING, FR_REC_SYMBOL or FR_REC_INLINE record (others
@@ -88,13 +96,15 @@ size_t fr_frame_inlined(const struct fr_frame *f, const char *names, uint32_t na
  * function), nor a marker's (no code at all). */
 static inline bool fr_frame_sym_has_off(const struct fr_frame *f)
 {
-	return !f->inlined && (f->kernel || !fr_frame_marker_name(f->addr));
+	return !f->inlined && !f->python && (f->kernel || !fr_frame_marker_name(f->addr));
 }
 
 /* The frame for people: "name+0x1f" (@with_offset, and
  * fr_frame_sym_has_off()) or "name"; unresolved
  * frames as "libfoo.so+0x1234" (module base name and offset in it), or
- * "[unknown]@0x7f..." when not even the mapping is known. */
+ * "[unknown]@0x7f..." when not even the mapping is known.  A Python
+ * frame: "name (file:line)", "name (file)" without its line, and
+ * "[python]@0x..." (its code object) when not described. */
 const char *fr_frame_name(const struct fr_frame *f, bool with_offset, char *buf, size_t len);
 /* The module as JSON shows it: the path, "[kernel.kallsyms]", "[ext4]"; NULL if unknown. */
 const char *fr_frame_module(const struct fr_frame *f, char *buf, size_t len);
