@@ -346,7 +346,8 @@ static int put_frames(struct fr_json_writer *w, struct fr_out *o, const struct f
 		if (i)
 			fr_out_putc(o, ',');
 		KEY(o, "{\"addr\":");
-		put_hex(o, fr ? fr->addr : addrs[i]);
+		/* a Python frame: its code object's address */
+		put_hex(o, fr ? (fr->python ? fr_frame_python_code(fr->addr) : fr->addr) : addrs[i]);
 		/* names and paths are bytes from binaries and /proc */
 		KEY(o, ",\"sym\":");
 		if (fr && fr->sym)

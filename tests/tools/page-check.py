@@ -15,8 +15,8 @@ interface up), and says what it found, as one JSON object on stdout:
                (t_us, kind); markers (t_us, kind); gaps; wakes: the arrows
                from a waker's lane to the wait's (t_us, from and to pids,
                x1, x2, y1, y2)
-  flames       per graph: kind, total, width, and its root frame (name,
-               v, rect width)
+  flames       per graph: kind, total, width, its root frame (name,
+               v, rect width), and the names of all its frames drawn
   charts       per metrics chart: its group and series names
 
   loads        with --timings N: N loads, each in a new browser driven over
@@ -226,7 +226,7 @@ class Dom(html.parser.HTMLParser):
                              'width': float(a.get('data-width', 'nan')), 'lanes': [], 'markers': [], 'gaps': [], 'wakes': []}
         elif tag == 'svg' and 'flame' in cls:
             self.flame = {'kind': a.get('data-kind'), 'total': float(a.get('data-total', 'nan')),
-                          'width': float(a.get('data-width', 'nan')), 'root': None}
+                          'width': float(a.get('data-width', 'nan')), 'root': None, 'names': []}
             self.flames.append(self.flame)
         elif tag == 'svg' and 'chart' in cls:
             self.chart = {'group': a.get('data-group'), 'series': []}
@@ -254,6 +254,8 @@ class Dom(html.parser.HTMLParser):
             elif tag == 'rect' and 'gap' in cls:
                 self.timeline['gaps'].append({'t_us': float(a.get('data-t', 'nan')),
                                               'lost': a.get('data-lost')})
+        if self.flame is not None and tag == 'g' and 'frame' in cls and a.get('data-name') is not None:
+            self.flame['names'].append(a.get('data-name'))
         if self.flame is not None and tag == 'g' and 'frame' in cls and a.get('data-depth') == '0':
             self.frame = {'name': a.get('data-name'), 'v': float(a.get('data-v', 'nan')), 'width': None}
             self.flame['root'] = self.frame
