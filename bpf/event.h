@@ -363,7 +363,8 @@ _Static_assert(sizeof(struct fr_event_offcpu) == 48 + 32 + 8 * FR_STACK_DEPTH + 
  * task), its ts the time of the wakeup.  In an interrupt, that task is
  * only the one interrupted: the context says so, the kernel stack is
  * the interrupt's, and there is no user stack.  The user stack copy
- * follows the struct when ustack_len is not 0, as an offcpu record's. */
+ * follows the struct when ustack_len is not 0, as an offcpu record's (then its Python
+ * frames). */
 enum fr_waker_context {
 	FR_WAKER_TASK = 0,    /* a user task, in a system call */
 	FR_WAKER_KTHREAD = 1, /* a kernel thread (kworker, jbd2, ...), or a
@@ -422,7 +423,7 @@ _Static_assert(sizeof(struct fr_event_oom) == 64 + FR_CGROUP_NAME_LEN, "fr_event
  * generated it (current, not the target): for a fault the faulting
  * thread itself, so the crash site; for kill(), tgkill() or abort() the
  * sender's call site.  The user stack copy follows the struct when
- * ustack_len is not 0, as an offcpu record's. */
+ * ustack_len is not 0, as an offcpu record's (then its Python frames). */
 enum fr_signal_stack {
 	FR_SIGNAL_STACK_COPIED = 0,  /* kstack, uregs, ustack[ustack_len] */
 	FR_SIGNAL_STACK_KERNEL = 1,  /* the sender is a kernel thread: kstack only */

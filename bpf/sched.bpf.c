@@ -111,6 +111,16 @@ struct {
 	__type(value, __u64);
 } offcpu_seen SEC(".maps");
 
+/* The Python walk's scratch of a waker's stack (python.bpf.h): the
+ * wakeup runs with interrupts off; a sample that interrupts it has its
+ * own. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fr_py_scratch);
+} waker_py SEC(".maps");
+
 /* the next slot each CPU tries */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -652,8 +662,10 @@ int BPF_PROG(fr_waking, struct task_struct *p)
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct fr_sched_state *s;
 	struct fr_event_waker *e;
+	struct fr_py_scratch *py;
 	bool stacks, user;
 	__u16 context;
+	__u32 zero = 0;
 	__u64 now;
 	long n;
 
@@ -675,7 +687,12 @@ int BPF_PROG(fr_waking, struct task_struct *p)
 	/* a user stack only of a user task waking in its own system call */
 	stacks = fr_stack_allowed(&waker_budgets, now, waker_budget);
 	user = stacks && context == FR_WAKER_TASK && cur->mm;
-	e = fr_reserve_aux(sizeof(*e) + (user ? FR_USTACK_COPY : 0), &waker_drops);
+	/* first: the descriptions of its Python code objects go into the
+	 * ring before the event that needs them */
+	py = user ? bpf_map_lookup_elem(&waker_py, &zero) : NULL;
+	if (py)
+		fr_py_walk(cur, py);
+	e = fr_reserve_aux(sizeof(*e) + (py ? FR_USTACK_COPY + sizeof(struct fr_py_stack) : 0), &waker_drops);
 	if (!e)
 		return 0;
 	fr_fill_hdr_task(&e->hdr, FR_EV_WAKER, cur, now);
@@ -697,10 +714,11 @@ int BPF_PROG(fr_waking, struct task_struct *p)
 	/* from try_to_wake_up (not the tracepoint's caller in BPF) */
 	n = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 2 & BPF_F_SKIP_FIELD_MASK);
 	e->kernel_frames = n > 0 ? (__u64)n / 8 : 0;
-	if (user) {
+	if (py) {
 		e->exe_ino = BPF_CORE_READ(cur, mm, exe_file, f_inode, i_ino);
 		copy_uregs(e->uregs, (const struct pt_regs *)bpf_task_pt_regs(cur));
 		e->ustack_len = fr_read_ustack(cur, e->ustack, e->uregs[7]);
+		bpf_probe_read_kernel(e->ustack + FR_USTACK_COPY, sizeof(struct fr_py_stack), &py->st);
 	}
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 	return 0;

@@ -8,6 +8,7 @@
 #include "emit.bpf.h"
 #include "stack-budget.bpf.h"
 #include "ustack.bpf.h"
+#include "python.bpf.h"
 
 #define SIGILL 4
 #define SIGTRAP 5
@@ -27,6 +28,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct fr_stack_budget);
 } budget SEC(".maps");
+
+/* The Python walk's scratch (python.bpf.h): a CPU's own; a sample that
+ * interrupts this program has its own. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fr_py_scratch);
+} py_scratch SEC(".maps");
 
 #define SI_KERNEL 0x80
 
@@ -69,8 +79,10 @@ int BPF_PROG(fr_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct fr_event_signal *e;
+	struct fr_py_scratch *py;
 	struct fr_slot slot;
 	__u64 now, addr = 0;
+	__u32 zero = 0;
 	int code;
 	long n;
 
@@ -100,10 +112,17 @@ int BPF_PROG(fr_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 			return 0;
 		fill(e, task, cur, sig, code, addr, result, now, FR_SIGNAL_STACK_KERNEL);
 	} else {
-		e = fr_reserve(sizeof(*e) + FR_USTACK_COPY, FR_SRC_SIGNAL, &slot);
+		/* first: the descriptions of its Python code objects go into
+		 * the ring before the record that needs them */
+		py = bpf_map_lookup_elem(&py_scratch, &zero);
+		if (!py)
+			return 0;
+		fr_py_walk(cur, py);
+		e = fr_reserve(sizeof(*e) + FR_USTACK_COPY + sizeof(struct fr_py_stack), FR_SRC_SIGNAL, &slot);
 		if (!e)
 			return 0;
 		fill(e, task, cur, sig, code, addr, result, now, FR_SIGNAL_STACK_COPIED);
+		bpf_probe_read_kernel(e->ustack + FR_USTACK_COPY, sizeof(struct fr_py_stack), &py->st);
 		e->exe_ino = BPF_CORE_READ(cur, mm, exe_file, f_inode, i_ino);
 		e->ppid = BPF_CORE_READ(cur, real_parent, tgid);
 		copy_uregs(e->uregs, (const struct pt_regs *)bpf_task_pt_regs(cur));

@@ -477,12 +477,25 @@ static size_t unwind(struct fr_recorder *r, const struct fr_ustack *s, bool capt
 
 /* Python stack @ps of the user stack just unwound (r->uframes, n of
  * them, at most @max): its frames in place of the interpreter's. */
-static size_t merge_python(struct fr_recorder *r, const struct fr_event_hdr *h, const struct fr_py_stack *ps,
+static size_t merge_python(struct fr_recorder *r, uint32_t pid, uint64_t ts, const struct fr_py_stack *ps,
 			   size_t n, size_t max)
 {
 	if (ps->status == FR_PY_NOT_PYTHON || !r->udesc_set)
 		return n;
-	return fr_python_merge(r->py, h->pid, h->ts, ps, r->uframes, r->udesc, n, max);
+	return fr_python_merge(r->py, pid, ts, ps, r->uframes, r->udesc, n, max);
+}
+
+/* The Python frames after the user stack copy of an event of @size
+ * bytes whose struct is @base bytes (offcpu, signal: event.h), merged. */
+static size_t merge_python_after(struct fr_recorder *r, uint32_t pid, uint64_t ts, const uint8_t *ustack,
+				 size_t base, size_t size, size_t n, size_t max)
+{
+	struct fr_py_stack ps;
+
+	if (size < base + FR_USTACK_COPY + sizeof(ps))
+		return n;
+	memcpy(&ps, ustack + FR_USTACK_COPY, sizeof(ps));
+	return merge_python(r, pid, ts, &ps, n, max);
 }
 
 static size_t unwind_sample(struct fr_recorder *r, const struct fr_event_sample *e, size_t max)
@@ -497,7 +510,7 @@ static size_t unwind_sample(struct fr_recorder *r, const struct fr_event_sample 
 		if (probe.found)
 			fr_python_learn(r->py, e->exe_dev, e->exe_ino, &probe, e->hdr.comm);
 	}
-	return merge_python(r, &e->hdr, &e->py, n, max);
+	return merge_python(r, e->hdr.pid, e->hdr.ts, &e->py, n, max);
 }
 
 /* An offcpu record with its stacks (@size: with or without the user
@@ -508,12 +521,7 @@ static size_t unwind_offcpu(struct fr_recorder *r, const struct fr_event_offcpu 
 	size_t n = unwind(r, &s, s.stack_len > 0, e->kernel_frames == 0, max);
 
 	/* its Python frames follow the stack copy */
-	if (size >= sizeof(*e) + FR_USTACK_COPY + sizeof(struct fr_py_stack)) {
-		struct fr_py_stack ps;
-		memcpy(&ps, e->ustack + FR_USTACK_COPY, sizeof(ps));
-		n = merge_python(r, &e->hdr, &ps, n, max);
-	}
-	return n;
+	return merge_python_after(r, e->hdr.pid, e->hdr.ts, e->ustack, sizeof(*e), size, n, max);
 }
 
 static unsigned this_cpu(struct fr_recorder *r)
@@ -598,9 +606,17 @@ static void take_waker(struct fr_recorder *r, struct fr_record *rec, const struc
 			.regs = (const uint64_t *)e->uregs, .stack = e->ustack,
 			.stack_len = MIN(e->ustack_len, FR_USTACK_COPY),
 		};
-		k->stack.user_frames = (uint16_t)unwind_into(r, &s, s.stack_len > 0, e->kernel_frames == 0,
-							   FR_SAMPLE_FRAMES_MAX - k->stack.kernel_frames,
-							   r->wuframes, r->wudesc);
+		size_t max = FR_SAMPLE_FRAMES_MAX - k->stack.kernel_frames, n;
+		struct fr_py_stack ps;
+
+		n = unwind_into(r, &s, s.stack_len > 0, e->kernel_frames == 0, max, r->wuframes, r->wudesc);
+		/* its Python frames follow the stack copy */
+		if (n && r->parser && size >= sizeof(*e) + FR_USTACK_COPY + sizeof(ps)) {
+			memcpy(&ps, e->ustack + FR_USTACK_COPY, sizeof(ps));
+			if (ps.status != FR_PY_NOT_PYTHON)
+				n = fr_python_merge(r->py, e->hdr.pid, e->hdr.ts, &ps, r->wuframes, r->wudesc, n, max);
+		}
+		k->stack.user_frames = (uint16_t)n;
 		/* its names stay while the record's own are had */
 		if (r->parser)
 			fr_parser_keep(r->parser);
@@ -822,9 +838,11 @@ static int record_event(struct fr_recorder *r, unsigned cpu, const void *data, s
 				.stack_len = size >= sizeof(*e) + FR_USTACK_COPY ? MIN(e->ustack_len, FR_USTACK_COPY) : 0,
 				.rare = true,
 			};
+			size_t max = FR_SAMPLE_FRAMES_MAX - rec.stack.kernel_frames;
 			rec.stack.uframes = r->uframes;
-			rec.stack.user_frames = (uint16_t)unwind(r, &s, s.stack_len > 0, e->kernel_frames == 0,
-								 FR_SAMPLE_FRAMES_MAX - rec.stack.kernel_frames);
+			rec.stack.user_frames = (uint16_t)merge_python_after(
+				r, e->sender_pid, h->ts, e->ustack, sizeof(*e), size,
+				unwind(r, &s, s.stack_len > 0, e->kernel_frames == 0, max), max);
 		}
 		break;
 	}

@@ -67,8 +67,11 @@ void fr_wakers_add(struct fr_wakers *w, const struct fr_event_waker *e, size_t s
 	void *old = NULL;
 
 	w->st.events++;
-	if (size < sizeof(*e) || size > sizeof(*e) + FR_USTACK_COPY)
+	/* (its stack copy and Python frames at most: event.h) */
+	if (size < sizeof(*e) || size > sizeof(*e) + FR_USTACK_COPY + sizeof(struct fr_py_stack)) {
+		w->st.refused++;
 		return;
+	}
 	/* a thread waits once at a time: one held for it is an older wait's
 	 * whose record was dropped, replaced */
 	if (w->by_tid.n >= FR_WAKERS_MAX && !fr_pid_map_get(&w->by_tid, e->wakee_tid)) {
@@ -114,7 +117,8 @@ bool fr_wakers_defer(struct fr_wakers *w, unsigned cpu, const void *data, size_t
 {
 	struct held_record *r;
 
-	if (w->nrecords >= FR_WAKERS_MAX || size > sizeof(struct fr_event_offcpu) + FR_USTACK_COPY) {
+	if (w->nrecords >= FR_WAKERS_MAX ||
+	    size > sizeof(struct fr_event_offcpu) + FR_USTACK_COPY + sizeof(struct fr_py_stack)) {
 		w->st.refused++;
 		return false;
 	}

@@ -6,6 +6,8 @@
 #   threads SECONDS two threads, spin_alpha and spin_beta; prints their
 #                   native thread ids
 #   brief           brief_work for 100 ms, then exits
+#   crash           render_page reads address 0 through ctypes: SIGSEGV
+import ctypes
 import socket
 import sys
 import threading
@@ -36,13 +38,17 @@ def wait_for_backend(sock):
     return sock.recv(16)
 
 
+def reply_from_backend(sock):
+    sock.send(b"ready")
+
+
 def nap_between_tries():
     time.sleep(1.2)
 
 
 def wait():
     a, b = socket.socketpair()
-    threading.Timer(1.5, b.send, (b"ready",)).start()
+    threading.Timer(1.5, reply_from_backend, (b,)).start()
     wait_for_backend(a)
     nap_between_tries()
 
@@ -80,6 +86,10 @@ def brief_work():
     return n
 
 
+def render_page():
+    return ctypes.string_at(0)
+
+
 if __name__ == "__main__":
     what = sys.argv[1]
     if what == "hot":
@@ -90,3 +100,5 @@ if __name__ == "__main__":
         threads(float(sys.argv[2]))
     elif what == "brief":
         brief_work()
+    elif what == "crash":
+        render_page()

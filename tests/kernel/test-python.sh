@@ -8,10 +8,13 @@
 #       and PyEval_EvalCode (the interpreter's caller) root side;
 #   (b) off-CPU: a 1.5 s socket recv in wait_for_backend and a 1.2 s
 #       time.sleep in nap_between_tries name those functions and lines;
+#       the recv's waker, a Timer thread, in reply_from_backend;
 #   (c) two threads in spin_alpha and spin_beta: each thread's samples
 #       name its own function, never the other's;
 #   (d) ten python3.11 processes of 100 ms each, read after they exited:
 #       their samples name brief_work;
+#   (f) a crash: render_page's ctypes read of address 0 is the crash
+#       stack's Python frame under the native ones (the signal record);
 #   (e) a python3.11 in a mount namespace of its own, its interpreter a
 #       copy there (another inode, found by the daemon as it runs) and its
 #       script on a tmpfs only that namespace sees: named;
@@ -83,14 +86,19 @@ WAITP=$!
 PIDS="$PIDS $WAITP"
 wait "$WAITP" || fail "the waits failed"
 sleep 0.5
-dump_pid "$WAITP" | jq -c "select(.type == \"offcpu\") | {d: .duration_ns, p: $PYFRAMES}" >"$T/wait.json"
+dump_pid "$WAITP" | jq -c "select(.type == \"offcpu\") | {d: .duration_ns, p: $PYFRAMES,
+	w: [.waker.stack // [] | .[] | select(.kind == \"python\") | \"\(.sym)@\(.file):\(.line)\"]}" >"$T/wait.json"
 L_RECV=$(call_line "$(line_of wait_for_backend)" 'recv')
 L_NAP=$(call_line "$(line_of nap_between_tries)" 'sleep')
 jq -s -e --arg f "wait_for_backend@$WORK:$L_RECV" 'any(.[]; .d > 1400000000 and .p[0] == $f and (.p[1] | startswith("wait@")))' \
 	"$T/wait.json" >/dev/null || { cat "$T/wait.json" >&2; fail "(b) no 1.5 s offcpu record in wait_for_backend:$L_RECV <- wait"; }
 jq -s -e --arg f "nap_between_tries@$WORK:$L_NAP" 'any(.[]; .d > 1100000000 and .p[0] == $f)' \
 	"$T/wait.json" >/dev/null || { cat "$T/wait.json" >&2; fail "(b) no 1.2 s offcpu record in nap_between_tries:$L_NAP"; }
-ok "(b) the recv names wait_for_backend:$L_RECV, the sleep nap_between_tries:$L_NAP"
+L_REPLY=$(call_line "$(line_of reply_from_backend)" 'send')
+jq -s -e --arg f "wait_for_backend@$WORK:$L_RECV" --arg w "reply_from_backend@$WORK:$L_REPLY" \
+	'any(.[]; .p[0] == $f and .w[0] == $w)' "$T/wait.json" >/dev/null ||
+	{ cat "$T/wait.json" >&2; fail "(b) the recv's waker is not reply_from_backend:$L_REPLY"; }
+ok "(b) the recv names wait_for_backend:$L_RECV, its waker reply_from_backend:$L_REPLY, the sleep nap_between_tries:$L_NAP"
 
 # (c) threads
 "$PY" "$WORK" threads 3 >"$T/tids" &
@@ -126,6 +134,20 @@ for p in "${BRIEF[@]}"; do
 done
 [ "$named" -ge 8 ] || fail "(d) only $named of 10 processes of 100 ms have a sample in brief_work"
 ok "(d) $named of 10 processes of 100 ms, read after they exited, name brief_work"
+
+# (f) a crash
+"$PY" "$WORK" crash 2>/dev/null &
+CRASH=$!
+wait "$CRASH" && fail "the crash did not crash"
+sleep 0.5
+L_RENDER=$(call_line "$(line_of render_page)" 'string_at')
+"$FRCTL" --store "$T/store" dump --type signal --format json 2>/dev/null |
+	jq -c "select(.pid == $CRASH) | {sig: .signal, n: ([.stack[] | select(.kind != \"python\")] | length), p: $PYFRAMES}" >"$T/crash.json"
+jq -s -e --arg f "render_page@$WORK:$L_RENDER" \
+	'any(.[]; .sig == "SIGSEGV" and .n > 0 and ((.p | map(. == $f) | index(true)) as $i |
+		$i != null and (.p[$i + 1] | startswith("<module>@"))))' \
+	"$T/crash.json" >/dev/null || { cat "$T/crash.json" >&2; fail "(f) the crash stack does not name render_page:$L_RENDER"; }
+ok "(f) the SIGSEGV's stack names render_page:$L_RENDER <- <module>"
 
 # (e) a container: its own mount namespace, interpreter and script
 mkdir -p "$T/ctr"
