@@ -339,7 +339,8 @@ enum { FR_FRAME_TRUNCATED = 1,      /* "[truncated]": the depth limit or the end
 };
 
 /* A user frame that is a Python frame (bpf/python.bpf.h) is no address:
- * bit 63 set (no user address has it), the code object's address over 16
+ * bit 63 set (no user address has it; kernel frames, which all have it,
+ * are never Python frames), the code object's address over 16
  * (they are 16-byte aligned) in bits 20-62, and the line in bits 0-19
  * (0: not known).  The chunk's pycode record of the code object names
  * it. */
@@ -388,7 +389,7 @@ static inline const char *fr_frame_marker_name(uint64_t addr)
  * return addresses: they stay as they are. */
 static inline uint64_t fr_frame_lookup_addr(uint64_t addr, int leaf)
 {
-	return leaf || addr < FR_FRAME_MARKER_MAX || fr_frame_is_python(addr) ? addr : addr - 1;
+	return leaf || addr < FR_FRAME_MARKER_MAX ? addr : addr - 1;
 }
 
 /* Does a record of @type carry a stack (r->stack)? */

@@ -16,8 +16,9 @@
 #     of it from the debug file, fr_deep_b as an inlined frame (json
 #     "inlined": true) while fr-deep's fr_deep_b is a call;
 #   - Debian's python3 running a pure-Python loop: >= 90 % of its samples
-#     go from Py_BytesMain (see below for why not main) down to
-#     _PyEval_EvalFrameDefault;
+#     go from Py_BytesMain (see below for why not main) down to the
+#     interpreter's caller, PyEval_EvalCode, and on to the Python frames
+#     that replace the interpreter loop's (issue 47: test-python.sh);
 #   - node --perf-basic-prof: >= 50 % of its samples name the hot JS
 #     function, known only from /tmp/perf-PID.map;
 #   - 30 runs of a 50 ms process (fr-deep brief, under the name fr-brief),
@@ -182,7 +183,9 @@ done
 #   [unknown] x3 (static functions);PyEval_EvalCode;_PyEval_EvalFrameDefault
 # for all of its samples (Python-to-Python calls stay inside
 # _PyEval_EvalFrameDefault in 3.11).  So: from Py_BytesMain down to the
-# interpreter loop.  (A frame-pointer walk stops in the interpreter.)
+# interpreter loop, which flightrec shows as the Python frames it ran,
+# "<module> (<string>:9);fr_py_hot (<string>:6)".  (A frame-pointer walk
+# stops in the interpreter.)
 "$PYTHON" -c '
 import os, sys, time
 print(os.getpid(), flush=True)
@@ -197,8 +200,9 @@ while time.process_time() < end:
 ' 4 >"$T/py.pid" || fail "$PYTHON failed"
 PY=$(cat "$T/py.pid")
 folded "$T/py.folded" --pid "$PY"
-check_share "python3" "$T/py.folded" '^python3;' ';Py_BytesMain;(.*;)?_PyEval_EvalFrameDefault(;|$)' \
-	100 90 "go from Py_BytesMain down to _PyEval_EvalFrameDefault"
+check_share "python3" "$T/py.folded" '^python3;' \
+	';Py_BytesMain;(.*;)?PyEval_EvalCode;<module> \(<string>:[0-9]+\);fr_py_hot \(<string>:[0-9]+\)(;|$)' \
+	100 90 "go from Py_BytesMain down to PyEval_EvalCode and the Python frames <module> and fr_py_hot"
 
 # --- node: JIT code named from /tmp/perf-PID.map ---
 # perf names ~95 % of this loop's samples frNodeHotLoop: V8 optimises it
