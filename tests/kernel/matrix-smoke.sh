@@ -10,6 +10,8 @@
 #             a second run with them on
 #   records   exec, fork, exit, offcpu, signal, oom, tcp, sample, metrics
 #   sample    fr-spin's samples have named user stacks (fr_spin_*, main)
+#   python    python3.11's samples have its Python frames (the BPF walk
+#             of bpf/python.bpf.h loads and reads on this kernel)
 #   crash     fr-segv's SIGSEGV gives a crash incident naming its exe
 #             (fr-segv exec'd by sh in place: not /usr/bin/dash)
 #   oom       a real OOM kill in a cgroup2 memory cgroup (memory.max):
@@ -56,6 +58,11 @@ stamp "flightrecd answers"
 # workloads: CPU, a long wait, a crash, a reset, an OOM kill
 "$HELPERS/fr-spin" 3 >"$T/spin.pid" &
 SPIN_JOB=$!
+PY_JOB=
+if [ -x /usr/bin/python3.11 ]; then
+	/usr/bin/python3.11 "$SRC/tests/kernel/py-work.py" hot 3 &
+	PY_JOB=$!
+fi
 "$HELPERS/fr-wait" pipe 1500 >"$T/wait.pid" &
 WAIT_JOB=$!
 ulimit -c 0
@@ -89,6 +96,8 @@ else
 	OOM=0
 fi
 wait $SPIN_JOB $WAIT_JOB
+PY=${PY_JOB:-0}
+[ -n "$PY_JOB" ] && wait "$PY_JOB"
 SPIN=$(head -1 "$T/spin.pid")
 WAITP=$(head -1 "$T/wait.pid")
 stamp "workloads done: spin $SPIN, wait $WAITP, segv $SEGV, oom $OOM"
@@ -109,14 +118,17 @@ stamp "incidents"
 stamp "parser: $(jq -c '.sampler.parser' "$T/status.json")"
 stamp "dump ($(wc -c <"$T/dump.json") bytes)"
 # one pass over the dump (jq is slow under TCG): what the checks look at
-jq -n -c --argjson spin "$SPIN" --argjson wait "$WAITP" --argjson segv "$SEGV" --argjson oom "$OOM" '
+jq -n -c --argjson spin "$SPIN" --argjson wait "$WAITP" --argjson segv "$SEGV" --argjson oom "$OOM" --argjson py "$PY" '
 	def named($re): any(.stack[]?; (.sym // "") | test($re));
-	reduce inputs as $r ({types: {}, spin: 0, spin_tried: 0, spin_named: 0, wait: false, waker: null, segv: false, segv_site: false, oom: [], reset: false};
+	reduce inputs as $r ({types: {}, spin: 0, spin_tried: 0, spin_named: 0, py: 0, py_named: 0, wait: false, waker: null, segv: false, segv_site: false, oom: [], reset: false};
 		.types[$r.type] += 1
 		| if $r.type == "sample" and $r.pid == $spin then
 			.spin += 1
 			| .spin_tried += ($r | if named("^\\[unwind failed\\]$") then 0 else 1 end)
 			| .spin_named += ($r | if named("^fr_spin_(seventy|thirty)[+]") and named("^main[+]") then 1 else 0 end)
+		  elif $r.type == "sample" and $r.pid == $py then
+			.py += 1
+			| .py_named += ($r | if any(.stack[]?; .kind == "python" and .sym == "tokenize") then 1 else 0 end)
 		  elif $r.type == "offcpu" and $r.pid == $wait and $r.duration_ns >= 1000000000 then
 			.wait = true
 			| .waker = ($r.waker // {} | (.kernel_frames // 0) as $k | (.stack // []) as $s |
@@ -152,6 +164,10 @@ check ".[0].waker.kind == \"task\" and .[0].waker.pid != $WAITP and .[0].waker.c
 # the rest with their leaf frame and "[unwind failed]" (parser.over_budget)
 check '.[0].spin_tried >= 5 and .[0].spin_named >= 0.5 * .[0].spin_tried' "$T/sum.json" \
 	"sample: fr-spin's user stacks named, fr_spin_* under main ($(jq -r '"\(.spin_named) of \(.spin_tried) unwound (\(.spin) sampled)"' "$T/sum.json") samples; parser over budget $(jq '.sampler.parser.over_budget' "$T/status.json") times)"
+# (named only where the parser had the time to unwind the native stack,
+# whose interpreter frames the Python frames take the place of)
+check '.[0].py > 0 and .[0].py_named > 0' "$T/sum.json" \
+	"python: python3.11's samples have Python frames, tokenize among them ($(jq -r '"\(.py_named) of \(.py)"' "$T/sum.json"); walked: $(jq -c '.python.stacks' "$T/status.json"))"
 check '.[0].segv' "$T/sum.json" "signal: SIGSEGV of fr-segv"
 check '.[0].segv_site' "$T/sum.json" "signal: fr-segv's crash site (SEGV_MAPERR at 0x0 in main), read after it exited"
 check '.[0].sampler.mappings.mmaps > 0 and .[0].sampler.mappings.lost == 0' "$T/status.json" \
