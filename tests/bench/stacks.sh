@@ -143,18 +143,19 @@ run_wl() {
 	echo "$(calc "$t1 - $t0") $(calc "$u1 - $u0")"
 }
 
-# ours_stacks PID: "user_frames named_frames" per sample of PID (frctl json)
+# ours_stacks PID: "user_frames named_frames python_frames" per sample of
+# PID (frctl json; Python frames, issue 47, count as user frames too)
 ours_stacks() {
 	"$FRCTL" --store "$T/store" dump --last 10m --pid "$1" --type sample --format json |
 		jq -r '[.stack[.kernel_frames:][] | select((.sym // "") | test("^\\[(truncated|no unwind info|unwind failed)\\]$") | not)]
-			| "\(length) \([.[] | select(.sym != null)] | length)"'
+			| "\(length) \([.[] | select(.sym != null)] | length) \([.[] | select(.kind == "python")] | length)"'
 }
 # perf_stacks SCRIPT_OUT PID: the same from perf script -F comm,pid,ip,sym,dso
 # output (a header line "comm pid", then "addr sym (dso)" lines, leaf
 # first; "(inlined)" for inlined frames; a blank line after each sample)
 perf_stacks() {
 	awk -v want="$2" '
-		function flush() { if (inside && pid == want) print u, named; inside = 0 }
+		function flush() { if (inside && pid == want) print u, named, 0; inside = 0 }
 		/^[^ \t]/ { flush(); pid = $NF; u = named = 0; inside = 1; next }
 		/^[ \t]*$/ { flush(); next }
 		{ if ($0 ~ /\(\[kernel\.kallsyms\]\)$/ || $0 ~ /\(\[guest\.kernel/) next
@@ -168,7 +169,7 @@ perf_samples() { awk '/^[^ \t]/ && $NF != 0 { n++ } END { print n + 0 }' "$1"; }
 fr_sample_ns() { bpf_prog_times "$1" | awk '$1 == "fr_sample" { s += $3 } END { print s + 0 }'; }
 
 bpf_stats_on # for every mode: the machine is the same for all
-declare -A wall cpu named frames nsamp cps bps share bpfps
+declare -A wall cpu named frames nsamp cps bps share bpfps pyframes pysamples
 modes="none flightrecd perf"
 for m in $modes; do for w in $WORKLOADS; do : >"$T/depth.$m.$w"; done; done
 for i in $(seq "$REPS"); do
@@ -234,8 +235,9 @@ for i in $(seq "$REPS"); do
 			fi
 			nsamp[$k]+="$(wc -l <"$T/stacks") "
 			awk '{ print $1 }' "$T/stacks" >>"$T/depth.$m.$w"
-			read -r f n <<<"$(awk '{ f += $1; n += $2 } END { print f + 0, n + 0 }' "$T/stacks")"
+			read -r f n pf ps <<<"$(awk '{ f += $1; n += $2; p += $3; s += ($3 > 0) } END { print f + 0, n + 0, p + 0, s + 0 }' "$T/stacks")"
 			frames[$k]=$((${frames[$k]:-0} + f)) named[$k]=$((${named[$k]:-0} + n))
+			pyframes[$k]=$((${pyframes[$k]:-0} + pf)) pysamples[$k]=$((${pysamples[$k]:-0} + ps))
 			cps[$k]+="$([ "$s" -gt 0 ] && calc "1e6 * $c / $s" || echo 0) "
 			bps[$k]+="$([ "$s" -gt 0 ] && calc "$by / $s" || echo 0) "
 		done
@@ -265,6 +267,11 @@ for w in $WORKLOADS; do
 	done
 done
 echo "(samples: the workload's, median per run; CPU and bytes per sample: over every non-idle sample of the run)"
+echo "flightrecd: its fr_sample BPF program's CPU per sample, us: python3 (with Python frames) $(med "${bpfps[python3]}")," \
+	"xz $(med "${bpfps[xz]}"), gzip $(med "${bpfps[gzip]}"), fr-deep $(med "${bpfps[fr-deep]}") (native only)"
+k=flightrecd,python3
+echo "flightrecd: python3's Python frames: $(calc "${frames[$k]:-0} > 0 ? 100 * ${pyframes[$k]:-0} / ${frames[$k]} : 0") % of its user frames;" \
+	"samples with Python frames: ${pysamples[$k]:-0} of $(awk '{ n += $1 } END { print n + 0 }' <<<"$(tr ' ' '\n' <<<"${nsamp[$k]}")")"
 echo "flightrecd: sample records were $(med "${share[python3]} ${share[xz]} ${share[gzip]} ${share[fr-deep]}") % of the records written;" \
 	"its fr_sample BPF program took $(med "${bpfps[python3]} ${bpfps[xz]} ${bpfps[gzip]} ${bpfps[fr-deep]}") us of the CPU per sample"
 
@@ -278,7 +285,9 @@ for w in $WORKLOADS; do
 	result "stacks $w: median user-stack depth" "frames" "${out[$f,depth]}" "${out[$p,depth]}" \
 		"perf record --call-graph $PERF_CALLGRAPH + perf script" "$(ratio "${out[$f,depth]}" "${out[$p,depth]}")" "-" null "$extra"
 	result "stacks $w: user frames named" "%" "${out[$f,named]}" "${out[$p,named]}" \
-		"perf script" "$(ratio "${out[$f,named]}" "${out[$p,named]}")" "-" null
+		"perf script" "$(ratio "${out[$f,named]}" "${out[$p,named]}")" "-" null \
+		"$(jq -cn --argjson pf "${pyframes[$f]:-0}" --argjson fr "${frames[$f]:-0}" --argjson ps "${pysamples[$f]:-0}" \
+			'{python_frames: $pf, frames: $fr, samples_with_python_frames: $ps}')"
 	result "stacks $w: CPU per sample recorded, unwound and named" "us CPU per sample" "${out[$f,cps]}" "${out[$p,cps]}" \
 		"perf record + perf script" "$(ratio "${out[$f,cps]}" "${out[$p,cps]}")" "-" null \
 		"$(jq -cn --arg b "${bpfps[$w]}" --arg f "${cps[$f]}" --arg p "${cps[$p]}" \

@@ -154,6 +154,25 @@ static void add_all(struct fr_chunk_builder *b, struct raw *raw, uint64_t ts, un
 	r.stack.kframes = kf;
 	r.stack.uframes = uf;
 	add(b, raw, &r);
+	/* a Python code object, and a sample with Python frames (issue 47):
+	 * one named by it, one not */
+	{
+		struct fr_record c = { .type = FR_REC_PYCODE, .ts = r.ts, .pid = r.pid };
+		static uint64_t pf[3];
+		pf[0] = uf[0];
+		pf[1] = fr_frame_python(0x7f0000001230ULL, 42);
+		pf[2] = fr_frame_python(0x7f0000002000ULL, 0);
+		c.pycode.code = 0x7f0000001230ULL;
+		c.pycode.firstlineno = 40;
+		c.pycode.name = "Handler.get";
+		c.pycode.name_len = 11;
+		c.pycode.file = "app/views.py";
+		c.pycode.file_len = 12;
+		add(b, raw, &c);
+		r.stack.user_frames = 3;
+		r.stack.uframes = pf;
+		add(b, raw, &r);
+	}
 }
 
 int main(int argc, char **argv)

@@ -196,6 +196,47 @@ static void test_resolve(void)
 	fr_symtab_done(&t);
 }
 
+/* Python frames: named by the pycode record of their pid and code object
+ * exactly, with file and line, no module, no offset; unnamed without one;
+ * kernel frames (bit 63 set too) never Python frames. */
+static void test_python(void)
+{
+	struct fr_symtab t = {};
+	struct fr_record c = { .type = FR_REC_PYCODE, .pid = 7 }, sample = { .type = FR_REC_SAMPLE, .pid = 7 };
+	struct fr_frame f;
+	char buf[256];
+
+	c.pycode.code = 0x7f0000001230ULL;
+	c.pycode.firstlineno = 40;
+	c.pycode.name = "Handler.get";
+	c.pycode.name_len = 11;
+	c.pycode.file = "app/views.py";
+	c.pycode.file_len = 12;
+	CHECK_EQ(fr_symtab_add(&t, &c), 0);
+	c.pycode.code = 0x7f0000001200ULL;
+	c.pycode.name = "other";
+	c.pycode.name_len = 5;
+	CHECK_EQ(fr_symtab_add(&t, &c), 0);
+	fr_symtab_finish(&t);
+	sample.stack.kernel_frames = 1;
+	fr_symtab_resolve(&t, NULL, &sample, 1, fr_frame_python(0x7f0000001230ULL, 42), &f);
+	CHECK(f.python && !f.kernel && !f.module && f.line == 42 && !f.inlined);
+	CHECK_STR(fr_frame_name(&f, true, buf, sizeof(buf)), "Handler.get (app/views.py:42)");
+	fr_symtab_resolve(&t, NULL, &sample, 2, fr_frame_python(0x7f0000001230ULL, 0), &f);
+	CHECK_STR(fr_frame_name(&f, false, buf, sizeof(buf)), "Handler.get (app/views.py)");
+	/* another code object's address, another pid: not named */
+	fr_symtab_resolve(&t, NULL, &sample, 2, fr_frame_python(0x7f0000001240ULL, 3), &f);
+	CHECK(f.python && !f.sym);
+	CHECK_STR(fr_frame_name(&f, true, buf, sizeof(buf)), "[python]@0x7f0000001240");
+	sample.pid = 8;
+	fr_symtab_resolve(&t, NULL, &sample, 2, fr_frame_python(0x7f0000001230ULL, 42), &f);
+	CHECK(f.python && !f.sym);
+	/* a kernel frame */
+	fr_symtab_resolve(&t, NULL, &sample, 0, 0xffffffff81001010ULL, &f);
+	CHECK(f.kernel && !f.python);
+	fr_symtab_done(&t);
+}
+
 static struct fr_record inl(uint32_t pid, uint64_t addr, const char *names, uint32_t len)
 {
 	struct fr_record r = { .type = FR_REC_INLINE, .pid = pid };
@@ -359,6 +400,7 @@ int main(void)
 {
 	test_ksyms();
 	test_resolve();
+	test_python();
 	test_inline();
 	test_markers();
 	return TEST_DONE();
