@@ -231,6 +231,22 @@ struct fr_py_exe {
 	struct fr_py_offsets off;
 };
 
+/* The py_seen map's key: a code object described to the daemon from a
+ * CPU, for a process (its start time and exec count tell a reused pid,
+ * and an exec, apart); the value is the code object's identity then.
+ * 16384 of them: each a few a second at most once warm (~1.4 MiB). */
+struct fr_py_seen_key {
+	__u32 tgid;
+	__u32 cpu;
+	__u64 start;
+	__u64 code;
+	__u32 exec_id;
+	__u32 pad;
+};
+#define FR_PY_SEEN_MAX 16384
+/* The py_threads map: a thread's Python thread state, by tid. */
+#define FR_PY_THREADS_MAX 4096
+
 /* One Python frame: its code object, and the instruction it is at. */
 struct fr_py_frame {
 	__u64 code;   /* PyCodeObject * */

@@ -37,29 +37,20 @@ struct {
 	__type(value, struct fr_py_exe);
 } py_exes SEC(".maps");
 
-/* The code objects described, per process (its start time and exec
- * count tell a reused pid, and an exec, apart) and CPU: the value is the
- * code object's identity when described (py_token()). */
-struct fr_py_seen_key {
-	__u32 tgid;
-	__u32 cpu;
-	__u64 start;
-	__u64 code;
-	__u32 exec_id;
-	__u32 pad;
-};
-
+/* The code objects described (event.h: struct fr_py_seen_key); the
+ * value is the code object's identity when described (py_token()). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, FR_PY_SEEN_MAX);
 	__type(key, struct fr_py_seen_key);
 	__type(value, __u64);
 } py_seen SEC(".maps");
 
-/* The thread state each thread had last: checked before use. */
+/* The thread state each thread had last: checked before use.  (These
+ * three maps are the daemon's, shared by every object: daemon/rings.c.) */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, FR_PY_THREADS_MAX);
 	__type(key, __u32);
 	__type(value, __u64);
 } py_threads SEC(".maps");
@@ -293,7 +284,8 @@ static long py_describe_step(__u32 i, struct py_walk_ctx *c)
 	if (seen && *seen == token)
 		return 0;
 	if (!fr_stack_allowed(&py_budget, c->now, py_describe_budget)) {
-		s->st.names_over++;
+		if (s->st.names_over < 255)
+			s->st.names_over++;
 		return 0;
 	}
 	if (py_describe(s, c->o, code))

@@ -319,6 +319,10 @@ size_t fr_python_merge(struct fr_python *py, uint32_t pid, uint64_t ts, const st
 	npy = MIN((size_t)ps->n, (size_t)FR_PY_DEPTH);
 	if (!npy)
 		return n;
+	if (!udesc) {
+		py->st.frames_unplaced += npy;
+		return n;
+	}
 	p = fr_pid_map_get(&py->procs, pid);
 	if (p)
 		p->used = ++py->clock;

@@ -44,9 +44,10 @@ void fr_python_learn(struct fr_python *py, uint32_t dev, uint64_t ino, const str
 		     const char *comm);
 
 /* Stack @ps of process @pid, taken with the user frames @uframes[0..@n)
- * (@udesc their descriptions; room for @max): its Python frames in place
- * of the interpreter loop's native frames, each with its pycode
- * description.  Returns the new count.  Descriptions point into the
+ * (@udesc their descriptions, NULL when they were not named: then the
+ * Python frames are counted as unplaced; room for @max): its Python
+ * frames in place of the interpreter loop's native frames, each with its
+ * pycode description.  Returns the new count.  Descriptions point into the
  * table, valid until the next fr_python_tick(). */
 size_t fr_python_merge(struct fr_python *py, uint32_t pid, uint64_t ts, const struct fr_py_stack *ps,
 		       uint64_t *uframes, struct fr_frame_desc *udesc, size_t n, size_t max);

@@ -480,9 +480,11 @@ static size_t unwind(struct fr_recorder *r, const struct fr_ustack *s, bool capt
 static size_t merge_python(struct fr_recorder *r, uint32_t pid, uint64_t ts, const struct fr_py_stack *ps,
 			   size_t n, size_t max)
 {
-	if (ps->status == FR_PY_NOT_PYTHON || !r->udesc_set)
+	if (ps->status == FR_PY_NOT_PYTHON)
 		return n;
-	return fr_python_merge(r->py, pid, ts, ps, r->uframes, r->udesc, n, max);
+	/* a stack not named (the parser busy or over its budget) has no
+	 * interpreter frames to put them in: counted as unplaced */
+	return fr_python_merge(r->py, pid, ts, ps, r->uframes, r->udesc_set ? r->udesc : NULL, n, max);
 }
 
 /* The Python frames after the user stack copy of an event of @size
@@ -615,6 +617,7 @@ static void take_waker(struct fr_recorder *r, struct fr_record *rec, const struc
 			memcpy(&ps, e->ustack + FR_USTACK_COPY, sizeof(ps));
 			if (ps.status != FR_PY_NOT_PYTHON)
 				n = fr_python_merge(r->py, e->hdr.pid, e->hdr.ts, &ps, r->wuframes, r->wudesc, n, max);
+			/* (r->parser named them: unwind_into()) */
 		}
 		k->stack.user_frames = (uint16_t)n;
 		/* its names stay while the record's own are had */

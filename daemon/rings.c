@@ -35,7 +35,7 @@ struct ring_ctx {
 
 struct fr_rings {
 	unsigned ncpu;
-	int outer_fd, counters_fd, py_exes_fd, epoll_fd;
+	int outer_fd, counters_fd, py_exes_fd, py_seen_fd, py_threads_fd, epoll_fd;
 	int *fds;
 	struct ring_ctx *ctx;
 	struct ring_buffer **rb; /* one per CPU */
@@ -97,7 +97,7 @@ int fr_rings_new(uint64_t ring_size, fr_ring_cb cb, void *userdata, struct fr_ri
 	if (!r)
 		return -ENOMEM;
 	r->ncpu = (unsigned)n;
-	r->outer_fd = r->counters_fd = r->py_exes_fd = r->epoll_fd = -EBADF;
+	r->outer_fd = r->counters_fd = r->py_exes_fd = r->py_seen_fd = r->py_threads_fd = r->epoll_fd = -EBADF;
 	r->cb = cb;
 	r->userdata = userdata;
 	r->fds = malloc(sizeof(int) * r->ncpu);
@@ -142,6 +142,16 @@ int fr_rings_new(uint64_t ring_size, fr_ring_cb cb, void *userdata, struct fr_ri
 		k = r->py_exes_fd;
 		goto fail;
 	}
+	/* and what the walks remember, one table for all of them (the
+	 * programs' definitions say the sizes: bpf/python.bpf.h) */
+	r->py_seen_fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "py_seen", sizeof(struct fr_py_seen_key), sizeof(uint64_t),
+				       FR_PY_SEEN_MAX, NULL);
+	r->py_threads_fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "py_threads", sizeof(uint32_t), sizeof(uint64_t),
+					  FR_PY_THREADS_MAX, NULL);
+	if (r->py_seen_fd < 0 || r->py_threads_fd < 0) {
+		k = r->py_seen_fd < 0 ? r->py_seen_fd : r->py_threads_fd;
+		goto fail;
+	}
 	r->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->epoll_fd < 0) {
 		k = -errno;
@@ -182,6 +192,8 @@ struct fr_rings *fr_rings_free(struct fr_rings *r)
 	closep(&r->outer_fd);
 	closep(&r->counters_fd);
 	closep(&r->py_exes_fd);
+	closep(&r->py_seen_fd);
+	closep(&r->py_threads_fd);
 	free(r->fds);
 	free(r->ctx);
 	free(r->rb);
@@ -207,6 +219,16 @@ int fr_rings_counters_fd(const struct fr_rings *r)
 int fr_rings_py_exes_fd(const struct fr_rings *r)
 {
 	return r->py_exes_fd;
+}
+
+int fr_rings_py_seen_fd(const struct fr_rings *r)
+{
+	return r->py_seen_fd;
+}
+
+int fr_rings_py_threads_fd(const struct fr_rings *r)
+{
+	return r->py_threads_fd;
 }
 
 int fr_rings_epoll_fd(const struct fr_rings *r)

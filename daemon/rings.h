@@ -27,6 +27,9 @@ int fr_rings_counters_fd(const struct fr_rings *r);
 /* The py_exes map every object that walks Python frames shares
  * (bpf/python.bpf.h, daemon/python.h). */
 int fr_rings_py_exes_fd(const struct fr_rings *r);
+/* Its py_seen and py_threads maps, shared the same way. */
+int fr_rings_py_seen_fd(const struct fr_rings *r);
+int fr_rings_py_threads_fd(const struct fr_rings *r);
 int fr_rings_epoll_fd(const struct fr_rings *r);
 /* Drains every ring; returns records consumed or -errno. */
 int fr_rings_consume(struct fr_rings *r);

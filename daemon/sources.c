@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/macro.h"
 #include "log.h"
 #include "proc.skel.h"
 #include "sources.h"
@@ -55,10 +56,17 @@ static int load_attach(struct bpf_object_skeleton *skel, struct bpf_map *rings,
 	k = bpf_map__reuse_fd(counters, fr_rings_counters_fd(r));
 	if (k < 0)
 		return k;
-	/* the objects that walk Python frames (python.bpf.h) share one */
-	py = bpf_object__find_map_by_name(*skel->obj, "py_exes");
-	if (py && (k = bpf_map__reuse_fd(py, fr_rings_py_exes_fd(r))) < 0)
-		return k;
+	/* the objects that walk Python frames (python.bpf.h) share these */
+	const struct { const char *name; int fd; } shared[] = {
+		{ "py_exes", fr_rings_py_exes_fd(r) },
+		{ "py_seen", fr_rings_py_seen_fd(r) },
+		{ "py_threads", fr_rings_py_threads_fd(r) },
+	};
+	for (size_t i = 0; i < ELEMENTSOF(shared); i++) {
+		py = bpf_object__find_map_by_name(*skel->obj, shared[i].name);
+		if (py && (k = bpf_map__reuse_fd(py, shared[i].fd)) < 0)
+			return k;
+	}
 	k = bpf_object__load_skeleton(skel);
 	if (k < 0)
 		return k;

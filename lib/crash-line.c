@@ -53,6 +53,15 @@ const char *fr_crash_line(const struct fr_record *r, const struct fr_frame *f, i
 	at = strlen(buf);
 	for (; i < n && shown < max; i++, shown++)
 		fr_str_append(buf, len, &at, "%s%s", shown ? " ← " : " in ", fr_frame_name(&f[i], false, name, sizeof(name)));
+	/* where a Python program was, when that is further out: its
+	 * innermost Python frame */
+	for (int j = i; j < n; j++)
+		if (f[j].python && f[j].sym) {
+			fr_str_append(buf, len, &at, "%s%s", j > i ? " ← … ← " : " ← ",
+				      fr_frame_name(&f[j], false, name, sizeof(name)));
+			i = j + 1;
+			break;
+		}
 	if (i < n)
 		fr_str_append(buf, len, &at, " ← …");
 	return buf;

@@ -3,6 +3,9 @@
  * A fatal signal said in one line, the way every output opens a crash
  * with it (frctl report, the HTML page, the incident's journal entry):
  *   python3[1234] SIGSEGV (SEGV_MAPERR, address 0x0) in __strlen_avx2 ← PyBytes_FromString ← …
+ * a Python program's innermost Python frame after them when it is
+ * further out:
+ *   python3[1234] SIGSEGV (SEGV_MAPERR, address 0x0) in __strlen_avx2 ← _ctypes….so+0xe17b ← libffi.so.8+0x6f7a ← … ← render_page (app.py:3) ← …
  * and for a signal another process sent, who sent it and from where:
  *   sleep[88] SIGSEGV (SI_USER) from bash[87] in kill ← kill_builtin ← …
  * The frames are the record's (lib/symtab.h), the user frames when there
@@ -27,8 +30,9 @@ const char *fr_crash_title(const struct fr_record *r, char *buf, size_t len);
 int fr_crash_first_frame(const struct fr_record *r, int n);
 
 /* The title, " in ", and the names of at most @max frames from
- * fr_crash_first_frame() on, " ← " between them, " ← …" when more
- * follow ("" when there are no frames); cut to @len. */
+ * fr_crash_first_frame() on, " ← " between them, then the first named
+ * Python frame after them (" ← … ← " when frames are skipped to it),
+ * " ← …" when more follow ("" when there are no frames); cut to @len. */
 const char *fr_crash_line(const struct fr_record *r, const struct fr_frame *f, int n, unsigned max, char *buf,
 			  size_t len);
 

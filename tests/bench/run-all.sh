@@ -48,6 +48,7 @@ benches=(
 	"report-baseline:tests/bench/report-baseline.sh $BUILD"
 	"rules-day:tests/bench/rules-day.sh $BUILD"
 	"wakers:tests/bench/wakers.sh $BUILD"
+	"python-frames:tests/bench/python-frames.sh $BUILD"
 	"servers:tests/bench/servers.sh $BUILD $q_srv" # ~30 min of its own (6 rounds x 6 modes)
 )
 failed=()
