@@ -26,15 +26,6 @@ struct {
 	__type(value, __u64);
 } seen SEC(".maps");
 
-/* The Python walk's scratch (python.bpf.h): a sample does not interrupt
- * another on its CPU. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fr_py_scratch);
-} py_scratch SEC(".maps");
-
 SEC("perf_event")
 int fr_sample(struct bpf_perf_event_data *ctx)
 {

@@ -85,6 +85,17 @@ struct fr_py_scratch {
 	__u8 obj[FR_PY_OBJ_READ];
 };
 
+/* Each object's scratch for the walks of programs that cannot interrupt
+ * each other on a CPU (the sampler's perf event, which can interrupt the
+ * others, is in an object of its own; the off-CPU task work, which can
+ * sleep, walks into its pending wait's slot instead). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fr_py_scratch);
+} py_scratch SEC(".maps");
+
 /* The 8 bytes at offset @off of @buf (@size bytes); 0 when they are not
  * in it. */
 static __always_inline __u64 py_field(const __u8 *buf, __u32 size, __u32 off)

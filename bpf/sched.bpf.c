@@ -111,16 +111,6 @@ struct {
 	__type(value, __u64);
 } offcpu_seen SEC(".maps");
 
-/* The Python walk's scratch of a waker's stack (python.bpf.h): the
- * wakeup runs with interrupts off; a sample that interrupts it has its
- * own. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fr_py_scratch);
-} waker_py SEC(".maps");
-
 /* the next slot each CPU tries */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -689,7 +679,7 @@ int BPF_PROG(fr_waking, struct task_struct *p)
 	user = stacks && context == FR_WAKER_TASK && cur->mm;
 	/* first: the descriptions of its Python code objects go into the
 	 * ring before the event that needs them */
-	py = user ? bpf_map_lookup_elem(&waker_py, &zero) : NULL;
+	py = user ? bpf_map_lookup_elem(&py_scratch, &zero) : NULL;
 	if (py)
 		fr_py_walk(cur, py);
 	e = fr_reserve_aux(sizeof(*e) + (py ? FR_USTACK_COPY + sizeof(struct fr_py_stack) : 0), &waker_drops);

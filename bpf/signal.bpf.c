@@ -29,15 +29,6 @@ struct {
 	__type(value, struct fr_stack_budget);
 } budget SEC(".maps");
 
-/* The Python walk's scratch (python.bpf.h): a CPU's own; a sample that
- * interrupts this program has its own. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fr_py_scratch);
-} py_scratch SEC(".maps");
-
 #define SI_KERNEL 0x80
 
 /* A signal the kernel sends on a fault (si_code > 0: SEGV_MAPERR,
