@@ -488,16 +488,21 @@ static size_t merge_python(struct fr_recorder *r, uint32_t pid, uint64_t ts, con
 }
 
 /* The Python frames after the user stack copy of an event of @size
- * bytes whose struct is @base bytes (offcpu, signal: event.h), merged. */
+ * bytes whose struct is @base bytes (offcpu, waker, signal: event.h),
+ * merged into @uframes[0..n) (@udesc: their names, NULL when not named;
+ * room for @max). */
 static size_t merge_python_after(struct fr_recorder *r, uint32_t pid, uint64_t ts, const uint8_t *ustack,
-				 size_t base, size_t size, size_t n, size_t max)
+				 size_t base, size_t size, uint64_t *uframes, struct fr_frame_desc *udesc, size_t n,
+				 size_t max)
 {
 	struct fr_py_stack ps;
 
 	if (size < base + FR_USTACK_COPY + sizeof(ps))
 		return n;
 	memcpy(&ps, ustack + FR_USTACK_COPY, sizeof(ps));
-	return merge_python(r, pid, ts, &ps, n, max);
+	if (ps.status == FR_PY_NOT_PYTHON)
+		return n;
+	return fr_python_merge(r->py, pid, ts, &ps, uframes, udesc, n, max);
 }
 
 static size_t unwind_sample(struct fr_recorder *r, const struct fr_event_sample *e, size_t max)
@@ -523,7 +528,8 @@ static size_t unwind_offcpu(struct fr_recorder *r, const struct fr_event_offcpu 
 	size_t n = unwind(r, &s, s.stack_len > 0, e->kernel_frames == 0, max);
 
 	/* its Python frames follow the stack copy */
-	return merge_python_after(r, e->hdr.pid, e->hdr.ts, e->ustack, sizeof(*e), size, n, max);
+	return merge_python_after(r, e->hdr.pid, e->hdr.ts, e->ustack, sizeof(*e), size, r->uframes,
+				  r->udesc_set ? r->udesc : NULL, n, max);
 }
 
 static unsigned this_cpu(struct fr_recorder *r)
@@ -609,17 +615,13 @@ static void take_waker(struct fr_recorder *r, struct fr_record *rec, const struc
 			.stack_len = MIN(e->ustack_len, FR_USTACK_COPY),
 		};
 		size_t max = FR_SAMPLE_FRAMES_MAX - k->stack.kernel_frames, n;
-		struct fr_py_stack ps;
 
 		n = unwind_into(r, &s, s.stack_len > 0, e->kernel_frames == 0, max, r->wuframes, r->wudesc);
-		/* its Python frames follow the stack copy */
-		if (n && r->parser && size >= sizeof(*e) + FR_USTACK_COPY + sizeof(ps)) {
-			memcpy(&ps, e->ustack + FR_USTACK_COPY, sizeof(ps));
-			if (ps.status != FR_PY_NOT_PYTHON)
-				n = fr_python_merge(r->py, e->hdr.pid, e->hdr.ts, &ps, r->wuframes, r->wudesc, n, max);
-			/* (r->parser named them: unwind_into()) */
-		}
-		k->stack.user_frames = (uint16_t)n;
+		/* its Python frames follow the stack copy (named when the
+		 * parser named the stack: unwind_into()) */
+		k->stack.user_frames = (uint16_t)merge_python_after(r, e->hdr.pid, e->hdr.ts, e->ustack, sizeof(*e), size,
+								     r->wuframes, n && r->parser ? r->wudesc : NULL,
+								     n, max);
 		/* its names stay while the record's own are had */
 		if (r->parser)
 			fr_parser_keep(r->parser);
@@ -843,9 +845,10 @@ static int record_event(struct fr_recorder *r, unsigned cpu, const void *data, s
 			};
 			size_t max = FR_SAMPLE_FRAMES_MAX - rec.stack.kernel_frames;
 			rec.stack.uframes = r->uframes;
+			size_t n = unwind(r, &s, s.stack_len > 0, e->kernel_frames == 0, max);
 			rec.stack.user_frames = (uint16_t)merge_python_after(
-				r, e->sender_pid, h->ts, e->ustack, sizeof(*e), size,
-				unwind(r, &s, s.stack_len > 0, e->kernel_frames == 0, max), max);
+				r, e->sender_pid, h->ts, e->ustack, sizeof(*e), size, r->uframes,
+				r->udesc_set ? r->udesc : NULL, n, max);
 		}
 		break;
 	}
