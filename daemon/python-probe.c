@@ -30,7 +30,7 @@ void fr_python_probe_elf(Elf *elf, struct fr_py_probe *ret)
 {
 	GElf_Sym runtime = {}, version = {};
 	uint64_t text = UINT64_MAX;
-	bool have_runtime = false, have_version = false;
+	bool have_runtime = false, have_version = false, interp = false;
 	Elf_Scn *scn = NULL;
 	size_t nph;
 
@@ -41,10 +41,15 @@ void fr_python_probe_elf(Elf *elf, struct fr_py_probe *ret)
 		return;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && ph.p_vaddr < text)
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && ph.p_vaddr < text)
 			text = ph.p_vaddr;
+		interp |= ph.p_type == PT_INTERP;
 	}
-	if (text == UINT64_MAX)
+	/* only an executable (it names its dynamic loader) can be walked
+	 * (py_exes is keyed by the executable): libraries are not read */
+	if (text == UINT64_MAX || !interp)
 		return;
 	while ((scn = elf_nextscn(elf, scn)) && !(have_runtime && have_version)) {
 		GElf_Shdr sh;

@@ -18,7 +18,8 @@ struct fr_py_probe {
 };
 
 /* Fills @ret from @elf's symbol tables (.symtab, .dynsym): found is 0
- * for a file that is no CPython, or whose _PyRuntime cannot be placed. */
+ * for a file that is no CPython executable (a library, libpython among
+ * them, is not read), or whose _PyRuntime cannot be placed. */
 void fr_python_probe_elf(Elf *elf, struct fr_py_probe *ret);
 
 #endif

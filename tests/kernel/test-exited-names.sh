@@ -96,7 +96,17 @@ sched_dropped=$(jq '.sources.sched.dropped // 0' "$T/st.json")
 	fail "$((100 - n)) offcpu records of fr-wait missing, but the sched source counts $sched_dropped dropped (wakers: $(jq -c '.wakers' "$T/st.json"); per CPU: $(jq -c '.per_cpu' "$T/st.json"))"
 [ "$n" -eq 100 ] || echo "note: $((100 - n)) of 100 waits' records dropped in the kernel (counted: $sched_dropped)"
 good=$(grep -c '^read fr_wait main __libc_start_call_main __libc_start_main _start$' "$T/waits" || true)
-if [ "$good" -ne "$n" ]; then
+# A stack the daemon did not give its parser, which was past its time
+# budget (250 ms a second: a slow machine, the ASan helper), is its
+# interrupted instruction and [unwind failed]: a loss counted as such
+# (parser over_budget and skipped), not a name lost to the exit; at most
+# that many, here and in the samples below (a broken tracker also gives
+# [unwind failed], with nothing counted)
+unwound_not=$(jq '.sampler.parser | (.over_budget // 0) + (.skipped // 0)' "$T/st.json")
+wait_budget=$(grep -cx '? \[unwind failed\]' "$T/waits" || true)
+[ "$wait_budget" -le "$unwound_not" ] || wait_budget=0
+[ "$wait_budget" -eq 0 ] || echo "note: $wait_budget waits not unwound: the parser was over its time budget ($unwound_not stacks counted)"
+if [ $((good + wait_budget)) -ne "$n" ]; then
 	# what a failure needs to be understood, in the last line of a log
 	# cut to its tail: the records themselves and the counters of what
 	# unwinds and names them
@@ -129,10 +139,18 @@ other=$(grep -vE '(^| )fr_brief_spin main __libc_start_call_main __libc_start_ma
 # that one unnamed frame; a few of them are no loss of names
 plt=$(grep -cx '?fr-brief' <<<"$other" || true)
 other=$(grep -vx '?fr-brief' <<<"$other" || true)
+# (stacks not given to the parser, as above: at most as many as it counts)
+st=$("$FRCTL" --store "$T/store" status --json)
+unwound_not=$(jq '.sampler.parser | (.over_budget // 0) + (.skipped // 0)' <<<"$st")
+budget=$(grep -cx '? \[unwind failed\]' <<<"$other" || true)
+[ "$budget" -le "$unwound_not" ] ||
+	fail "$budget samples of fr-brief not unwound, but the parser counts only $unwound_not stacks it was not given ($(jq -c '.sampler.parser' <<<"$st"))"
+other=$(grep -vx '? \[unwind failed\]' <<<"$other" || true)
+[ "$budget" -eq 0 ] || echo "note: $budget samples of fr-brief not unwound: the parser was over its time budget ($unwound_not stacks counted)"
 [ $((plt * 50)) -le "$n" ] || fail "$plt of $n samples of fr-brief are one unnamed frame"
 [ -z "$other" ] || fail "samples of fr-brief not named to _start: $(sort <<<"$other" | uniq -c | sort -rn | head -5)"
-[ $((good * 10)) -ge $((n * 8)) ] || fail "only $good of $n samples of fr-brief in fr_brief_spin <- main"
-ok "$n samples of 40 processes living 20 ms: $good in fr_brief_spin <- main <- ... _start, the rest whole in the loader"
+[ $((good * 10)) -ge $(((n - budget) * 8)) ] || fail "only $good of $((n - budget)) samples of fr-brief unwound in fr_brief_spin <- main"
+ok "$n samples of 40 processes living 20 ms: $good in fr_brief_spin <- main <- ... _start, the rest whole in the loader or counted as not unwound ($budget)"
 st=$("$FRCTL" --store "$T/store" status --json)
 ok "mappings: $(jq -c '.sampler.mappings' <<<"$st")"
 stop_daemon
