@@ -7,7 +7,7 @@
 #     carries kernel frames through pipe_read and user frames, after the
 #     kernel's, with wait_for_input called from main; text --stacks prints
 #     them on lines under the record; the user stack was copied (status
-#     offcpu_stacks.user_copied), none lost to a full slot table (busy);
+#     offcpu_stacks.user_copied), at most 1 % lost to a full slot table (busy, counted);
 #   - its forked child, gone at once after its own wait: named too (its
 #     parent's mappings);
 #   - fr-wait writing 256 MiB and calling fsync() on a disk file system:
@@ -129,7 +129,11 @@ jq -e -s '[.[] | select(.type == "offcpu" and .kernel_thread == true and (.stack
 ok "kernel threads: kernel frames only"
 
 status >"$T/status.json"
-jq -e '.offcpu_stacks.enabled and .offcpu_stacks.user_copied >= 3 and .offcpu_stacks.busy == 0 and
+# A wait whose CPU had all its copy slots in use keeps its kernel stack
+# and is counted (busy): under a loaded machine (this test with others,
+# 5 ms threshold) a few of hundreds; more than 1 % is slots held too long
+jq -e '.offcpu_stacks.enabled and .offcpu_stacks.user_copied >= 3 and
+	.offcpu_stacks.busy * 100 <= .offcpu_stacks.user_copied + .offcpu_stacks.busy and
 	.offcpu_stacks.no_task_work == 0' "$T/status.json" >/dev/null ||
 	fail "status offcpu_stacks: $(jq -c .offcpu_stacks "$T/status.json")"
 ok "status: $(jq -c .offcpu_stacks "$T/status.json")"
