@@ -75,6 +75,7 @@ struct pending {
 	uint64_t unlisted;            /* triggers beyond TRIGGERS_LISTED_MAX */
 	struct json_object *rules;    /* array of names */
 	struct json_object *triggers; /* array of records */
+	unsigned meta_gen;            /* changes with rules, triggers, unlisted */
 	char *reason;
 	char *crash;                  /* the first fatal signal's line and stack
 				      (crash_text()), for the journal; NULL: none */
@@ -83,11 +84,6 @@ struct pending {
 	sd_event_source *timer;
 	sd_event_source *stage_timer; /* at the window's end: write ahead */
 	struct fr_triggers *owner;
-};
-
-struct tapped {
-	uint8_t *buf;
-	size_t len;
 };
 
 struct action {
@@ -128,8 +124,8 @@ struct fr_triggers {
 	uint64_t stage_end;       /* the window's end when it was written ahead */
 	char *stage_meta;         /* the metadata then, in the spare too */
 	size_t stage_meta_len;
-	struct tapped *tap;       /* chunks the store wrote since */
-	size_t ntap, tapcap, tap_bytes;
+	unsigned stage_meta_gen;  /* of the pending's metadata then */
+	size_t tap_bytes;         /* of the chunks the store wrote since */
 };
 
 static void unstage(struct fr_triggers *t);
@@ -474,6 +470,7 @@ static struct pending *fire(struct fr_triggers *t, size_t ri, const struct cause
 				   &which, &extended, &span)) {
 	case FR_FIRE_JOINED:
 		p = t->pending[which];
+		p->meta_gen++;
 		if (json_object_array_length(p->triggers) < TRIGGERS_LISTED_MAX)
 			json_object_array_add(p->triggers, cause_json(t, c));
 		else
@@ -784,11 +781,7 @@ static struct json_object *incident_meta(struct fr_triggers *t, const struct pen
 
 static void unstage(struct fr_triggers *t)
 {
-	for (size_t i = 0; i < t->ntap; i++)
-		free(t->tap[i].buf);
-	free(t->tap);
-	t->tap = NULL;
-	t->ntap = t->tapcap = t->tap_bytes = 0;
+	t->tap_bytes = 0;
 	t->stage = fr_incident_builder_free(t->stage);
 	free(t->stage_meta);
 	t->stage_meta = NULL;
@@ -797,32 +790,27 @@ static void unstage(struct fr_triggers *t)
 	 * is written over it whole, header first in the file */
 }
 
-static int grow_tap(struct fr_triggers *t)
-{
-	size_t cap = t->tapcap ? 2 * t->tapcap : 16;
-	struct tapped *n = realloc(t->tap, cap * sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	t->tap = n;
-	t->tapcap = cap;
-	return 0;
-}
-
+/* A chunk the store queued while an incident is written ahead: one of
+ * its window's goes into it now, and the kernel names of what it has are
+ * built again, so that finishing it has neither to do. */
 void fr_triggers_on_chunk(struct fr_triggers *t, const void *chunk, size_t len)
 {
-	uint8_t *copy;
+	struct fr_chunk_info ci;
 
-	if (!t || !t->staged)
+	if (!t || !t->staged || fr_chunk_header_parse(chunk, &ci) < 0)
+		return;
+	/* as the window selection has it: overlapping, on the wall clock (a
+	 * window whose end moves since is written whole) */
+	uint64_t first = ci.first_ts + (uint64_t)ci.realtime_offset;
+	uint64_t last = ci.last_ts + (uint64_t)ci.realtime_offset;
+	if (last < t->staged->span.start || first > t->staged->span.end)
 		return;
 	/* bounded by the spare: past it the incident is written whole anyway */
-	if (t->tap_bytes + len > t->stage_spare_size ||
-	    (t->ntap == t->tapcap && grow_tap(t) < 0) || !(copy = malloc(len))) {
+	if (t->tap_bytes + len > t->stage_spare_size || fr_incident_builder_add(t->stage, chunk, len) < 0 ||
+	    fr_incident_builder_prepare_names(t->stage) < 0) {
 		unstage(t);
 		return;
 	}
-	memcpy(copy, chunk, len);
-	t->tap[t->ntap++] = (struct tapped){ .buf = copy, .len = len };
 	t->tap_bytes += len;
 }
 
@@ -861,6 +849,9 @@ static void stage(struct fr_triggers *t, struct pending *p)
 	}
 	if (k >= 0)
 		k = fr_incident_builder_add_refs(b, r, refs, nrefs);
+	/* its kernel names now, not when it is sealed */
+	if (k >= 0)
+		k = fr_incident_builder_prepare_names(b);
 	if (k >= 0) {
 		data = fr_incident_builder_data(b, &len);
 		off = fr_incident_builder_chunks_offset(b);
@@ -893,6 +884,7 @@ static void stage(struct fr_triggers *t, struct pending *p)
 			t->stage_end = p->span.end;
 			t->stage_meta = strdup(m);
 			t->stage_meta_len = ml;
+			t->stage_meta_gen = p->meta_gen;
 		}
 	}
 	fr_incident_builder_free(b);
@@ -915,31 +907,22 @@ static int on_stage(sd_event_source *s, uint64_t usec, void *userdata)
  * fdatasync.  Returns its bytes once durable, 0 when it must be written
  * whole instead, or -errno. */
 static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, const char *meta,
-			     struct fr_kernel_names_stats *names)
+			     struct fr_kernel_names_stats *names, uint64_t *ret_sealed, uint64_t *ret_written)
 {
 	struct fr_incident_builder *b = t->stage;
 	const uint8_t *data;
 	uint64_t spare_size;
 	size_t len;
-	int k = 0;
+	int k;
 
-	/* the same window, and the same spare, still ready */
+	/* the same window, and the same spare, still ready; the chunks the
+	 * store wrote since are in it (fr_triggers_on_chunk()) */
 	if (t->staged != p || t->stage_end != p->span.end || fr_spare_fd(t->spare, &spare_size) != t->stage_fd)
 		return 0;
-	for (size_t i = 0; i < t->ntap && k == 0; i++) {
-		struct fr_chunk_info ci;
-		if (fr_chunk_header_parse((const struct fr_chunk_header *)t->tap[i].buf, &ci) < 0)
-			continue;
-		/* as the window selection has it: overlapping, on the wall clock */
-		uint64_t first = ci.first_ts + (uint64_t)ci.realtime_offset;
-		uint64_t last = ci.last_ts + (uint64_t)ci.realtime_offset;
-		if (last >= p->span.start && first <= p->span.end)
-			k = fr_incident_builder_add(b, t->tap[i].buf, t->tap[i].len);
-	}
-	if (k == 0)
-		k = fr_incident_builder_seal(b, meta);
+	k = fr_incident_builder_seal(b, meta);
 	if (k < 0)
 		return 0; /* metadata beyond its room, or no memory: written whole */
+	*ret_sealed = fr_now_ns(CLOCK_MONOTONIC);
 	fr_incident_builder_names_stats(b, names);
 	data = fr_incident_builder_data(b, &len);
 	/* the chunks that came since, and the kernel names sealed in, can
@@ -955,6 +938,7 @@ static int64_t finish_staged(struct fr_triggers *t, const struct pending *p, con
 	k = fr_incident_pwrite(t->stage_fd, data, head, 0);
 	if (k == 0)
 		k = fr_incident_pwrite(t->stage_fd, data + t->stage_written, len - t->stage_written, t->stage_written);
+	*ret_written = fr_now_ns(CLOCK_MONOTONIC);
 	if (k == 0 && fdatasync(t->stage_fd) < 0)
 		k = negative_errno();
 	if (k < 0) {
@@ -1013,14 +997,15 @@ static int64_t write_spare(struct fr_triggers *t, const char *meta, struct fr_st
 
 static void finalize(struct fr_triggers *t, struct pending *p)
 {
-	struct json_object *meta;
+	struct json_object *meta = NULL;
+	_cleanup_free_ char *meta_ahead = NULL;
 	struct fr_store_reader *r = NULL;
 	struct fr_chunk_ref *refs = NULL;
 	char path[PATH_MAX];
 	const char *m, *how = "a new file";
 	size_t nrefs = 0;
 	int64_t bytes = 0;
-	uint64_t t0 = fr_now_ns(CLOCK_MONOTONIC), tf, ts = 0, t1;
+	uint64_t t0 = fr_now_ns(CLOCK_MONOTONIC), tf, tm, ts = 0, t1, t_sealed = 0, t_written = 0;
 	struct fr_kernel_names_stats names = {};
 	bool spare = false, written_ahead;
 	int k = 0;
@@ -1040,11 +1025,20 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	else
 		t->p.flush(FR_FLUSH_WRITTEN, 0, t->p.userdata);
 	tf = fr_now_ns(CLOCK_MONOTONIC);
-	meta = incident_meta(t, p);
-	m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
+	/* the metadata as written ahead, when no trigger joined since (the
+	 * same window: read again, the configuration file would be all) */
+	if (written_ahead && t->stage_meta && p->meta_gen == t->stage_meta_gen)
+		meta_ahead = strdup(t->stage_meta);
+	if (meta_ahead)
+		m = meta_ahead;
+	else {
+		meta = incident_meta(t, p);
+		m = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
+	}
 	snprintf(path, sizeof(path), "%s/%s%s", t->incidents_dir, p->id, FR_INCIDENT_SUFFIX);
 
-	bytes = finish_staged(t, p, m, &names);
+	tm = fr_now_ns(CLOCK_MONOTONIC);
+	bytes = finish_staged(t, p, m, &names, &t_sealed, &t_written);
 	if (bytes > 0)
 		how = "written ahead into the spare";
 	if (t->staged == p)
@@ -1070,10 +1064,17 @@ static void finalize(struct fr_triggers *t, struct pending *p)
 	if (k >= 0 && bytes < 0)
 		k = (int)bytes;
 	t1 = fr_now_ns(CLOCK_MONOTONIC);
-	log_debug("Incident %s: store written %.2f ms, window selected %.2f ms, copied and synced %.2f ms (%s), "
-		  "%" PRIu64 " kernel functions named from the snapshot.",
-		  p->id, (double)(tf - t0) / 1e6, ts ? (double)(ts - tf) / 1e6 : 0.0,
-		  (double)(t1 - (ts ? ts : tf)) / 1e6, how, names.symbols);
+	if (t_written)
+		/* written ahead: where its durable time goes */
+		log_debug("Incident %s: store flushed %.3f ms, metadata %.3f ms, sealed %.3f ms, written %.3f ms, "
+			  "fdatasync %.3f ms, %" PRIu64 " kernel functions named from the snapshot.",
+			  p->id, (double)(tf - t0) / 1e6, (double)(tm - tf) / 1e6, (double)(t_sealed - tm) / 1e6,
+			  (double)(t_written - t_sealed) / 1e6, (double)(t1 - t_written) / 1e6, names.symbols);
+	else
+		log_debug("Incident %s: store written %.2f ms, window selected %.2f ms, copied and synced %.2f ms (%s), "
+			  "%" PRIu64 " kernel functions named from the snapshot.",
+			  p->id, (double)(tf - t0) / 1e6, ts ? (double)(ts - tf) / 1e6 : 0.0,
+			  (double)(t1 - (ts ? ts : tf)) / 1e6, how, names.symbols);
 	if (names.addrs_left_out)
 		log_warning("Incident %s: %" PRIu64 " kernel frame addresses left unnamed (more than %u distinct ones).",
 			    p->id, names.addrs_left_out, FR_KERNEL_NAMES_ADDRS_MAX);

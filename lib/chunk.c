@@ -307,6 +307,18 @@ int fr_chunk_builder_close_spanning(struct fr_chunk_builder *b, struct ZSTD_CCtx
 	return close_chunk(b, cctx, like->seqnum, like->boot_id, &off, like, ret_buf, ret_len);
 }
 
+void fr_chunk_respan(void *chunk, const struct fr_chunk_info *like)
+{
+	struct fr_chunk_header *h = chunk;
+
+	h->first_ts = htole64(MIN(le64toh(h->first_ts), like->first_ts));
+	h->last_ts = htole64(MAX(le64toh(h->last_ts), like->last_ts));
+	h->realtime_offset = (int64_t)htole64((uint64_t)like->realtime_offset);
+	h->monotonic_offset = (int64_t)htole64((uint64_t)like->monotonic_offset);
+	h->seqnum = htole64(like->seqnum);
+	h->header_crc = htole32(fr_crc32(h, offsetof(struct fr_chunk_header, header_crc)));
+}
+
 int fr_chunks_append(uint8_t **out, size_t *len, void *buf, size_t n)
 {
 	uint8_t *p = realloc(*out, *len + n);

@@ -76,6 +76,10 @@ int fr_chunk_builder_close_as(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cc
  * that selects any of those chunks selects it. */
 int fr_chunk_builder_close_spanning(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx,
 				    const struct fr_chunk_info *like, void **ret_buf, size_t *ret_len);
+/* Makes such a chunk, closed before, span @like instead: its header
+ * takes @like's seqnum and clock offsets, and spans its own span and
+ * @like's; its checksum is made again (the payload is as it was). */
+void fr_chunk_respan(void *chunk, const struct fr_chunk_info *like);
 
 /* Appends a closed chunk (@buf, @n bytes, malloc'd: taken, freed) to the
  * chunks end to end in *@out (*@len bytes, realloc'd). */

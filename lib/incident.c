@@ -197,6 +197,11 @@ static int builder_put_names(void *userdata, const uint8_t *buf, size_t len)
 	return builder_append(userdata, buf, len);
 }
 
+int fr_incident_builder_prepare_names(struct fr_incident_builder *b)
+{
+	return fr_kernel_names_collector_prepare(b->names);
+}
+
 int fr_incident_builder_seal(struct fr_incident_builder *b, const char *meta)
 {
 	size_t meta_len = strlen(meta);

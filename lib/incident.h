@@ -53,6 +53,10 @@ int fr_incident_builder_add(struct fr_incident_builder *b, const void *chunk, si
  * names only the chunks added after). */
 int fr_incident_builder_add_refs(struct fr_incident_builder *b, struct fr_store_reader *r,
 				 const struct fr_chunk_ref *refs, size_t nrefs);
+/* The names chunks for the chunks added so far, built now, off the
+ * critical path: the seal takes them when no kernel address came since
+ * (fr_kernel_names_collector_prepare()). */
+int fr_incident_builder_prepare_names(struct fr_incident_builder *b);
 /* Appends the names chunks (kernel-names.h), then fills in @meta and the
  * sealed header.  -E2BIG: @meta exceeds the room.  Once. */
 int fr_incident_builder_seal(struct fr_incident_builder *b, const char *meta);

@@ -86,6 +86,12 @@ struct fr_kernel_names_collector {
 	ZSTD_DCtx *dctx;
 	uint8_t *content;
 	size_t content_cap;
+	/* names chunks built ahead (fr_kernel_names_collector_prepare()) for
+	 * one boot, when it had @prepared_naddrs addresses and began at
+	 * @prepared_first (wall ns); the symbols in them */
+	uint8_t *prepared;
+	size_t prepared_len, prepared_naddrs;
+	uint64_t prepared_first, prepared_symbols;
 };
 
 static void set_done(struct addr_set *s)
@@ -176,6 +182,7 @@ struct fr_kernel_names_collector *fr_kernel_names_collector_free(struct fr_kerne
 	if (!c)
 		return NULL;
 	boots_free(c);
+	free(c->prepared);
 	set_done(&c->chunk);
 	free(c->ranges);
 	ZSTD_freeDCtx(c->dctx);
@@ -518,11 +525,11 @@ static int boot_chunks(struct fr_kernel_names_collector *c, struct boot_names *b
 	return k < 0 ? k : 0;
 }
 
-int fr_kernel_names_collector_finish(struct fr_kernel_names_collector *c, uint8_t **ret, size_t *ret_len)
+/* The names chunks of every boot, for what was added so far, into
+ * *out. */
+static int build(struct fr_kernel_names_collector *c, uint8_t **out, size_t *out_len)
 {
-	_cleanup_free_ uint8_t *out = NULL;
 	ZSTD_CCtx *cctx = NULL;
-	size_t out_len = 0;
 	int k = fr_kernel_names_collector_resolve(c);
 
 	for (size_t i = 0; i < c->nboots && k >= 0; i++) {
@@ -537,9 +544,80 @@ int fr_kernel_names_collector_finish(struct fr_kernel_names_collector *c, uint8_
 			      ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1))))
 			k = -ENOMEM;
 		if (k >= 0)
-			k = boot_chunks(c, bn, cctx, &out, &out_len);
+			k = boot_chunks(c, bn, cctx, out, out_len);
 	}
 	ZSTD_freeCCtx(cctx);
+	return k;
+}
+
+/* The chunks of one boot that build() made: the same as it would make
+ * now if no address has been added since, and the boot's first chunk is
+ * the same (only later ones were added). */
+static bool prepared_fits(const struct fr_kernel_names_collector *c)
+{
+	return c->prepared && c->nboots == 1 && !c->boots[0].carried && c->naddrs == c->prepared_naddrs &&
+	       c->boots[0].first_wall == c->prepared_first;
+}
+
+int fr_kernel_names_collector_prepare(struct fr_kernel_names_collector *c)
+{
+	uint64_t seqnum_max = c->seqnum_max, symbols = c->st.symbols;
+	int k;
+
+	if (prepared_fits(c))
+		return 0;
+	free(c->prepared);
+	c->prepared = NULL;
+	c->prepared_len = 0;
+	if (c->nboots != 1 || c->boots[0].carried)
+		return 0; /* made when finished */
+	k = build(c, &c->prepared, &c->prepared_len);
+	/* counted, and numbered, when they are taken */
+	c->prepared_symbols = c->st.symbols - symbols;
+	c->st.symbols = symbols;
+	c->seqnum_max = seqnum_max;
+	c->prepared_naddrs = c->naddrs;
+	c->prepared_first = c->boots[0].first_wall;
+	if (k < 0) {
+		free(c->prepared);
+		c->prepared = NULL;
+	}
+	return k;
+}
+
+int fr_kernel_names_collector_finish(struct fr_kernel_names_collector *c, uint8_t **ret, size_t *ret_len)
+{
+	_cleanup_free_ uint8_t *out = NULL;
+	size_t out_len = 0;
+	int k = 0;
+
+	if (prepared_fits(c)) {
+		/* only their span and numbers are new: after the chunks
+		 * added since, and spanning them */
+		const struct boot_names *bn = &c->boots[0];
+		struct fr_chunk_info like = {
+			.first_ts = bn->first_wall - (uint64_t)bn->realtime_offset,
+			.last_ts = bn->last_wall - (uint64_t)bn->realtime_offset,
+			.realtime_offset = bn->realtime_offset,
+			.monotonic_offset = bn->monotonic_offset,
+		};
+		out = TAKE_PTR(c->prepared);
+		out_len = c->prepared_len;
+		for (size_t off = 0; off < out_len;) {
+			struct fr_chunk_info ci;
+			if (fr_chunk_header_parse((const struct fr_chunk_header *)(out + off), &ci) < 0) {
+				k = -EIO; /* ours, just made: cannot be */
+				break;
+			}
+			like.seqnum = ++c->seqnum_max;
+			fr_chunk_respan(out + off, &like);
+			off += fr_chunk_disk_size(&ci);
+		}
+		c->st.symbols += c->prepared_symbols;
+	} else
+		k = build(c, &out, &out_len);
+	free(c->prepared);
+	c->prepared = NULL;
 	boots_free(c);
 	if (k < 0)
 		return k;

@@ -53,6 +53,13 @@ int fr_kernel_names_collector_add(struct fr_kernel_names_collector *c, const uin
  * them ahead, so that finishing, on an incident's critical path, has only
  * the chunks added since to look up. */
 int fr_kernel_names_collector_resolve(struct fr_kernel_names_collector *c);
+/* Builds the names chunks for what was added so far now, and keeps them
+ * (one boot only): building takes ~0.7 ms (a compression context, a
+ * megabyte of chunk builder), and finishing is on an incident's critical
+ * path.  Finishing takes them as they are when nothing was added since
+ * but later chunks without new kernel addresses: only their headers are
+ * made again, to come after and span those chunks. */
+int fr_kernel_names_collector_prepare(struct fr_kernel_names_collector *c);
 /* The names chunks for what was added, end to end, into *ret (malloc'd;
  * NULL and 0 when there are none), seqnums after the last chunk added.
  * The collector is empty afterwards. */

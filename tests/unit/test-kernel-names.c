@@ -233,11 +233,15 @@ static void inspect(const char *path, struct file_names *fn, struct fr_store_rea
 	 * them (here, a window of the last chunk's time alone) */
 	for (size_t i = 0; i < n; i++)
 		if (refs[i].info.cpu == FR_CPU_NAMES) {
-			uint64_t last = 0;
+			uint64_t last = 0, seq = 0;
 			for (size_t j = 0; j < n; j++)
-				if (refs[j].info.cpu != FR_CPU_NAMES)
+				if (refs[j].info.cpu != FR_CPU_NAMES) {
 					last = MAX(last, refs[j].info.last_ts + (uint64_t)refs[j].info.realtime_offset);
+					seq = MAX(seq, refs[j].info.seqnum);
+				}
 			CHECK(refs[i].info.last_ts + (uint64_t)refs[i].info.realtime_offset >= last);
+			/* and comes after them (built ahead or not) */
+			CHECK(refs[i].info.seqnum > seq);
 			CHECK_EQ(refs[i].info.nevents, 0);
 		}
 	free(refs);
@@ -303,15 +307,25 @@ static void write_with(const char *path, const char *how, struct fr_store_reader
 	} else {
 		/* built in memory as the daemon does: the first chunks from
 		 * the store, the last ones as its tap gives them, raw */
+		/* "prepared": its names built ahead, after the chunks from
+		 * the store ("-early") or after each one too, as the daemon
+		 * does: the seal takes them, or makes them again when
+		 * addresses came since */
 		struct fr_incident_builder *b = NULL;
-		size_t half = strcmp(how, "builder") == 0 ? n : n / 2, len;
+		bool tap = strstr(how, "tap") != NULL, prepared = strstr(how, "prepared") != NULL;
+		bool early = strstr(how, "early") != NULL;
+		size_t half = tap ? n / 2 : n, len;
 		CHECK_EQ(fr_incident_builder_new(64, &b), 0);
 		CHECK_EQ(fr_incident_builder_add_refs(b, r, refs, half), 0);
+		if (prepared)
+			CHECK_EQ(fr_incident_builder_prepare_names(b), 0);
 		for (size_t i = half; i < n; i++) {
 			uint8_t *buf = NULL;
 			size_t blen = 0;
 			CHECK_EQ(fr_store_reader_read_chunk(r, &refs[i], &buf, &blen), 0);
 			CHECK_EQ(fr_incident_builder_add(b, buf, blen), 0);
+			if (prepared && !early)
+				CHECK_EQ(fr_incident_builder_prepare_names(b), 0);
 			free(buf);
 		}
 		CHECK_EQ(fr_incident_builder_seal(b, "{}"), 0);
@@ -355,7 +369,8 @@ int main(void)
 	CHECK(strstr(want, "described_fn+0x10 [kernel.kallsyms]|described_fn+0x20 [kernel.kallsyms]|\n") != NULL);
 	CHECK(strstr(want, "snap_fn") == NULL);
 
-	static const char *const hows[] = { "write", "redact", "builder", "builder-tap" };
+	static const char *const hows[] = { "write", "redact", "builder", "builder-tap", "builder-prepared",
+					    "builder-tap-prepared", "builder-tap-prepared-early" };
 	for (size_t i = 0; i < ELEMENTSOF(hows); i++) {
 		snprintf(path, sizeof(path), "%s/%s.fri", dir, hows[i]);
 		write_with(path, hows[i], r);
