@@ -14,10 +14,14 @@
  *     has), without the descriptions another pid of the chunk had, and
  *     without any descriptions (symbols, mappings, inline functions): the
  *     floor of any way of describing them;
+ *     and with times and durations in microseconds, not nanoseconds
+ *     (what the records' precision costs);
  *   - across chunks: each chunk compressed with a zstd dictionary of
  *     DICT_KIB trained on the first quarter of the chunks (the rest
- *     measured), and with the previous chunk of its CPU as zstd's prefix,
- *     chains restarting every N chunks.
+ *     measured), with the previous chunk of its CPU as zstd's prefix,
+ *     chains restarting every N chunks, and the whole store as one zstd
+ *     frame at level 19 with long matching: the most that any scheme
+ *     across chunks (a dictionary, segments compressed again) could take.
  *   store-variants STORE [LEVEL]
  */
 #include <inttypes.h>
@@ -42,18 +46,20 @@ struct content {
 };
 
 /* the re-encoded variants: which records each leaves out */
-enum { V_ALL, V_BARE, V_NO_KSYMS, V_NO_REPEATS, V_NO_DESCRIPTIONS, V__N };
+enum { V_ALL, V_BARE, V_NO_KSYMS, V_NO_REPEATS, V_NO_DESCRIPTIONS, V_MICROS, V__N };
 static const char *const variant_names[V__N] = {
 	[V_ALL] = "as they are",
 	[V_BARE] = "with descriptions bare (the time of the record before, no comm, tid or cgroup)",
 	[V_NO_KSYMS] = "without the kernel's symbol descriptions",
 	[V_NO_REPEATS] = "without descriptions another pid of the chunk had",
 	[V_NO_DESCRIPTIONS] = "without any descriptions",
+	[V_MICROS] = "with times and durations in microseconds (not nanoseconds)",
 };
 #define M_KSYM 1u
 #define M_REPEAT 2u
 #define M_DESCRIPTION 4u
 #define M_BARE 8u /* not a mask of records left out: the descriptions made bare */
+#define M_MICROS 16u /* nor this: times and durations cut to the microsecond */
 
 struct scan {
 	struct fr_store_reader *r;
@@ -143,8 +149,22 @@ static int encode_again(struct scan *s, const struct fr_chunk_info *ci, size_t n
 		struct fr_record r = s->recs[i];
 		uint64_t frames[FR_SAMPLE_FRAMES_MAX];
 
-		if (s->mask[i] & drop & ~M_BARE)
+		uint64_t wframes[FR_SAMPLE_FRAMES_MAX];
+
+		if (s->mask[i] & drop & ~(M_BARE | M_MICROS))
 			continue;
+		if (drop & M_MICROS) {
+			/* in microseconds: what an encoding in that unit
+			 * would store (the chunk's span is then not its
+			 * records', which this size does not mind) */
+			r.ts /= 1000;
+			if (r.type == FR_REC_OFFCPU || r.type == FR_REC_RUNQ)
+				r.sched.duration_ns /= 1000;
+			else if (r.type == FR_REC_SYSCALL)
+				r.syscall.duration_ns /= 1000;
+			else if (r.type == FR_REC_BLOCK)
+				r.block.duration_ns /= 1000;
+		}
 		if ((drop & M_BARE) && (s->mask[i] & M_DESCRIPTION) && i > 0) {
 			r.ts = s->recs[i - 1].ts;
 			r.tid = r.pid;
@@ -156,6 +176,14 @@ static int encode_again(struct scan *s, const struct fr_chunk_info *ci, size_t n
 		if (fr_record_type_has_stack(r.type) && (k = fr_record_frames(&r, frames, FR_SAMPLE_FRAMES_MAX)) >= 0) {
 			r.stack.kframes = frames;
 			r.stack.uframes = frames + r.stack.kernel_frames;
+		}
+		/* and an offcpu record's waker's (as lib/redact.c) */
+		if (k >= 0 && r.type == FR_REC_OFFCPU && r.sched.waker.context) {
+			struct fr_record view;
+			fr_record_waker_view(&r, &view);
+			k = fr_record_frames(&view, wframes, FR_SAMPLE_FRAMES_MAX);
+			r.sched.waker.stack.kframes = wframes;
+			r.sched.waker.stack.uframes = wframes + view.stack.kernel_frames;
 		}
 		if (k >= 0)
 			k = fr_chunk_builder_add(b, &r);
@@ -202,6 +230,7 @@ static int chunk_cb(const struct fr_chunk_ref *ref, void *userdata)
 		s->mask[n] = count(s, &s->recs[n]);
 	static const uint8_t drops[V__N] = {
 		[V_ALL] = 0, [V_BARE] = M_BARE, [V_NO_KSYMS] = M_KSYM, [V_NO_REPEATS] = M_REPEAT, [V_NO_DESCRIPTIONS] = M_DESCRIPTION,
+		[V_MICROS] = M_MICROS,
 	};
 	for (unsigned v = 0; v < V__N; v++)
 		if (encode_again(s, ci, n, drops[v], &s->variant[v]) < 0)
@@ -256,6 +285,37 @@ static size_t chained(ZSTD_CCtx *z, const struct content *c, size_t n, unsigned 
 		last[cpu] = (long)i;
 	}
 	return sum;
+}
+
+/* Every chunk's content, end to end, compressed as one frame at level 19
+ * with long-distance matching over 128 MiB. */
+static size_t whole(ZSTD_CCtx *z, const struct content *c, size_t n)
+{
+	static size_t done;
+	size_t len = 0, at = 0, r;
+	uint8_t *all, *out;
+
+	if (done)
+		return done;
+	for (size_t i = 0; i < n; i++)
+		len += c[i].n;
+	all = malloc(len);
+	out = malloc(ZSTD_compressBound(len));
+	if (!all || !out) {
+		free(all);
+		free(out);
+		return 0;
+	}
+	for (size_t i = 0; i < n; at += c[i].n, i++)
+		memcpy(all + at, c[i].p, c[i].n);
+	ZSTD_CCtx_reset(z, ZSTD_reset_session_and_parameters);
+	ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, 19);
+	ZSTD_CCtx_setParameter(z, ZSTD_c_enableLongDistanceMatching, 1);
+	ZSTD_CCtx_setParameter(z, ZSTD_c_windowLog, 27);
+	r = ZSTD_compress2(z, out, ZSTD_compressBound(len), all, len);
+	free(all);
+	free(out);
+	return done = ZSTD_isError(r) ? 0 : r;
 }
 
 int main(int argc, char **argv)
@@ -321,5 +381,8 @@ int main(int argc, char **argv)
 		printf("chained, the previous chunk of the CPU as prefix, chains of %u: %zu bytes (%.2fx smaller)\n",
 		       every, c, (double)plain / (double)c);
 	}
+	printf("the whole store as one zstd frame, level 19, long matching (the most any scheme across chunks, a "
+	       "dictionary or a segment compressed again, could take out): %zu bytes (%.2fx smaller)\n",
+	       whole(z, s.c, s.n), (double)plain / (double)whole(z, s.c, s.n));
 	return 0;
 }
