@@ -15,17 +15,39 @@
 # Total = RSS + BPF maps (the rings are partly counted twice: an upper
 # bound).  REPS daemon starts, medians.  Next to it, for scale, perf record
 # -a -g -F 49's RSS + its mmap ring (perf_event_mlock_kb per CPU).
+# Peak: VmHWM of the daemon plus its parser's (each process's own high
+# water mark, summed: an upper bound of what they held at once), + BPF
+# maps: what a MemoryMax= must allow (issue 48), not only the steady state.
 # Target (issue 9): <= 64 MiB (the OpenTelemetry profiler states 250 MB).
+# WORKLOAD=compile: instead of messaging, clean builds of this project
+# (meson setup + ninja, a clone in the temporary directory) back to back
+# for SETTLE seconds (150 by default): many short-lived large programs
+# (cc1, as, ld), each unwound and named from its own files.
 #   tests/bench/memory.sh BUILD_DIR [REPS]     QUICK=1: 1 rep, 10 s
 BUILD=${1:-build}
 REPS=${2:-3}
 . "$(dirname "$0")/lib.sh"
 need_pkg perf linux-perf
 need_pkg stress-ng stress-ng
-if [ "$QUICK" = 1 ]; then REPS=1 SETTLE=10; else SETTLE=${SETTLE:-30}; fi
+WORKLOAD=${WORKLOAD:-messaging}
+case $WORKLOAD in
+messaging) DEFAULT_SETTLE=30 ;;
+compile) DEFAULT_SETTLE=150; git clone -q "$(dirname "$0")/../.." "$T/src" ;;
+*) echo "WORKLOAD must be messaging or compile, not '$WORKLOAD'" >&2; exit 2 ;;
+esac
+if [ "$QUICK" = 1 ]; then REPS=1 SETTLE=10; else SETTLE=${SETTLE:-$DEFAULT_SETTLE}; fi
 CONF="$BUILD/../conf/flightrec.conf"
 
 busy() {
+	if [ "$WORKLOAD" = compile ]; then
+		local end=$(($(date +%s) + SETTLE))
+		while [ "$(date +%s)" -lt "$end" ]; do
+			rm -rf "$T/src/b"
+			(cd "$T/src" && meson setup b >/dev/null 2>&1 && timeout $((end - $(date +%s) + 1)) ninja -C b >/dev/null 2>&1) || true
+		done
+		rm -rf "$T/src/b"
+		return
+	fi
 	stress-ng --cpu 1 --get 1 -t "$SETTLE" >/dev/null 2>&1 & BENCH_PIDS+=($!)
 	local end=$(($(date +%s) + SETTLE))
 	while [ "$(date +%s)" -lt "$end" ]; do perf bench sched messaging -g 4 -l 200 >/dev/null 2>&1; done
@@ -39,6 +61,15 @@ rss_kib() {
 	# shellcheck disable=SC2086 # one path per child
 	awk '/^VmRSS:/ { s += $2 } END { print s }' /proc/"$1"/status $kids
 }
+# hwm_kib PID: "TOTAL OWN CHILDREN" VmHWM (KiB): the process's high water
+# mark of resident memory, its children's (the parser), and their sum
+hwm_kib() {
+	local kids own
+	kids=$(cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | sed -n 's|^[0-9][0-9]*$|/proc/&/status|p')
+	own=$(awk '/^VmHWM:/ { print $2 }' /proc/"$1"/status)
+	# shellcheck disable=SC2086 # one path per child
+	awk -v o="$own" '/^VmHWM:/ { s += $2 } END { print o + s, o, s + 0 }' /dev/null $kids
+}
 # maps PID: "TOTAL_BYTES RING_BYTES RING_COUNT" of the maps PID holds
 # (BPF_MAP_TYPE_RINGBUF is 27)
 map_fdinfo() {
@@ -50,11 +81,13 @@ maps() {
 	map_fdinfo "$1" | awk '{ t += $3 } $2 == 27 { r += $3; n++ } END { print t + 0, r + 0, n + 0 }'
 }
 
-declare -A rss bpf rings
+declare -A rss bpf rings hwm
 for i in $(seq "$REPS"); do
 	start_flightrecd "$CONF"
 	busy
 	r=$(rss_kib "$TOOL"); read -r b rb rn < <(maps "$TOOL")
+	read -r h ho hc < <(hwm_kib "$TOOL")
+	hwm[flightrecd]+="$(calc "$h / 1024") "; hwm_own+="$(calc "$ho / 1024") "; hwm_parser+="$(calc "$hc / 1024") "
 	map_fdinfo "$TOOL" | awk '{ n[$2]++; b[$2] += $3 } END { for (t in n) printf "  map type %s: %d maps, %.1f KiB\n", t, n[t], b[t] / 1024 }' >"$T/maps.txt"
 	stop_tool
 	rss[flightrecd]+="$(calc "$r / 1024") "; bpf[flightrecd]+="$(calc "$b / 1048576") "
@@ -62,6 +95,8 @@ for i in $(seq "$REPS"); do
 	start_perf -a -g -F 49 -o "$T/perf.data"
 	busy
 	r=$(rss_kib "$TOOL")
+	read -r h ho hc < <(hwm_kib "$TOOL")
+	hwm[perf]+="$(calc "$h / 1024") "
 	stop_tool
 	rm -f "$T/perf.data"
 	# perf's ring: perf_event_mlock_kb per CPU (what it maps by default)
@@ -70,12 +105,18 @@ for i in $(seq "$REPS"); do
 done
 
 machine
-echo "default configuration, $(nproc) CPUs, after ${SETTLE}s of perf bench sched messaging + stress-ng; $REPS runs, medians (MiB)"
-printf '%-11s %8s %14s %10s %8s\n' tool RSS "BPF maps/ring" "of which rings" total
+if [ "$WORKLOAD" = compile ]; then what="clean builds of this project back to back (meson setup + ninja)"
+else what="perf bench sched messaging + stress-ng"; fi
+echo "default configuration, $(nproc) CPUs, after ${SETTLE}s of $what; $REPS runs, medians (MiB)"
+printf '%-11s %8s %14s %10s %8s %8s %10s\n' tool RSS "BPF maps/ring" "of which rings" total "VmHWM" "peak"
 for t in flightrecd perf; do
-	printf '%-11s %8.1f %14.1f %10.1f %8.1f   RSS runs %s\n' "$t" "$(med "${rss[$t]}")" "$(med "${bpf[$t]}")" "$(med "${rings[$t]}")" \
-		"$(calc "$(med "${rss[$t]}") + $(med "${bpf[$t]}")")" "${rss[$t]}"
+	printf '%-11s %8.1f %14.1f %10.1f %8.1f %8.1f %10.1f   RSS runs %s, VmHWM runs %s\n' "$t" "$(med "${rss[$t]}")" "$(med "${bpf[$t]}")" \
+		"$(med "${rings[$t]}")" "$(calc "$(med "${rss[$t]}") + $(med "${bpf[$t]}")")" "$(med "${hwm[$t]}")" \
+		"$(calc "$(med "${hwm[$t]}") + $(med "${bpf[$t]}")")" "${rss[$t]}" "${hwm[$t]}"
 done
+echo "flightrecd's VmHWM: the daemon $(med "$hwm_own") MiB (runs $hwm_own), its parser $(med "$hwm_parser") MiB (runs $hwm_parser)"
+peak=$(calc "$(med "${hwm[flightrecd]}") + $(med "${bpf[flightrecd]}")")
+echo "flightrecd at its peak (VmHWM of both processes + BPF maps): $peak MiB (target <= 64 MiB: $(le "$peak" 64))"
 echo "flightrecd's maps (last run):"; cat "$T/maps.txt"
 tot=$(calc "$(med "${rss[flightrecd]}") + $(med "${bpf[flightrecd]}")")
 ptot=$(calc "$(med "${rss[perf]}") + $(med "${bpf[perf]}")")
@@ -85,3 +126,7 @@ result "daemon RSS + BPF map memory, default config" "MiB" "$tot" 64 "target 64 
 	"$(calc "$tot / 64")" "<= 64 MiB" "$met" "$(jq -cn --argjson r "$(med "${rss[flightrecd]}")" --argjson b "$(med "${bpf[flightrecd]}")" \
 	--argjson rg "$(med "${rings[flightrecd]}")" --argjson p "$ptot" --arg runs "${rss[flightrecd]}" \
 	'{rss_mib: $r, bpf_maps_mib: $b, rings_mib: $rg, perf_record_mib: $p, rss_runs_mib: $runs}')"
+result "daemon peak (VmHWM of daemon and parser) + BPF map memory, default config, $WORKLOAD" "MiB" "$peak" 64 \
+	"target 64 MiB" "$(calc "$peak / 64")" "<= 64 MiB" "$(le "$peak" 64)" \
+	"$(jq -cn --arg own "$hwm_own" --arg parser "$hwm_parser" --arg w "$WORKLOAD" --argjson s "$SETTLE" \
+		'{workload: $w, settle_s: $s, daemon_hwm_runs_mib: $own, parser_hwm_runs_mib: $parser}')"
