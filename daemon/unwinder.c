@@ -31,11 +31,15 @@
  * for a clang compile, ~100 KiB for a small program.  Processes that
  * exited go a second after their exit record (samples taken before it
  * may still be in another CPU's ring); then the least recently used, and
- * all but the most recent quarter when the daemon's heap passes HEAP_MAX
- * (its own state is ~15 MiB: the budget of the whole daemon is 64 MiB). */
+ * all but the most recent quarter when the parser's heap (its arenas and
+ * its large blocks, the symbol cache's too) passes HEAP_MAX.  32 MiB, and
+ * the arenas alone, let a compile loop take the daemon's memory cgroup to
+ * 95 MiB at its peak; 16 MiB, large blocks counted, 81 MiB, with as many
+ * stacks unwound whole (93 %) for 4 % more CPU (tests/bench/memory.sh
+ * WORKLOAD=compile, BENCHMARKS.md, issue 48). */
 #define PROCS_MAX 64
 #define EXITED_KEEP_NS 1000000000ULL
-#define HEAP_MAX (32u << 20)
+#define HEAP_MAX (16u << 20)
 /* A process whose stack reaches code outside every module it had (a
  * library loaded since) has its mappings read again, at most this often. */
 #define REREAD_NS 1000000000ULL
@@ -50,8 +54,8 @@
  * walked by frame pointers.  Distribution binaries have none; a -g -gz
  * build of a large program a few MiB. */
 static const struct fr_elf_inflate_limits inflate_limits = {
-	.section_max = HEAP_MAX / 2,
-	.total_max = HEAP_MAX / 2,
+	.section_max = 16u << 20,
+	.total_max = 16u << 20,
 };
 
 struct ufile {
@@ -751,7 +755,8 @@ void fr_unwinder_trim(struct fr_unwinder *u)
 	 * daemon's CPU when asked at every drain) */
 	if (u->procs.n > 4 && now - u->heap_checked_at >= 1000000000ULL) {
 		u->heap_checked_at = now;
-		if (mallinfo2().uordblks <= HEAP_MAX)
+		struct mallinfo2 mi = mallinfo2();
+		if (mi.uordblks + mi.hblkhd <= HEAP_MAX)
 			return;
 		keep_recent(u, u->procs.n / 4);
 		malloc_trim(0); /* give it back, not only to malloc */

@@ -28,6 +28,9 @@
 # (meson setup + ninja, a clone in the temporary directory) back to back
 # for SETTLE seconds (150 by default): many short-lived large programs
 # (cc1, as, ld), each unwound and named from its own files.
+# With each run: the CPU the daemon and its parser used, and what their
+# unwinding did (frctl status: stacks, complete, truncated, evictions):
+# what a smaller cache costs.  PEER=0: no perf runs.
 #   tests/bench/memory.sh BUILD_DIR [REPS]     QUICK=1: 1 rep, 10 s
 BUILD=${1:-build}
 REPS=${2:-3}
@@ -104,6 +107,13 @@ start_in_cgroup() {
 	echo "flightrecd did not start: $(cat "$T/daemon.log")" >&2
 	exit 1
 }
+# proc_cpu_s PID: CPU seconds (user + system) of PID and its children
+proc_cpu_s() {
+	local kids
+	kids=$(cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | sed -n 's|^[0-9][0-9]*$|/proc/&/stat|p')
+	# shellcheck disable=SC2086 # one path per child
+	cat /proc/"$1"/stat $kids | sed 's/.*) //' | awk -v hz="$(getconf CLK_TCK)" '{ s += $12 + $13 } END { printf "%.2f", s / hz }'
+}
 # "PEAK ANON FILE" (KiB) of the cgroup: its peak, and now its anonymous
 # memory and page cache
 cg_mem_kib() {
@@ -125,6 +135,11 @@ for i in $(seq "$REPS"); do
 	hwm[flightrecd]+="$(calc "$h / 1024") "; hwm_own+="$(calc "$ho / 1024") "; hwm_parser+="$(calc "$hc / 1024") "
 	read -r cp ca cf < <(cg_mem_kib)
 	cg_peak+="$(calc "$cp / 1024") "; cg_anon+="$(calc "$ca / 1024") "; cg_file+="$(calc "$cf / 1024") "
+	cpu_s+="$(proc_cpu_s "$TOOL") "
+	"$BUILD/ctl/frctl" --config "$CONF" --store "$T/store" --socket "$T/control.sock" status --json |
+		jq -c '{unwind: (.sampler.unwind | {stacks, complete, truncated, failed, evicted, heap_trims}),
+			symbols: (.sampler.symbols | {cache_bytes, cached_files, user_named, user_module_only}),
+			parser: (.sampler.parser | {stacks, over_budget, skipped})}' >>"$T/unwind.txt"
 	map_fdinfo "$TOOL" | awk '{ n[$2]++; b[$2] += $3 } END { for (t in n) printf "  map type %s: %d maps, %.1f KiB\n", t, n[t], b[t] / 1024 }' >"$T/maps.txt"
 	stop_tool
 	# (its parser exits after it)
@@ -133,6 +148,7 @@ for i in $(seq "$REPS"); do
 	CG=
 	rss[flightrecd]+="$(calc "$r / 1024") "; bpf[flightrecd]+="$(calc "$b / 1048576") "
 	rings[flightrecd]+="$(calc "$rb / 1048576") "
+	[ "${PEER:-1}" = 1 ] || continue
 	start_perf -a -g -F 49 -o "$T/perf.data"
 	busy
 	r=$(rss_kib "$TOOL")
@@ -150,7 +166,9 @@ if [ "$WORKLOAD" = compile ]; then what="clean builds of this project back to ba
 else what="perf bench sched messaging + stress-ng"; fi
 echo "default configuration, $(nproc) CPUs, after ${SETTLE}s of $what; $REPS runs, medians (MiB)"
 printf '%-11s %8s %14s %10s %8s %8s %10s\n' tool RSS "BPF maps/ring" "of which rings" total "VmHWM" "peak"
-for t in flightrecd perf; do
+TOOLS=flightrecd
+[ "${PEER:-1}" = 1 ] && TOOLS="flightrecd perf"
+for t in $TOOLS; do
 	printf '%-11s %8.1f %14.1f %10.1f %8.1f %8.1f %10.1f   RSS runs %s, VmHWM runs %s\n' "$t" "$(med "${rss[$t]}")" "$(med "${bpf[$t]}")" \
 		"$(med "${rings[$t]}")" "$(calc "$(med "${rss[$t]}") + $(med "${bpf[$t]}")")" "$(med "${hwm[$t]}")" \
 		"$(calc "$(med "${hwm[$t]}") + $(med "${bpf[$t]}")")" "${rss[$t]}" "${hwm[$t]}"
@@ -158,10 +176,13 @@ done
 echo "flightrecd's VmHWM: the daemon $(med "$hwm_own") MiB (runs $hwm_own), its parser $(med "$hwm_parser") MiB (runs $hwm_parser)"
 peak=$(calc "$(med "${hwm[flightrecd]}") + $(med "${bpf[flightrecd]}")")
 echo "flightrecd at its peak (VmHWM of both processes + BPF maps): $peak MiB (target <= 64 MiB: $(le "$peak" 64))"
+echo "flightrecd's CPU (daemon and parser): $(med "$cpu_s") s (runs $cpu_s); its unwinding, each run:"
+cat "$T/unwind.txt"
 echo "flightrecd's memory cgroup: peak $(med "$cg_peak") MiB (runs $cg_peak); at the end anonymous $(med "$cg_anon") MiB, page cache $(med "$cg_file") MiB"
 echo "flightrecd's maps (last run):"; cat "$T/maps.txt"
 tot=$(calc "$(med "${rss[flightrecd]}") + $(med "${bpf[flightrecd]}")")
-ptot=$(calc "$(med "${rss[perf]}") + $(med "${bpf[perf]}")")
+ptot=null
+[ "${PEER:-1}" = 1 ] && ptot=$(calc "$(med "${rss[perf]}") + $(med "${bpf[perf]}")")
 met=$(le "$tot" 64)
 echo "flightrecd: ${tot} MiB (target <= 64 MiB: $met); perf record -a -g -F 49: ${ptot} MiB"
 result "daemon RSS + BPF map memory, default config" "MiB" "$tot" 64 "target 64 MiB (OTel profiler states 250 MB)" \
