@@ -101,10 +101,12 @@ sources = {
 metrics = { enabled = false; };
 CONF
 }
-# start_flightrecd CONFIG: a private daemon on $T/store; TOOL is its pid
+# start_flightrecd CONFIG [CGROUP]: a private daemon on $T/store (in
+# CGROUP, a cgroup directory, from its first instruction); TOOL is its pid
 start_flightrecd() {
 	rm -rf "$T/store"
-	"$BUILD/daemon/flightrecd" --config "$1" --store "$T/store" --socket "$T/control.sock" >"$T/daemon.log" 2>&1 &
+	sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "${2:-}" \
+		"$BUILD/daemon/flightrecd" --config "$1" --store "$T/store" --socket "$T/control.sock" >"$T/daemon.log" 2>&1 &
 	TOOL=$!
 	for _ in $(seq 100); do
 		"$BUILD/ctl/frctl" --config "$1" --store "$T/store" --socket "$T/control.sock" status >/dev/null 2>&1 && return 0

@@ -93,20 +93,6 @@ maps() {
 # anew each run so that its peak is the run's
 if [ -d /sys/fs/cgroup/memory ]; then MCG=/sys/fs/cgroup/memory/fr-bench-mem-$$
 else MCG=/sys/fs/cgroup/fr-bench-mem-$$; fi
-start_in_cgroup() {
-	rm -rf "$T/store"
-	mkdir "$MCG"
-	CG=$MCG
-	sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "$MCG" \
-		"$BUILD/daemon/flightrecd" --config "$CONF" --store "$T/store" --socket "$T/control.sock" >"$T/daemon.log" 2>&1 &
-	TOOL=$!
-	for _ in $(seq 100); do
-		"$BUILD/ctl/frctl" --config "$CONF" --store "$T/store" --socket "$T/control.sock" status >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	echo "flightrecd did not start: $(cat "$T/daemon.log")" >&2
-	exit 1
-}
 # proc_cpu_s PID: CPU seconds (user + system) of PID and its children
 proc_cpu_s() {
 	local kids
@@ -128,7 +114,9 @@ cg_mem_kib() {
 
 declare -A rss bpf rings hwm
 for i in $(seq "$REPS"); do
-	start_in_cgroup
+	mkdir "$MCG"
+	CG=$MCG
+	start_flightrecd "$CONF" "$MCG"
 	busy
 	r=$(rss_kib "$TOOL"); read -r b rb rn < <(maps "$TOOL")
 	read -r h ho hc < <(hwm_kib "$TOOL")
