@@ -64,8 +64,11 @@
  * write.  A window that grows after that (a trigger joins and moves its
  * end) or metadata that outgrows its room falls back to writing it whole.
  * The names of the kernel frames the chunks leave to the store's snapshot
- * (lib/kernel-names.h) are known only when it is sealed: they go last,
- * and an incident they take past the spare is written as a new file.
+ * (lib/kernel-names.h) go last: their chunk is built when the incident is
+ * written ahead and again when a chunk of its window brings new kernel
+ * addresses, so that the seal only dates it; an incident they take past
+ * the spare is written as a new file.  What the incident's durable time
+ * went to is logged at debug level (flightrecd -d).
  */
 #define STAGE_META_SLACK 16384
 
