@@ -959,7 +959,7 @@ static void bpf_losses(struct fr_recorder *r, uint64_t *out)
 
 /* Gap records for the losses counted since the last report, and the
  * chunks open for longer than their age closed. */
-static void report_losses(struct fr_recorder *r, uint64_t now_mono)
+static void report_losses_close_aged(struct fr_recorder *r, uint64_t now_mono)
 {
 	uint64_t lost[r->ncpu];
 
@@ -998,14 +998,14 @@ void fr_recorder_tick(struct fr_recorder *r, uint64_t now_mono)
 	if (r->parser)
 		fr_parser_tick(r->parser);
 	fr_python_tick(r->py, now_mono);
-	report_losses(r, now_mono);
+	report_losses_close_aged(r, now_mono);
 }
 
 void fr_recorder_flush_until(struct fr_recorder *r, uint64_t until_boot)
 {
 	/* the losses so far go with the records, not the tick's upkeep (the
 	 * parser's, a round trip): an incident's critical path flushes */
-	report_losses(r, fr_now_ns(CLOCK_MONOTONIC));
+	report_losses_close_aged(r, fr_now_ns(CLOCK_MONOTONIC));
 	for (unsigned i = 0; i < r->ncpu; i++) {
 		const struct fr_chunk_builder *b = r->cpu[i].b;
 		if (fr_chunk_builder_count(b) && fr_chunk_builder_first_ts(b) <= until_boot)

@@ -53,9 +53,10 @@
  * .eh_frame misses an address (lib/elf-inflated.h).  Its frames are
  * walked by frame pointers.  Distribution binaries have none; a -g -gz
  * build of a large program a few MiB. */
+#define INFLATE_MAX (16u << 20)
 static const struct fr_elf_inflate_limits inflate_limits = {
-	.section_max = 16u << 20,
-	.total_max = 16u << 20,
+	.section_max = INFLATE_MAX,
+	.total_max = INFLATE_MAX,
 };
 
 struct ufile {

@@ -478,25 +478,33 @@ static int close_into(struct fr_kernel_names_collector *c, struct fr_chunk_build
 	return k < 0 ? k : fr_chunks_append(out, out_len, buf, len);
 }
 
-/* The names chunks of boot @bn, its functions found, appended to *out. */
-static int boot_chunks(struct fr_kernel_names_collector *c, struct boot_names *bn, ZSTD_CCtx *cctx, uint8_t **out,
-		       size_t *out_len)
+/* What the names chunks of boot @bn span: its chunks on the wall clock,
+ * as windows select, with the clock offsets of the last one. */
+static struct fr_chunk_info boot_span(const struct boot_names *bn)
 {
-	const struct fr_ksym **v = bn->found;
-	struct fr_chunk_builder *b = NULL;
-	/* spanning the boot's chunks on the wall clock, as windows select */
 	struct fr_chunk_info like = {
 		.first_ts = bn->first_wall - (uint64_t)bn->realtime_offset,
 		.last_ts = bn->last_wall - (uint64_t)bn->realtime_offset,
 		.realtime_offset = bn->realtime_offset,
 		.monotonic_offset = bn->monotonic_offset,
 	};
-	size_t n = bn->nfound;
-	int k;
 
 	memcpy(like.boot_id, bn->boot_id, 16);
 	if (like.first_ts > like.last_ts)
 		like.first_ts = like.last_ts;
+	return like;
+}
+
+/* The names chunks of boot @bn, its functions found, appended to *out. */
+static int boot_chunks(struct fr_kernel_names_collector *c, struct boot_names *bn, ZSTD_CCtx *cctx, uint8_t **out,
+		       size_t *out_len)
+{
+	const struct fr_ksym **v = bn->found;
+	struct fr_chunk_builder *b = NULL;
+	struct fr_chunk_info like = boot_span(bn);
+	size_t n = bn->nfound;
+	int k;
+
 	/* once per function, in address order (the snapshot's) */
 	qsort(v, n, sizeof(*v), cmp_ksym);
 	k = fr_chunk_builder_new(FR_CPU_NAMES, NAMES_RAW_MAX, &b);
@@ -594,13 +602,7 @@ int fr_kernel_names_collector_finish(struct fr_kernel_names_collector *c, uint8_
 	if (prepared_fits(c)) {
 		/* only their span and numbers are new: after the chunks
 		 * added since, and spanning them */
-		const struct boot_names *bn = &c->boots[0];
-		struct fr_chunk_info like = {
-			.first_ts = bn->first_wall - (uint64_t)bn->realtime_offset,
-			.last_ts = bn->last_wall - (uint64_t)bn->realtime_offset,
-			.realtime_offset = bn->realtime_offset,
-			.monotonic_offset = bn->monotonic_offset,
-		};
+		struct fr_chunk_info like = boot_span(&c->boots[0]);
 		out = TAKE_PTR(c->prepared);
 		out_len = c->prepared_len;
 		for (size_t off = 0; off < out_len;) {
