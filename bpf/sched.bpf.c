@@ -341,8 +341,14 @@ static int offcpu_copy_user(struct bpf_map *map, void *key, void *value)
 		e->kernel_frames = p->kernel_frames;
 		__builtin_memcpy(e->kstack, p->kstack, sizeof(e->kstack));
 		len = fr_ustack_len(t, e->uregs[7]);
-		/* sleepable here: pages not present are faulted in */
-		if (len && bpf_copy_from_user(e->ustack, len, (const void *)e->uregs[7]) == 0)
+		/* sleepable here: pages not present are faulted in.  When the
+		 * mapping could not be looked up (another thread of the process
+		 * held its lock: one that exits, unmapping its own stack, as it
+		 * wakes this one), @len is the most, which may cross the
+		 * stack's end: then the pages up to the first that does not read */
+		if (len && bpf_copy_from_user(e->ustack, len, (const void *)e->uregs[7]) != 0)
+			len = fr_copy_pages(e->ustack, e->uregs[7], len);
+		if (len)
 			e->ustack_len = len;
 		else
 			e->user = FR_OFFCPU_USER_UNREADABLE;

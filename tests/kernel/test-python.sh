@@ -40,7 +40,15 @@ CONF
 start_daemon "$T/fr.conf"
 
 # the Python frames of a record, innermost first: "name@file:line"
-PYFRAMES='[.stack[] | select(.kind == "python") | "\(.sym)@\(.file):\(.line)"]'
+PYFRAMES='[.stack // [] | .[] | select(.kind == "python") | "\(.sym)@\(.file):\(.line)"]'
+# stacks the daemon counts as shed under load: not given to the parser
+# (past its time budget, or none running), or off-CPU stacks whose user
+# part was not copied (slots busy, stack unreadable)
+stacks_shed() {
+	"$FRCTL" --store "$T/store" status --json |
+		jq '(.sampler.parser | (.over_budget // 0) + (.skipped // 0)) +
+			(.offcpu_stacks | (.busy // 0) + (.unreadable // 0))'
+}
 dump_pid() { "$FRCTL" --store "$T/store" dump --pid "$1" --format json 2>/dev/null; }
 line_of() { grep -n "^def $1(" "$WORK" | cut -d: -f1; }
 # the line of the call that the function on line $1 makes first, matching $2
@@ -68,10 +76,20 @@ jq -s --argjson want "$WANT" "$JQ_NS"'
 		([.stack[] | select(.kind != "python") | .sym // ""] | any(startswith("PyEval_EvalCode"))))] as $good |
 	[$loop[] | .stack | map(.kind == "python") | index(true) | select(. != null and . > 0)] as $leafside |
 	{ loop: ($loop | length), good: ($good | length), native_leaf: ($leafside | length),
+	  shed: ([$loop[] | select((.stack // []) as $f | ($f | length) == (.kernel_frames // 0) + 2 and $f[-1].sym == "[unwind failed]")] | length),
 	  eval_left: ([$loop[] | .stack[] | select((.sym // "") | startswith("_PyEval_EvalFrameDefault"))] | length) }' \
 	<"$T/hot.json" >"$T/hot.sum" || fail "jq over the hot loop's samples failed"
-read -r LOOP GOOD LEAF EVAL < <(jq -r '"\(.loop) \(.good) \(.native_leaf) \(.eval_left)"' "$T/hot.sum")
+read -r LOOP GOOD LEAF EVAL SHED < <(jq -r '"\(.loop) \(.good) \(.native_leaf) \(.eval_left) \(.shed)"' "$T/hot.sum")
 [ "$LOOP" -ge 100 ] || fail "(a) only $LOOP samples of the 4 s hot loop"
+# A sample the daemon did not give its parser, past its time budget (a
+# loaded machine: its budget is wall time), is its leaf and [unwind
+# failed], counted as such: left out of the share, at most that many
+unwound_not=$(stacks_shed)
+[ "$SHED" -le "$unwound_not" ] ||
+	fail "(a) $SHED samples [unwind failed] but the parser counts $unwound_not stacks over budget or skipped"
+[ "$SHED" -eq 0 ] || echo "note: $SHED samples not unwound: the parser was over its time budget ($unwound_not counted)"
+LOOP=$((LOOP - SHED))
+[ "$LOOP" -ge 80 ] || fail "(a) only $LOOP samples of the 4 s hot loop unwound ($SHED over the parser's budget)"
 if [ $((GOOD * 100)) -lt $((LOOP * 95)) ]; then
 	jq -c "$PYFRAMES" "$T/hot.json" | sort | uniq -c | sort -rn | head -5 >&2
 	fail "(a) $GOOD of $LOOP samples show $WANT under <module> and PyEval_EvalCode (want >= 95 %)"
@@ -80,24 +98,38 @@ fi
 [ $((LEAF * 2)) -ge "$LOOP" ] || fail "(a) only $LEAF of $LOOP samples have native frames leaf side of tokenize (str.split)"
 ok "(a) $GOOD of $LOOP samples: tokenize:$L_TOK <- parse:$L_PARSE <- handle:$L_HANDLE <- main:$L_MAIN <- <module> <- PyEval_EvalCode; $LEAF under a C function"
 
-# (b) waits
-"$PY" "$WORK" wait &
-WAITP=$!
-PIDS="$PIDS $WAITP"
-wait "$WAITP" || fail "the waits failed"
-sleep 0.5
-dump_pid "$WAITP" | jq -c "select(.type == \"offcpu\") | {d: .duration_ns, p: $PYFRAMES,
-	w: [.waker.stack // [] | .[] | select(.kind == \"python\") | \"\(.sym)@\(.file):\(.line)\"]}" >"$T/wait.json"
+# (b) waits.  A miss that the daemon counts as load shed (the wait's
+# stack over the parser's time budget, its user stack not copied) is
+# tried again, twice at most; a miss with nothing counted fails at once.
 L_RECV=$(call_line "$(line_of wait_for_backend)" 'recv')
 L_NAP=$(call_line "$(line_of nap_between_tries)" 'sleep')
-jq -s -e --arg f "wait_for_backend@$WORK:$L_RECV" 'any(.[]; .d > 1400000000 and .p[0] == $f and (.p[1] | startswith("wait@")))' \
-	"$T/wait.json" >/dev/null || { cat "$T/wait.json" >&2; fail "(b) no 1.5 s offcpu record in wait_for_backend:$L_RECV <- wait"; }
-jq -s -e --arg f "nap_between_tries@$WORK:$L_NAP" 'any(.[]; .d > 1100000000 and .p[0] == $f)' \
-	"$T/wait.json" >/dev/null || { cat "$T/wait.json" >&2; fail "(b) no 1.2 s offcpu record in nap_between_tries:$L_NAP"; }
 L_REPLY=$(call_line "$(line_of reply_from_backend)" 'send')
-jq -s -e --arg f "wait_for_backend@$WORK:$L_RECV" --arg w "reply_from_backend@$WORK:$L_REPLY" \
-	'any(.[]; .p[0] == $f and .w[0] == $w)' "$T/wait.json" >/dev/null ||
-	{ cat "$T/wait.json" >&2; fail "(b) the recv's waker is not reply_from_backend:$L_REPLY"; }
+for try in 1 2 3; do
+	shed0=$(stacks_shed)
+	"$PY" "$WORK" wait &
+	WAITP=$!
+	PIDS="$PIDS $WAITP"
+	wait "$WAITP" || fail "the waits failed"
+	sleep 0.5
+	dump_pid "$WAITP" | jq -c "select(.type == \"offcpu\") | {d: .duration_ns, p: $PYFRAMES,
+		w: [.waker.stack // [] | .[] | select(.kind == \"python\") | \"\(.sym)@\(.file):\(.line)\"]}" >"$T/wait.json"
+	miss=
+	jq -s -e --arg f "wait_for_backend@$WORK:$L_RECV" 'any(.[]; .d > 1400000000 and .p[0] == $f and (.p[1] | startswith("wait@")))' \
+		"$T/wait.json" >/dev/null || miss="no 1.5 s offcpu record in wait_for_backend:$L_RECV <- wait"
+	jq -s -e --arg f "nap_between_tries@$WORK:$L_NAP" 'any(.[]; .d > 1100000000 and .p[0] == $f)' \
+		"$T/wait.json" >/dev/null || miss="no 1.2 s offcpu record in nap_between_tries:$L_NAP"
+	jq -s -e --arg f "wait_for_backend@$WORK:$L_RECV" --arg w "reply_from_backend@$WORK:$L_REPLY" \
+		'any(.[]; .p[0] == $f and .w[0] == $w)' "$T/wait.json" >/dev/null ||
+		miss="the recv's waker is not reply_from_backend:$L_REPLY"
+	[ -n "$miss" ] || break
+	shed=$(($(stacks_shed) - shed0))
+	if [ "$shed" -eq 0 ] || [ "$try" -eq 3 ]; then
+		cat "$T/wait.json" >&2
+		"$FRCTL" --store "$T/store" dump --pid "$WAITP" --type offcpu --stacks >&2 || true
+		fail "(b) $miss (try $try; stacks shed meanwhile: $shed)"
+	fi
+	echo "note: try $try: $miss, with $shed stacks shed meanwhile (counted): again"
+done
 ok "(b) the recv names wait_for_backend:$L_RECV, its waker reply_from_backend:$L_REPLY, the sleep nap_between_tries:$L_NAP"
 
 # (c) threads

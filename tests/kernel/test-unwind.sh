@@ -120,9 +120,24 @@ check_failed() {
 	FAILED+=("$1: ${2%%$'\n'*}") # its first line, for the summary
 }
 
+# A stack the daemon did not give its parser, past its time budget (250
+# ms of wall time a second: a loaded machine, the ASan helper, node's
+# JIT stacks), is its comm, [unwind failed] and the leaf: a loss counted
+# as such (sampler.parser over_budget and skipped).  Those are left out
+# of a share, at most as many as counted (a broken unwinder also gives
+# [unwind failed], with nothing counted: then they stay in).  Only with
+# SHED_OK=1: fr-brief's check is of exactly such stacks (maps gone).
+SHED_RE='^[^;]*;[[]unwind failed[]];[^;]*$'
 # check_share NAME FOLDED SELECT WANT MIN_SAMPLES MIN_PERCENT WHAT
 check_share() {
-	local k n
+	local k n shed counted
+	shed=$(awk -v re="$SHED_RE" '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s) } s ~ re { t += n } END { print t + 0 }' "$2")
+	counted=$("$FRCTL" --store "$T/store" status --json | jq '.sampler.parser | (.over_budget // 0) + (.skipped // 0)')
+	if [ "${SHED_OK:-0}" = 1 ] && [ "$shed" -gt 0 ] && [ "$shed" -le "$counted" ]; then
+		echo "note: $1: $shed samples not unwound, the parser over its time budget ($counted stacks counted): left out"
+		awk -v re="$SHED_RE" '{ s = $0; sub(/ [0-9]+$/, "", s) } s !~ re' "$2" >"$2.unwound"
+		set -- "$1" "$2.unwound" "${@:3}"
+	fi
 	read -r k n <<<"$(counts "$2" "$3" "$4")"
 	if [ "$n" -lt "$5" ]; then
 		check_failed "$1" "$n samples selected by /$3/ (want >= $5); the most frequent stacks:
@@ -147,18 +162,18 @@ DEEP=$(cat "$T/deep.pid")
 folded "$T/deep.folded" --pid "$DEEP"
 # the samples in fr_deep_c's own code: no kernel frames after it (the
 # clock reads are in cpu_ns and libc, left out)
-check_share "fr-deep" "$T/deep.folded" '^fr-deep;(.*;)?fr_deep_c$' ';main;fr_deep_a;fr_deep_b;fr_deep_c$' \
+SHED_OK=1 check_share "fr-deep" "$T/deep.folded" '^fr-deep;(.*;)?fr_deep_c$' ';main;fr_deep_a;fr_deep_b;fr_deep_c$' \
 	100 95 "in fr_deep_c show main;fr_deep_a;fr_deep_b;fr_deep_c"
 # (nothing in fr_deep_c's stack lacks unwind tables: 2 % is room for a
 # sample or two, not for the last drain interval of the process, ~5 %)
-check_share "fr-deep, complete stacks" "$T/deep.folded" '^fr-deep;(.*;)?fr_deep_c$' "!^fr-deep;$MARKER" \
+SHED_OK=1 check_share "fr-deep, complete stacks" "$T/deep.folded" '^fr-deep;(.*;)?fr_deep_c$' "!^fr-deep;$MARKER" \
 	100 98 "in fr_deep_c have no marker frame outermost (the unwinder reached the end)"
 
 # --- fr-deep-inline: stripped, names and the inlined frame from the debug file ---
 "$T/bin/fr-deep-inline" 4 >"$T/inline.pid" || fail "fr-deep-inline failed"
 INL=$(cat "$T/inline.pid")
 folded "$T/inline.folded" --pid "$INL"
-check_share "fr-deep-inline (stripped, debug file by build id)" "$T/inline.folded" \
+SHED_OK=1 check_share "fr-deep-inline (stripped, debug file by build id)" "$T/inline.folded" \
 	'^fr-deep-inline;(.*;)?fr_deep_c$' ';main;fr_deep_a;fr_deep_b;fr_deep_c$' \
 	100 95 "in fr_deep_c show main;fr_deep_a;fr_deep_b (inlined);fr_deep_c"
 # the same chain in both: the json says which fr_deep_b is inlined
@@ -200,7 +215,7 @@ while time.process_time() < end:
 ' 4 >"$T/py.pid" || fail "$PYTHON failed"
 PY=$(cat "$T/py.pid")
 folded "$T/py.folded" --pid "$PY"
-check_share "python3" "$T/py.folded" '^python3;' \
+SHED_OK=1 check_share "python3" "$T/py.folded" '^python3;' \
 	';Py_BytesMain;(.*;)?PyEval_EvalCode;<module> \(<string>:[0-9]+\);fr_py_hot \(<string>:[0-9]+\)(;|$)' \
 	100 90 "go from Py_BytesMain down to PyEval_EvalCode and the Python frames <module> and fr_py_hot"
 
@@ -212,7 +227,7 @@ check_share "python3" "$T/py.folded" '^python3;' \
 NODE_PID=$(head -1 "$T/node.pid")
 grep -q frNodeHotLoop "/tmp/perf-$NODE_PID.map" || fail "node --perf-basic-prof did not name frNodeHotLoop in /tmp/perf-$NODE_PID.map"
 folded "$T/node.folded" --pid "$NODE_PID"
-check_share "node" "$T/node.folded" '^' 'frNodeHotLoop' 100 50 "name frNodeHotLoop (from /tmp/perf-$NODE_PID.map)"
+SHED_OK=1 check_share "node" "$T/node.folded" '^' 'frNodeHotLoop' 50 50 "name frNodeHotLoop (from /tmp/perf-$NODE_PID.map)"
 
 # --- processes gone before a drain: 30 runs of 50 ms ---
 for _ in $(seq 30); do
