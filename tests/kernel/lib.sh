@@ -80,6 +80,13 @@ fail() {
 	exit 1
 }
 
+# parser_shed: stacks the daemon did not give its parser, counted (past
+# its time budget, or no parser running): each is its leaf and
+# [unwind failed], and a check may leave at most this many out
+parser_shed() {
+	"$FRCTL" --store "$T/store" status --json | jq '.sampler.parser | (.over_budget // 0) + (.skipped // 0)'
+}
+
 ok() {
 	echo "ok: $*"
 }

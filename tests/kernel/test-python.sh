@@ -41,13 +41,11 @@ start_daemon "$T/fr.conf"
 
 # the Python frames of a record, innermost first: "name@file:line"
 PYFRAMES='[.stack // [] | .[] | select(.kind == "python") | "\(.sym)@\(.file):\(.line)"]'
-# stacks the daemon counts as shed under load: not given to the parser
-# (past its time budget, or none running), or off-CPU stacks whose user
-# part was not copied (slots busy, stack unreadable)
+# stacks the daemon counts as shed under load: the parser's (lib.sh), and
+# off-CPU stacks whose user part was not copied (slots busy, unreadable)
 stacks_shed() {
-	"$FRCTL" --store "$T/store" status --json |
-		jq '(.sampler.parser | (.over_budget // 0) + (.skipped // 0)) +
-			(.offcpu_stacks | (.busy // 0) + (.unreadable // 0))'
+	echo $(($(parser_shed) + $("$FRCTL" --store "$T/store" status --json |
+		jq '.offcpu_stacks | (.busy // 0) + (.unreadable // 0)')))
 }
 dump_pid() { "$FRCTL" --store "$T/store" dump --pid "$1" --format json 2>/dev/null; }
 line_of() { grep -n "^def $1(" "$WORK" | cut -d: -f1; }

@@ -130,10 +130,12 @@ check_failed() {
 SHED_RE='^[^;]*;[[]unwind failed[]];[^;]*$'
 # check_share NAME FOLDED SELECT WANT MIN_SAMPLES MIN_PERCENT WHAT
 check_share() {
-	local k n shed counted
-	shed=$(awk -v re="$SHED_RE" '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s) } s ~ re { t += n } END { print t + 0 }' "$2")
-	counted=$("$FRCTL" --store "$T/store" status --json | jq '.sampler.parser | (.over_budget // 0) + (.skipped // 0)')
-	if [ "${SHED_OK:-0}" = 1 ] && [ "$shed" -gt 0 ] && [ "$shed" -le "$counted" ]; then
+	local k n shed=0 counted
+	if [ "${SHED_OK:-0}" = 1 ]; then
+		shed=$(awk -v re="$SHED_RE" '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s) } s ~ re { t += n } END { print t + 0 }' "$2")
+		counted=$(parser_shed)
+	fi
+	if [ "$shed" -gt 0 ] && [ "$shed" -le "$counted" ]; then
 		echo "note: $1: $shed samples not unwound, the parser over its time budget ($counted stacks counted): left out"
 		awk -v re="$SHED_RE" '{ s = $0; sub(/ [0-9]+$/, "", s) } s !~ re' "$2" >"$2.unwound"
 		set -- "$1" "$2.unwound" "${@:3}"
