@@ -43,7 +43,10 @@ fr_packages() {
 		# 6.1 kernel booted in QEMU with a busybox initrd (cpio, and xz
 		# for its compressed modules), the .deb fetched by apt-get and
 		# unpacked by dpkg-deb
-		qemu-system-x86 busybox-static cpio xz-utils)
+		qemu-system-x86 busybox-static cpio xz-utils
+		# the power-cut tests' file system (tests/helpers/fr-cutfs.c),
+		# FUSE: it keeps what was not synced in memory and loses it
+		libfuse3-dev)
 	printf '%s\n' "${pkgs[@]}"
 }
 
