@@ -639,6 +639,9 @@ static struct json_object *status_json(struct daemon *d)
 	json_object_object_add(store, "chunks_written", json_object_new_uint64(ws.chunks_written));
 	json_object_object_add(store, "chunks_failed", json_object_new_uint64(ws.chunks_failed));
 	json_object_object_add(store, "syncs", json_object_new_uint64(ws.syncs));
+	json_object_object_add(store, "syncs_failed", json_object_new_uint64(ws.syncs_failed));
+	if (ws.last_error < 0)
+		json_object_object_add(store, "last_error", json_object_new_string(strerror(-ws.last_error)));
 	json_object_object_add(o, "store", store);
 	json_object_object_add(o, "triggers", fr_triggers_status(d->triggers));
 	if (d->textfile)

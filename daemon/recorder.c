@@ -82,6 +82,8 @@ struct fr_recorder {
 	bool compress_failing;     /* logged once on entering */
 	bool write_failing;        /* logged once on entering, once on leaving */
 	uint64_t written_at_failure;
+	uint64_t synced_at_failure;
+	uint64_t syncs_failed_seen;
 };
 
 
@@ -908,13 +910,19 @@ void fr_recorder_on_write_loss(uint32_t cpu, uint64_t records, uint64_t gap_lost
 	struct fr_store_writer_stats st;
 
 	count_chunk_loss(r, cpu, records, gap_lost);
+	fr_store_writer_get_stats(r->w, &st);
 	/* once per episode, not per chunk: ENOSPC would flood the log */
 	if (!r->write_failing) {
-		log_error_errno(error, "Failed to write to the store, records are being lost and counted: %m");
+		if (st.syncs_failed > r->syncs_failed_seen)
+			log_error_errno(error,
+					"Failed to sync the store (fdatasync), the records written since the sync before are counted lost: %m");
+		else
+			log_error_errno(error, "Failed to write to the store, records are being lost and counted: %m");
 		r->write_failing = true;
-		fr_store_writer_get_stats(r->w, &st);
 		r->written_at_failure = st.chunks_written;
+		r->synced_at_failure = st.syncs;
 	}
+	r->syncs_failed_seen = st.syncs_failed;
 }
 
 static void check_write_resumed(struct fr_recorder *r)
@@ -925,7 +933,8 @@ static void check_write_resumed(struct fr_recorder *r)
 	if (!r->write_failing || !r->w)
 		return;
 	fr_store_writer_get_stats(r->w, &st);
-	if (st.chunks_written == r->written_at_failure)
+	/* a chunk written and a sync completed since: durable again */
+	if (st.chunks_written == r->written_at_failure || st.syncs == r->synced_at_failure)
 		return;
 	for (unsigned i = 0; i < r->ncpu; i++)
 		lost += r->cpu[i].lost_write;

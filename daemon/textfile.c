@@ -216,6 +216,9 @@ static void store(FILE *f, struct json_object *st)
 	       u64(st, "chunks_failed"));
 	single(f, "flightrec_store_syncs_total", "counter", "fdatasync() calls that made the store durable.",
 	       u64(st, "syncs"));
+	single(f, "flightrec_store_sync_failures_total", "counter",
+	       "fdatasync() calls that failed; the chunks written since the sync before count as failed.",
+	       u64(st, "syncs_failed"));
 	single(f, "flightrec_store_limit_bytes", "gauge", "The store's bound on disk (store.size).",
 	       u64(st, "bytes_bound"));
 	/* a few headers: the segment files and the oldest one's first chunk */

@@ -152,6 +152,13 @@ static int scan_segments(struct fr_store_reader *r)
 			continue;
 		}
 		k = fr_store_segment_header_read(s.fd, &s.seqnum, &s.prev);
+		if (k < 0 && k != -EPROTONOSUPPORT && k != -EBADMSG) {
+			/* the disk failed the read (EIO): the store cannot be
+			 * read whole, and a reader must not pass it off as an
+			 * empty segment */
+			close(s.fd);
+			break;
+		}
 		if (k < 0) {
 			if (k == -EPROTONOSUPPORT)
 				unsupported++;

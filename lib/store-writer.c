@@ -78,6 +78,17 @@ struct fr_store_writer {
 	unsigned inflight;
 	unsigned writes_inflight; /* of inflight, the writes (not syncs) */
 
+	/* Records written since the last completed sync, per CPU: a sync
+	 * that fails leaves them in doubt (the kernel may have dropped the
+	 * pages it could not write, and says so only once), so they are
+	 * counted lost then, each CPU's with its gaps, never silently. */
+	struct unsynced {
+		uint32_t cpu;
+		uint32_t chunks;
+		uint64_t nrecords, gap_lost;
+	} *unsynced;
+	size_t n_unsynced, cap_unsynced;
+
 	fr_store_loss_cb loss_cb;
 	void *userdata;
 	fr_store_chunk_cb chunk_cb;
@@ -132,10 +143,10 @@ static struct io_uring_sqe *get_sqe(struct fr_store_writer *w)
 	return sqe;
 }
 
-static void count_loss(struct fr_store_writer *w, uint32_t cpu, uint64_t nrecords, uint64_t gap_lost,
-		       int error)
+static void count_loss(struct fr_store_writer *w, uint32_t cpu, uint32_t chunks, uint64_t nrecords,
+		       uint64_t gap_lost, int error)
 {
-	w->st.chunks_failed++;
+	w->st.chunks_failed += chunks;
 	w->st.records_lost += nrecords;
 	w->st.last_error = error;
 	if (w->loss_cb)
@@ -144,7 +155,48 @@ static void count_loss(struct fr_store_writer *w, uint32_t cpu, uint64_t nrecord
 
 static void report_loss(struct fr_store_writer *w, struct op *op, int error)
 {
-	count_loss(w, op->cpu, op->nrecords, op->gap_lost, error);
+	count_loss(w, op->cpu, 1, op->nrecords, op->gap_lost, error);
+}
+
+/* A chunk written, not yet synced.  Entries are per CPU (the meta CPU
+ * included), so their number is bounded by the CPUs. */
+static void note_unsynced(struct fr_store_writer *w, const struct op *op)
+{
+	struct unsynced *u = NULL;
+
+	for (size_t i = 0; i < w->n_unsynced; i++)
+		if (w->unsynced[i].cpu == op->cpu)
+			u = &w->unsynced[i];
+	if (!u) {
+		if (w->n_unsynced == w->cap_unsynced) {
+			size_t cap = w->cap_unsynced ? 2 * w->cap_unsynced : 16;
+			struct unsynced *v = reallocarray(w->unsynced, cap, sizeof(*v));
+			if (!v)
+				return; /* not counted if its sync fails: ENOMEM */
+			w->unsynced = v;
+			w->cap_unsynced = cap;
+		}
+		u = &w->unsynced[w->n_unsynced++];
+		*u = (struct unsynced){ .cpu = op->cpu };
+	}
+	u->chunks++;
+	u->nrecords += op->nrecords;
+	u->gap_lost += op->gap_lost;
+}
+
+static void sync_done(struct fr_store_writer *w, int res)
+{
+	if (res < 0) {
+		w->st.syncs_failed++;
+		for (size_t i = 0; i < w->n_unsynced; i++) {
+			const struct unsynced *u = &w->unsynced[i];
+			count_loss(w, u->cpu, u->chunks, u->nrecords, u->gap_lost, res);
+		}
+		w->st.last_error = res;
+	} else {
+		w->st.syncs++;
+	}
+	w->n_unsynced = 0;
 }
 
 static int queue_op(struct fr_store_writer *w, struct op *op)
@@ -175,10 +227,9 @@ static void complete(struct fr_store_writer *w, struct op *op, int res)
 	if (op->kind == OP_WRITE)
 		w->writes_inflight--;
 	if (op->kind == OP_SYNC) {
-		if (res < 0)
-			w->st.last_error = res;
-		else
-			w->st.syncs++;
+		/* IOSQE_IO_DRAIN: every write queued before it has completed,
+		 * and none queued after it has */
+		sync_done(w, res);
 		close(op->fd);
 		op_free(op);
 		return;
@@ -205,6 +256,7 @@ static void complete(struct fr_store_writer *w, struct op *op, int res)
 	} else {
 		w->st.bytes_written += op->len;
 		w->st.chunks_written++;
+		note_unsynced(w, op);
 	}
 	close(op->fd);
 	op_free(op);
@@ -355,7 +407,7 @@ int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len)
 	if (!op) {
 		/* the chunk is lost like one the disk refused: counted, and
 		 * its gaps' counts reported again */
-		count_loss(w, le32toh(h->cpu), le32toh(h->nevents), le64toh(h->gap_lost), -ENOMEM);
+		count_loss(w, le32toh(h->cpu), 1, le32toh(h->nevents), le64toh(h->gap_lost), -ENOMEM);
 		free(buf);
 		return -ENOMEM;
 	}
@@ -705,6 +757,7 @@ struct fr_store_writer *fr_store_writer_close(struct fr_store_writer *w)
 	closep(&w->cur_fd);
 	closep(&w->seg_dir_fd);
 	closep(&w->dir_fd); /* releases the lock */
+	free(w->unsynced);
 	free(w);
 	return NULL;
 }

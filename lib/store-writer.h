@@ -30,6 +30,7 @@ struct fr_store_writer_stats {
 	uint64_t chunks_failed;
 	uint64_t records_lost;
 	uint64_t syncs;
+	uint64_t syncs_failed; /* their unsynced chunks are counted failed, their records lost */
 	int last_error;     /* last write/sync error (-errno), 0 if none */
 	unsigned segments_trimmed; /* emptied to keep the bound after the store
 				      was made smaller (store.size/segments) */

@@ -28,7 +28,8 @@
  * Faults (--faults FILE, read again on SIGHUP): lines "OP ERRNO [PATH]",
  * OP one of write, fsync, read, ERRNO one of EIO, ENOSPC; the operation
  * fails with that error for files whose path contains PATH (all files
- * without it) until the file changes.
+ * without it) until the file changes.  A failed fsync loses the file's
+ * unsynced writes, as Linux's writeback does when the disk refuses them.
  *
  * --ignore-fsync makes fsync a no-op that keeps nothing: a program that
  * never syncs, for testing that the harness catches data loss.
@@ -552,13 +553,18 @@ static int do_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 	struct pfile *f;
 
 	(void)datasync;
-	if ((r = fault("fsync", path)))
-		return r;
-	if (fs.ignore_fsync)
-		return 0;
 	if ((r = fd_ino((int)fi->fh, &ino)))
 		return r;
 	f = find_file(ino);
+	/* a failed writeback: Linux marks the pages clean and reports the
+	 * error once; the data is gone (here at once, readers included) */
+	if ((r = fault("fsync", path))) {
+		if (f)
+			free_writes(f);
+		return r;
+	}
+	if (fs.ignore_fsync)
+		return 0;
 	for (struct pwrite *w = f ? f->head : NULL; w; w = w->next)
 		if ((r = write_all((int)fi->fh, w->data, w->len, (off_t)w->off)))
 			return r;

@@ -121,13 +121,17 @@ LOADPIDS=$!
 	done
 ) &
 LOADPIDS="$LOADPIDS $!"
-[ "${FR_POWERCUT_FREEZE:-1}" = 1 ] && (
-	while :; do
-		"$FRCTL" --store "$STORE" freeze --reason "powercut storm" >/dev/null 2>&1 || true
-		sleep 1.5
-	done
-) &
-LOADPIDS="$LOADPIDS $!"
+# (a subshell of its own, ended by its pid: "cond && ( ... ) &" would
+# leave the loop running when its parent is killed)
+if [ "${FR_POWERCUT_FREEZE:-1}" = 1 ]; then
+	(
+		while :; do
+			"$FRCTL" --store "$STORE" freeze --reason "powercut storm" >/dev/null 2>&1 || true
+			sleep 1.5
+		done
+	) &
+	LOADPIDS="$LOADPIDS $!"
+fi
 
 modes=(drop torn reorder)
 : >"$T/cuts"
