@@ -1,0 +1,61 @@
+#!/bin/bash
+# The long fuzzing run (issue 49): each libFuzzer target of tests/fuzz for
+# FUZZ_RUNS executions (10 M by default; CI runs each for 30 s), or at
+# most FUZZ_MAX_S seconds, on a copy of its committed corpus, minimized
+# back into the tree with -merge=1 when FUZZ_GROW=1 (so that the corpora
+# grow from what the runs found).  Prints per target: executions, rate,
+# coverage (libFuzzer's cov: and ft:), corpus size, and any finding with
+# its input in base64.  Needs the fuzz build:
+#   CC=clang meson setup -Dfuzzing=true build-fuzz && ninja -C build-fuzz
+#   tests/bench/fuzz-long.sh [FUZZ_BUILD_DIR] [TARGET...]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+SRC=$PWD
+BUILD=$(readlink -f "${1:-build-fuzz}")
+shift || true
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(segment records incident conf)
+RUNS=${FUZZ_RUNS:-10000000}
+MAX_S=${FUZZ_MAX_S:-14400}
+unset DEBUGINFOD_URLS
+export LSAN_OPTIONS="suppressions=$SRC/tests/sanitizers/lsan-libconfig.supp"
+echo "fuzz-long: $RUNS executions or ${MAX_S}s per target; commit $(git rev-parse --short HEAD), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+rc=0
+for t in "${TARGETS[@]}"; do
+	work=$(mktemp -d /tmp/fr-fuzz-long-XXXXXX)
+	export FR_FUZZ_SCRATCH=$work/scratch
+	mkdir -p "$FR_FUZZ_SCRATCH" "$work/corpus"
+	cp -r "$SRC/tests/fuzz/corpus/$t/." "$work/corpus/"
+	extra=()
+	[ "$t" = incident ] && extra+=(-close_fd_mask=3)
+	t0=$(date +%s)
+	(cd "$work" && "$BUILD/tests/fuzz/fuzz-$t" -runs="$RUNS" -max_total_time="$MAX_S" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 "${extra[@]}" corpus >log 2>&1)
+	frc=$?
+	s=$(($(date +%s) - t0))
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
+	cov=$(grep -E '^#[0-9]+' "$work/log" | tail -1 | grep -o 'cov: [0-9]* ft: [0-9]*')
+	echo "fuzz-$t: ${execs:-?} executions in ${s}s ($(( ${execs:-0} / (s > 0 ? s : 1) ))/s), $cov, corpus $(ls "$work/corpus" | wc -l) files, exit $frc"
+	for f in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*; do
+		[ -e "$f" ] || continue
+		rc=1
+		echo "  finding $(basename "$f") ($(stat -c %s "$f") bytes), base64: $(base64 -w0 "$f")"
+		sed -n '/ERROR\|runtime error/,/SUMMARY/p' "$work/log" | head -20 | sed 's/^/  /'
+	done
+	if [ "${FUZZ_GROW:-0}" = 1 ] && [ "$frc" -eq 0 ]; then
+		mkdir -p "$work/min"
+		(cd "$work" && "$BUILD/tests/fuzz/fuzz-$t" -merge=1 "${extra[@]}" min "$SRC/tests/fuzz/corpus/$t" corpus >merge.log 2>&1)
+		# libFuzzer names what it keeps by the SHA-1 of its bytes: the
+		# inputs the tree already holds (under any name) are not copied
+		have=$(sha1sum "$SRC/tests/fuzz/corpus/$t"/* | cut -d' ' -f1)
+		n=0
+		for f in "$work"/min/*; do
+			[ -e "$f" ] || continue
+			grep -qx "$(basename "$f")" <<<"$have" && continue
+			cp -n "$f" "$SRC/tests/fuzz/corpus/$t/" && n=$((n + 1))
+		done
+		echo "  corpus grown by $n inputs"
+	fi
+	rm -rf "$work"
+done
+exit $rc
