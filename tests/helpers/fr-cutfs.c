@@ -23,7 +23,8 @@
  *            any order (a disk cache that writes back out of order).
  * Before it cuts, it writes every unsynced write to --log FILE, so that
  * "fr-cutfs replay FILE DIR" can rebuild, on a copy of the backing
- * directory, what the disk would have held had the power stayed on.
+ * directory, what the disk would have held had the power stayed on (writes
+ * to files the copy left out are skipped).
  *
  * Faults (--faults FILE, read again on SIGHUP): lines "OP ERRNO [PATH]",
  * OP one of write, fsync, read, ERRNO one of EIO, ENOSPC; the operation
@@ -695,7 +696,7 @@ static int replay(const char *log, const char *dir)
 	uint64_t magic, h[3];
 	uint32_t plen;
 	char path[PATH_MAX];
-	unsigned long n = 0;
+	unsigned long n = 0, skipped = 0;
 
 	if (!in || dfd < 0 || fread(&magic, sizeof(magic), 1, in) != 1 || magic != LOG_MAGIC) {
 		fprintf(stderr, "fr-cutfs replay: cannot read %s or open %s\n", log, dir);
@@ -734,13 +735,17 @@ static int replay(const char *log, const char *dir)
 			break;
 		next = v[best].seq;
 		int fd = openat(dfd, v[best].path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT) {
+			skipped++; /* a file the copy left out */
+			continue;
+		}
 		if (fd < 0 || write_all(fd, v[best].data, v[best].len, (off_t)v[best].off) < 0) {
 			fprintf(stderr, "fr-cutfs replay: cannot write %s: %m\n", v[best].path);
 			return 1;
 		}
 		close(fd);
 	}
-	printf("%lu writes replayed\n", n);
+	printf("%lu writes replayed, %lu to files not in %s\n", n - skipped, skipped, dir);
 	return 0;
 }
 

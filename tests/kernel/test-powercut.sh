@@ -193,8 +193,13 @@ PY
 	DPID=
 	umount -l "$MNT"
 
+	# the store the disk would have held with the power on: all but the
+	# incident files (hundreds of MB, read whole on their own below)
 	rm -rf "$T/ghost"
-	cp -a "$DISK" "$T/ghost"
+	mkdir -p "$T/ghost/store"
+	for f in "$DISK/store"/*; do
+		[ "$(basename "$f")" = incidents ] || cp -a "$f" "$T/ghost/store/"
+	done
 	"$CUTFS" replay "$T/pending.log" "$T/ghost" >/dev/null || fail "cut $i: cannot replay the unsynced writes"
 	dump_to "$T/ghost/store" "$T/full.json"
 	dump_to "$DISK/store" "$T/durable.json"
