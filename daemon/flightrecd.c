@@ -908,8 +908,10 @@ static void start_symbolizer(struct daemon *d)
 	k = fr_parser_new(&p);
 	if (k == -ENOMEM)
 		log_oom();
-	else if (k >= 0)
+	else if (k >= 0) {
+		fr_parser_set_limits(p, d->conf.parse_timeout_ns, d->conf.parse_cpu_percent);
 		fr_recorder_set_parser(d->rec, p);
+	}
 	/* what processes map, for the records of those that are gone */
 	if (!d->tracker) {
 		k = fr_mmap_tracker_new(fr_rings_ncpu(d->rings), &d->tracker);
@@ -1017,6 +1019,8 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	if (d->annotate && (k = fr_annotate_apply_group(d->annotate)) < 0)
 		log_warning_errno(k, "Failed to give the annotation socket %s to group '%s' (not a socket of ours "
 				  "now, left alone): %m", d->annotate_path, d->conf.control_group);
+	if (fr_recorder_parser(d->rec))
+		fr_parser_set_limits(fr_recorder_parser(d->rec), d->conf.parse_timeout_ns, d->conf.parse_cpu_percent);
 	changed = fr_sources_update(d->sources, &d->conf);
 	if (changed & (1u << FR_SRC_SAMPLE | 1u << FR_SRC_SCHED) && wants_symbolizer(&d->conf))
 		start_symbolizer(d);

@@ -31,13 +31,11 @@
 #define NAME "flightrec-parse"
 /* the first hello: the helper maps its libraries and enters the sandbox */
 #define START_DEADLINE_NS (2000 * 1000000ULL)
-#define DEADLINE_NS (FR_PARSER_DEADLINE_MS * 1000000ULL)
 #define RESTART_GAP_NS NSEC_PER_SEC
 #define FAILS_WINDOW_NS (60 * NSEC_PER_SEC)
 #define BACKOFF_NS (60 * NSEC_PER_SEC)
 #define QUARANTINE_NS (FR_PARSER_QUARANTINE_S * NSEC_PER_SEC)
 #define QUARANTINE_MAX 64
-#define BUDGET_NS (FR_PARSER_BUDGET_MS * 1000000ULL)
 
 struct file_id {
 	uint64_t dev, ino;
@@ -49,6 +47,7 @@ struct fr_parser {
 	int sock;   /* -EBADF: no helper */
 	pid_t pid;
 	uint64_t next_start; /* CLOCK_MONOTONIC: no start before */
+	uint64_t timeout, budget; /* ns: fr_parser_set_limits() */
 	uint64_t window, spent; /* this second's start, and the time exchanges took in it */
 	uint64_t spent_rare;    /* of which rare stacks' (struct fr_ustack), budgeted apart */
 	uint64_t fails_since;
@@ -135,6 +134,8 @@ int fr_parser_new(struct fr_parser **ret)
 	if (!p)
 		return -ENOMEM;
 	p->exe_fd = p->sock = p->crumb_fd = -EBADF;
+	p->timeout = FR_PARSER_TIMEOUT_MS * NSEC_PER_MSEC;
+	p->budget = FR_PARSER_CPU_PERCENT * (NSEC_PER_SEC / 100);
 	/* sealed: the helper can neither shrink it under our mapping nor grow it */
 	p->crumb_fd = memfd_create("flightrec-parse-crumb", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (p->crumb_fd < 0 || ftruncate(p->crumb_fd, FR_PARSE_CRUMB_SIZE) < 0 ||
@@ -338,9 +339,9 @@ static int send_msg(struct fr_parser *p, struct iovec *iov, size_t niov, int fd,
 /* Receives one message into p->msg by @deadline; its length, or
  * -ETIME, -EPIPE (the helper is gone), -EBADMSG (too long, or with
  * descriptors: it has none to send).  A blocking receive, bounded by the
- * socket's SO_RCVTIMEO (DEADLINE_NS): one system call per message, where
+ * socket's SO_RCVTIMEO (the timeout): one system call per message, where
  * polling first cost two more; no receive starts past @deadline, so an
- * exchange ends by @deadline + DEADLINE_NS at most. */
+ * exchange ends by @deadline + the timeout at most. */
 static ssize_t recv_msg(struct fr_parser *p, uint64_t deadline)
 {
 	for (;;) {
@@ -391,6 +392,21 @@ static uint32_t msg_type(const struct fr_parser *p)
 	return t;
 }
 
+static int set_rcvtimeo(int fd, uint64_t ns)
+{
+	struct timeval tv = { .tv_sec = (time_t)(ns / NSEC_PER_SEC), .tv_usec = (suseconds_t)(ns % NSEC_PER_SEC / 1000) };
+
+	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+void fr_parser_set_limits(struct fr_parser *p, uint64_t timeout_ns, unsigned cpu_percent)
+{
+	p->timeout = timeout_ns;
+	p->budget = (uint64_t)MIN(cpu_percent, 100u) * (NSEC_PER_SEC / 100);
+	if (p->sock >= 0)
+		(void)set_rcvtimeo(p->sock, p->timeout);
+}
+
 static int spawn(struct fr_parser *p)
 {
 	char ppid[16];
@@ -406,14 +422,11 @@ static int spawn(struct fr_parser *p)
 		int size = 2 * FR_PARSE_MSG_MAX;
 		(void)setsockopt(sv[i], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 	}
-	{
-		struct timeval tv = { .tv_sec = DEADLINE_NS / NSEC_PER_SEC, .tv_usec = DEADLINE_NS % NSEC_PER_SEC / 1000 };
-		if (setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
-			int r = -errno;
-			close(sv[0]);
-			close(sv[1]);
-			return r;
-		}
+	if (set_rcvtimeo(sv[0], p->timeout) < 0) {
+		int r = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return r;
 	}
 	pid = fork();
 	if (pid < 0) {
@@ -494,7 +507,7 @@ static void note(struct fr_parser *p, uint32_t kind, uint32_t pid, uint32_t chil
 	if (p->sock < 0)
 		return; /* a helper started later knows nothing of pid */
 	if (p->notes->n == FR_PM_NOTES_MAX) {
-		int r = flush_notes(p, fr_now_ns(CLOCK_MONOTONIC) + DEADLINE_NS);
+		int r = flush_notes(p, fr_now_ns(CLOCK_MONOTONIC) + p->timeout);
 		if (r < 0) {
 			fail(p, failure_of(r));
 			return;
@@ -627,7 +640,7 @@ static int take_frames(struct fr_parser *p, size_t len, size_t max, uint64_t *ou
 size_t fr_parser_stack(struct fr_parser *p, const struct fr_ustack *s, const uint64_t *frames, size_t nframes,
 		       bool name, bool leaf_user, uint64_t *out, size_t max, struct fr_frame_desc *desc)
 {
-	uint64_t start = fr_now_ns(CLOCK_MONOTONIC), deadline = start + DEADLINE_NS;
+	uint64_t start = fr_now_ns(CLOCK_MONOTONIC), deadline = start + p->timeout;
 	bool unwind = !frames && s->stack_len;
 	struct fr_pm_stack q = {
 		.type = FR_PM_STACK,
@@ -646,7 +659,7 @@ size_t fr_parser_stack(struct fr_parser *p, const struct fr_ustack *s, const uin
 		p->window = start;
 		p->spent = p->spent_rare = 0;
 	}
-	if ((s->rare ? p->spent_rare : p->spent) >= BUDGET_NS) {
+	if ((s->rare ? p->spent_rare : p->spent) >= p->budget) {
 		/* a file slow to parse, short of the deadline each time, must
 		 * not keep the daemon's loop waiting */
 		p->st.over_budget++;
@@ -711,7 +724,7 @@ void fr_parser_keep(struct fr_parser *p)
 
 void fr_parser_tick(struct fr_parser *p)
 {
-	uint64_t deadline = fr_now_ns(CLOCK_MONOTONIC) + DEADLINE_NS;
+	uint64_t deadline = fr_now_ns(CLOCK_MONOTONIC) + p->timeout;
 	struct fr_pm_stats *s = (void *)p->msg;
 	uint32_t type = FR_PM_TRIM;
 	struct iovec iov = { &type, sizeof(type) };

@@ -7,9 +7,10 @@
  * daemon opens each file for it, as it did for itself (proc-access.h),
  * and only for the process whose stack is being named, or its parent.
  *
- * Each record's stack is one exchange, bounded by a deadline: the daemon
+ * Each record's stack is one exchange, bounded by a timeout: the daemon
  * waits for the answer (unwound frames and their descriptions) at most
- * FR_PARSER_DEADLINE_MS.  A helper that overruns it, crashes, or says
+ * sources.sample.parse_timeout (FR_PARSER_TIMEOUT_MS unless set).  A helper
+ * that overruns it, crashes, or says
  * something malformed is killed; the file it was parsing then (it says
  * which in a page both map, before libelf or libdw reads a byte of it)
  * is not handed out again for FR_PARSER_QUARANTINE_S, and frames in it
@@ -17,7 +18,8 @@
  * most one a second, and after FR_PARSER_FAILS_MAX failures in a minute
  * not for a minute.  Meanwhile user stacks keep their leaf frame and the
  * "[unwind failed]" marker, counted.  The exchanges of one second take at
- * most FR_PARSER_BUDGET_MS of the daemon's time (plus the one that
+ * most sources.sample.parse_cpu percent of it (FR_PARSER_CPU_PERCENT unless
+ * set; plus the one that
  * passes it): past that, stacks keep their leaf frame until the next
  * second, counted, so that files slow to parse, each short of the
  * deadline, cannot keep the daemon waiting either.  Rare stacks (those of
@@ -37,8 +39,9 @@
 #include "symbolizer.h"
 #include "unwinder.h"
 
-#define FR_PARSER_DEADLINE_MS 500
-#define FR_PARSER_BUDGET_MS 250
+/* the defaults of sources.sample.parse_timeout and parse_cpu (lib/conf.c) */
+#define FR_PARSER_TIMEOUT_MS 500
+#define FR_PARSER_CPU_PERCENT 25
 #define FR_PARSER_QUARANTINE_S 600
 #define FR_PARSER_FAILS_MAX 5
 
@@ -50,6 +53,9 @@ struct fr_parser;
  * The helper itself starts at the first stack. */
 int fr_parser_new(struct fr_parser **ret);
 struct fr_parser *fr_parser_free(struct fr_parser *p);
+/* The longest one exchange may take, and the share of each second that
+ * exchanges may take in all (sources.sample.parse_timeout, parse_cpu). */
+void fr_parser_set_limits(struct fr_parser *p, uint64_t timeout_ns, unsigned cpu_percent);
 /* The helper's path, for messages. */
 const char *fr_parser_path(const struct fr_parser *p);
 
@@ -92,7 +98,7 @@ struct fr_parser_stats {
 	uint64_t start_failed;/* did not start, or did not say hello in time */
 	uint64_t stacks;      /* stacks it answered */
 	uint64_t skipped;     /* stacks not sent: no helper (starting again later) */
-	uint64_t over_budget; /* stacks not sent: this second's FR_PARSER_BUDGET_MS spent */
+	uint64_t over_budget; /* stacks not sent: this second's parse_cpu spent */
 	uint64_t files_handed;/* files opened for it */
 	uint64_t needs_refused; /* asked for a process other than the stack's or its parent's */
 	uint64_t quarantined; /* files put in quarantine */

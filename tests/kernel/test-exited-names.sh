@@ -90,11 +90,15 @@ done
 # dropped there and counted: a loss the dumps show, not a name lost.
 # Every record missing must be counted so, and most must be here.
 "$FRCTL" --store "$T/store" status --json >"$T/st.json"
+# A wait whose record never came is also counted where its waker was
+# held for it (wakers.orphaned: seen once in two ASan runs, with no drop
+# counted by the sched source; see issue 49's note)
 sched_dropped=$(jq '.sources.sched.dropped // 0' "$T/st.json")
+orphaned=$(jq '.wakers.orphaned // 0' "$T/st.json")
 [ "$n" -ge 90 ] || fail "only $n offcpu records of fr-wait within 30 s (want 100; sched records dropped: $sched_dropped)"
-[ $((100 - n)) -le "$sched_dropped" ] ||
-	fail "$((100 - n)) offcpu records of fr-wait missing, but the sched source counts $sched_dropped dropped (wakers: $(jq -c '.wakers' "$T/st.json"); per CPU: $(jq -c '.per_cpu' "$T/st.json"))"
-[ "$n" -eq 100 ] || echo "note: $((100 - n)) of 100 waits' records dropped in the kernel (counted: $sched_dropped)"
+[ $((100 - n)) -le $((sched_dropped + orphaned)) ] ||
+	fail "$((100 - n)) offcpu records of fr-wait missing, but the sched source counts $sched_dropped dropped and $orphaned wakers orphaned (wakers: $(jq -c '.wakers' "$T/st.json"); offcpu stacks: $(jq -c '.offcpu_stacks' "$T/st.json"); per CPU: $(jq -c '.per_cpu' "$T/st.json"))"
+[ "$n" -eq 100 ] || echo "note: $((100 - n)) of 100 waits' records lost (counted: $sched_dropped dropped in the kernel, $orphaned wakers orphaned)"
 good=$(grep -c '^read fr_wait main __libc_start_call_main __libc_start_main _start$' "$T/waits" || true)
 # A stack the daemon did not give its parser, which was past its time
 # budget (250 ms a second: a slow machine, the ASan helper), is its
@@ -121,10 +125,17 @@ if [ $((good + wait_budget)) -ne "$n" ]; then
 fi
 ok "$good of $n waits of processes that exited at once named: read <- fr_wait <- main <- ... _start"
 
-# (an unnamed frame as ?MODULE)
+# (an unnamed frame as ?MODULE).  A sample in the kernel in the middle of
+# the exec (past the point of no return: the comm and memory are the new
+# program's, the user registers still the shell's until the new entry
+# point is set) has the shell's execve site for its one user frame, in no
+# mapping of the new program: "? [truncated]", marked "(in exec)" when the
+# kernel stack says so
 jq -r 'select(.comm == "fr-brief" and .type == "sample") |
-	[.stack[.kernel_frames:][] | (.sym // ("?" + (.module // "" | split("/") | last))) | sub("\\+0x[0-9a-f]+$"; "")] |
-	join(" ")' "$T/all.json" >"$T/briefs"
+	([.stack[.kernel_frames:][] | (.sym // ("?" + (.module // "" | split("/") | last))) | sub("\\+0x[0-9a-f]+$"; "")] |
+	 join(" ")) as $u |
+	if $u == "? [truncated]" and any(.stack[:.kernel_frames][]; (.sym // "") | test("^(load_elf_binary|bprm_execve|begin_new_exec|exec_binprm)[+]"))
+	then $u + " (in exec)" else $u end' "$T/all.json" >"$T/briefs"
 n=$(wc -l <"$T/briefs")
 [ "$n" -ge 40 ] || fail "only $n samples of 40 processes living 20 ms"
 good=$(grep -cE '(^| )fr_brief_spin main __libc_start_call_main __libc_start_main _start$' "$T/briefs" || true)
@@ -137,7 +148,7 @@ good=$(grep -cE '(^| )fr_brief_spin main __libc_start_call_main __libc_start_mai
 # vDSO is none (its image would have to come from the daemon's own).
 ldso='\?ld-linux-x86-64\.so\.2 \[(no unwind info|truncated)\]$'
 other=$(grep -vE '(^| )fr_brief_spin main __libc_start_call_main __libc_start_main _start$' "$T/briefs" |
-	grep -vE "^\$|(^| )_start\$|(^| )_dl_[a-z]+ $ldso|^$ldso|^\?\[vdso\] \[truncated\]\$" || true)
+	grep -vE "^\$|(^| )_start\$|(^| )_dl_[a-z]+ $ldso|^$ldso|^\?\[vdso\] \[truncated\]\$|^\? \[truncated\] \(in exec\)\$" || true)
 # A sample in a PLT stub (clock_gettime@plt: no symbol) can come back as
 # that one unnamed frame; a few of them are no loss of names
 plt=$(grep -cx '?fr-brief' <<<"$other" || true)
@@ -151,7 +162,7 @@ budget=$(grep -cE "$notunwound" <<<"$other" || true)
 other=$(grep -vE "$notunwound" <<<"$other" || true)
 [ "$budget" -eq 0 ] || echo "note: $budget samples of fr-brief not unwound: the parser was over its time budget ($unwound_not stacks counted)"
 [ $((plt * 50)) -le "$n" ] || fail "$plt of $n samples of fr-brief are one unnamed frame"
-[ -z "$other" ] || fail "samples of fr-brief not named to _start: $(sort <<<"$other" | uniq -c | sort -rn | head -5)"
+[ -z "$other" ] || fail "samples of fr-brief not named to _start: $(sort <<<"$other" | uniq -c | sort -rn | head -5); kernel tops of one-frame ones: $(jq -c 'select(.comm == "fr-brief" and .type == "sample" and (.stack | length) - .kernel_frames <= 2) | [.stack[:.kernel_frames][:5][] | .sym]' "$T/all.json" | head -3)"
 [ $((good * 10)) -ge $(((n - budget) * 8)) ] || fail "only $good of $((n - budget)) samples of fr-brief unwound in fr_brief_spin <- main"
 ok "$n samples of 40 processes living 20 ms: $good in fr_brief_spin <- main <- ... _start, the rest whole in the loader or counted as not unwound ($budget)"
 st=$("$FRCTL" --store "$T/store" status --json)
