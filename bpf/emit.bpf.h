@@ -37,6 +37,9 @@ struct {
 
 /* inputs (set by the daemon through the skeleton's .bss, changeable live) */
 __u32 self_tgid;        /* flightrecd itself: never recorded */
+__u32 helper_tgid;      /* flightrec-parse, its stack parser: its stacks are
+			 * not taken (samples, waits), each of which would
+			 * cost it another exchange (0: none runs) */
 __u64 wakeup_bytes;     /* wake the consumer only once a ring holds this much */
 
 static __always_inline bool fr_is_self(void)

@@ -5,7 +5,7 @@
  * event) records the interrupted task's kernel stack, its user registers
  * and the top of its user stack; flightrecd unwinds the user stack with
  * the binaries' unwind tables at the next drain (event.h says why).  The
- * idle task and the daemon are not sampled.  The executable's inode tells
+ * idle task, the daemon and its stack parser (helper_tgid) are not sampled.  The executable's inode tells
  * user space which image the user frames belong to (a sample taken before
  * an exec must not be named after the new one).
  *
@@ -39,7 +39,7 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	bool first = false;
 	long n;
 
-	if ((__u32)pid_tgid == 0 || fr_is_self())
+	if ((__u32)pid_tgid == 0 || fr_is_self() || (helper_tgid && tgid == helper_tgid))
 		return 0;
 	task = bpf_get_current_task_btf();
 	/* first: the descriptions of its code objects go into the ring

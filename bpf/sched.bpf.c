@@ -233,9 +233,10 @@ static __always_inline struct fr_sched_state *state(struct task_struct *t, bool 
 	return s;
 }
 
+/* the daemon, or its stack parser (whose waits would need it to name them) */
 static __always_inline bool is_self(struct task_struct *t)
 {
-	return t->tgid == self_tgid;
+	return t->tgid == self_tgid || (helper_tgid && t->tgid == helper_tgid);
 }
 
 /* The system call @t is blocked in, or -1.  @t is off its CPU, so the

@@ -852,6 +852,15 @@ static int tracker_maps(void *userdata, uint32_t pid, uint64_t *exe_ino)
 	return fr_mmap_tracker_maps(userdata, pid, exe_ino);
 }
 
+/* A stack parser's helper started: its stacks are not taken, as ours are
+ * not (each would be another stack for it to parse). */
+static void parser_started(void *userdata, pid_t pid)
+{
+	struct daemon *d = userdata;
+
+	fr_sources_set_helper(d->sources, pid);
+}
+
 static void start_symbolizer(struct daemon *d)
 {
 	struct fr_ksyms *ks = NULL, *snap = NULL;
@@ -910,6 +919,7 @@ static void start_symbolizer(struct daemon *d)
 		log_oom();
 	else if (k >= 0) {
 		fr_parser_set_limits(p, d->conf.parse_timeout_ns, d->conf.parse_cpu_percent);
+		fr_parser_on_start(p, parser_started, d);
 		fr_recorder_set_parser(d->rec, p);
 	}
 	/* what processes map, for the records of those that are gone */

@@ -48,6 +48,8 @@ struct fr_parser {
 	pid_t pid;
 	uint64_t next_start; /* CLOCK_MONOTONIC: no start before */
 	uint64_t timeout, budget; /* ns: fr_parser_set_limits() */
+	void (*started)(void *userdata, pid_t pid); /* fr_parser_on_start() */
+	void *started_data;
 	uint64_t window, spent; /* this second's start, and the time exchanges took in it */
 	uint64_t spent_rare;    /* of which rare stacks' (struct fr_ustack), budgeted apart */
 	uint64_t fails_since;
@@ -292,6 +294,8 @@ static void fail(struct fr_parser *p, enum failure f)
 	} else
 		log_warning("%s %s%s naming a stack of pid %" PRIu32 ".", NAME, what[f], sig, p->req_pid);
 	stop(p);
+	if (p->started)
+		p->started(p->started_data, 0); /* its pid may be another's soon */
 	if (now - p->fails_since > FAILS_WINDOW_NS) {
 		p->fails_since = now;
 		p->fails = 0;
@@ -399,6 +403,12 @@ static int set_rcvtimeo(int fd, uint64_t ns)
 	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
+void fr_parser_on_start(struct fr_parser *p, void (*fn)(void *userdata, pid_t pid), void *userdata)
+{
+	p->started = fn;
+	p->started_data = userdata;
+}
+
 void fr_parser_set_limits(struct fr_parser *p, uint64_t timeout_ns, unsigned cpu_percent)
 {
 	p->timeout = timeout_ns;
@@ -455,6 +465,8 @@ static int spawn(struct fr_parser *p)
 	close(sv[1]);
 	p->sock = sv[0];
 	p->pid = pid;
+	if (p->started)
+		p->started(p->started_data, pid);
 	return 0;
 }
 

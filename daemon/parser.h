@@ -56,6 +56,9 @@ struct fr_parser *fr_parser_free(struct fr_parser *p);
 /* The longest one exchange may take, and the share of each second that
  * exchanges may take in all (sources.sample.parse_timeout, parse_cpu). */
 void fr_parser_set_limits(struct fr_parser *p, uint64_t timeout_ns, unsigned cpu_percent);
+/* @fn is called with each helper's pid as it starts (before its first
+ * instruction of its own), and with 0 when a failed one was stopped. */
+void fr_parser_on_start(struct fr_parser *p, void (*fn)(void *userdata, pid_t pid), void *userdata);
 /* The helper's path, for messages. */
 const char *fr_parser_path(const struct fr_parser *p);
 

@@ -35,6 +35,7 @@ struct fr_sources {
 	bool enabled[FR_SRC__MAX];
 	const struct fr_rings *rings; /* for sources started on reload */
 	pid_t self;
+	pid_t helper; /* the stack parser's: fr_sources_set_helper() */
 };
 
 /* Wake the consumer once a ring is a quarter full; below that the drain
@@ -206,6 +207,7 @@ static void prepare_sched(struct sched_bpf *o, const struct fr_rings *r)
 		if (!o)                                                                      \
 			return -errno;                                                       \
 		o->bss->self_tgid = (uint32_t)self;                                          \
+		o->bss->helper_tgid = (uint32_t)s->helper;                                   \
 		apply_##NAME##_inputs(o, c);                                                 \
 		PREPARE(o, r);                                                               \
 		k = load_attach(o->skeleton, o->maps.rings, o->maps.counters, r);            \
@@ -515,4 +517,15 @@ unsigned fr_sources_attached(const struct fr_sources *s)
 const char *fr_source_name(unsigned src)
 {
 	return src < FR_SRC__MAX ? sources[src].name : "unknown";
+}
+
+void fr_sources_set_helper(struct fr_sources *s, pid_t pid)
+{
+	if (pid == s->helper)
+		return;
+	s->helper = pid;
+	if (s->profile)
+		s->profile->bss->helper_tgid = (uint32_t)pid;
+	if (s->sched)
+		s->sched->bss->helper_tgid = (uint32_t)pid;
 }

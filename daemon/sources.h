@@ -58,6 +58,9 @@ uint64_t fr_sources_py_drops(const struct fr_sources *s);
 uint64_t fr_sources_waker_drops(const struct fr_sources *s);
 /* The block source's per-device latency histograms, or -1 if not running. */
 int fr_sources_block_hist_fd(const struct fr_sources *s);
+/* The stack parser's helper is @pid (0: none runs): its samples and
+ * waits are not recorded, as the daemon's are not. */
+void fr_sources_set_helper(struct fr_sources *s, pid_t pid);
 
 const char *fr_source_name(unsigned src);
 
