@@ -1,6 +1,6 @@
 #!/bin/bash
 # The long power-cut run (issue 49): tests/kernel/test-powercut.sh with
-# FR_POWERCUTS cuts, 100 by default (CI runs 12), printing one line a cut
+# FR_POWERCUTS cuts, 100 by default (CI runs 8), printing one line a cut
 # (mode, where it was cut, records written but not synced and lost,
 # markers lost and how old the oldest was) and the distribution at the
 # end, the one in RELIABILITY.md.  About 8 s a cut.  Run by hand, as root:

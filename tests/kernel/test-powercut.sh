@@ -30,7 +30,7 @@
 BUILD=$1
 HELPERS=$2
 . "$(dirname "$0")/lib.sh"
-CUTS=${FR_POWERCUTS:-12}
+CUTS=${FR_POWERCUTS:-8}
 SHIPPED="$(dirname "$0")/../../conf/flightrec.conf"
 CUTFS="$HELPERS/fr-cutfs"
 DISK=$T/disk # what the disk holds: survives every cut
