@@ -15,9 +15,8 @@
 #include "log.h"
 #include "unix-socket.h"
 
-/* A request is a small JSON object; anything larger is refused.  16 KiB
- * holds a 1024-byte mark even when JSON escaping multiplies it by six. */
-#define REQUEST_MAX (16 << 10)
+/* A request is a small JSON object; anything larger is refused */
+#define REQUEST_MAX FR_CONTROL_REQUEST_MAX
 
 /* Requests of one uid other than root: RATE_BURST at once, then
  * RATE_PER_S a second.  One past that is refused ("rate limited") only
@@ -231,21 +230,16 @@ static void conn_free(struct conn *x)
 /* One request, one reply. */
 static void handle(struct fr_control *c, int cfd, const struct fr_control_peer *peer, char *buf, ssize_t n)
 {
-	struct json_object *req, *resp;
+	struct fr_control_request req;
+	struct json_object *resp;
+	const char *why;
 
-	if (n > REQUEST_MAX) {
-		reply_error(cfd, "request too large");
+	if (fr_control_request_parse(buf, (size_t)n, &req, &why) < 0) {
+		reply_error(cfd, why);
 		return;
 	}
-	buf[n] = 0;
-	req = json_tokener_parse(buf);
-	if (!req || !json_object_is_type(req, json_type_object)) {
-		json_object_put(req);
-		reply_error(cfd, "malformed request: expected a JSON object");
-		return;
-	}
-	resp = c->h(req, peer, c->userdata);
-	json_object_put(req);
+	resp = c->h(&req, peer, c->userdata);
+	fr_control_request_done(&req);
 	if (!resp) {
 		reply_error(cfd, "internal error");
 		return;

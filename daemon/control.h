@@ -13,6 +13,8 @@
 #include <json-c/json.h>
 #include <systemd/sd-event.h>
 
+#include "../lib/control-request.h"
+
 struct fr_control;
 
 #include <stdbool.h>
@@ -29,10 +31,10 @@ struct fr_control_peer {
 	bool privileged;
 };
 
-/* Builds the reply to @req from @peer; returns a new object (or NULL:
- * internal error). */
-typedef struct json_object *(*fr_control_handler)(struct json_object *req, const struct fr_control_peer *peer,
-						  void *userdata);
+/* Builds the reply to @req (parsed and checked: control-request.h) from
+ * @peer; returns a new object (or NULL: internal error). */
+typedef struct json_object *(*fr_control_handler)(const struct fr_control_request *req,
+						  const struct fr_control_peer *peer, void *userdata);
 
 int fr_control_new(sd_event *e, const char *path, fr_control_handler h, void *userdata,
 		   struct fr_control **ret);

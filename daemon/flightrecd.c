@@ -656,7 +656,8 @@ static struct json_object *reply_error(const char *msg)
 	return o;
 }
 
-static struct json_object *verb_status(struct daemon *d, struct json_object *req, const struct fr_control_peer *peer)
+static struct json_object *verb_status(struct daemon *d, const struct fr_control_request *req,
+				       const struct fr_control_peer *peer)
 {
 	struct json_object *o = status_json(d), *ctl = json_object_new_object();
 
@@ -676,63 +677,41 @@ static struct json_object *verb_status(struct daemon *d, struct json_object *req
 	return o;
 }
 
-static struct json_object *verb_freeze(struct daemon *d, struct json_object *req, const struct fr_control_peer *peer)
+static struct json_object *verb_freeze(struct daemon *d, const struct fr_control_request *req,
+				       const struct fr_control_peer *peer)
 {
-	struct json_object *text, *o;
-	const char *reason = json_object_object_get_ex(req, "reason", &text) ? json_object_get_string(text) : NULL;
+	struct json_object *o = fr_triggers_freeze(d->triggers, req->text, (uint32_t)peer->pid);
 
-	if (reason && strlen(reason) > FR_ANNOTATION_MAX)
-		return reply_error("reason is longer than 1024 bytes");
-	o = fr_triggers_freeze(d->triggers, reason, (uint32_t)peer->pid);
 	return o ? o : reply_error("out of memory");
 }
 
-static struct json_object *verb_mark(struct daemon *d, struct json_object *req, const struct fr_control_peer *peer)
+static struct json_object *verb_mark(struct daemon *d, const struct fr_control_request *req,
+				     const struct fr_control_peer *peer)
 {
-	struct json_object *text, *o;
-	size_t len;
+	struct json_object *o;
 
-	if (!json_object_object_get_ex(req, "text", &text) || !json_object_is_type(text, json_type_string))
-		return reply_error("mark needs a \"text\" string");
-	len = (size_t)json_object_get_string_len(text);
-	if (len == 0)
-		return reply_error("mark text is empty");
-	if (len > FR_ANNOTATION_MAX)
-		return reply_error("mark text is longer than 1024 bytes");
-	fr_recorder_mark(d->rec, (uint32_t)peer->pid, json_object_get_string(text), len);
+	fr_recorder_mark(d->rec, (uint32_t)peer->pid, req->text, req->len);
 	o = json_object_new_object();
 	json_object_object_add(o, "ok", json_object_new_boolean(1));
 	return o;
 }
 
-/* Every verb says whether it changes state; those are for root and
- * control.group only.  A new verb must be added here, so it cannot be
- * left open by forgetting a check. */
-static const struct {
-	const char *name;
-	bool changes_state;
-	struct json_object *(*fn)(struct daemon *d, struct json_object *req, const struct fr_control_peer *peer);
-} verbs[] = {
-	{ "status", false, verb_status },
-	{ "freeze", true, verb_freeze },
-	{ "mark", true, verb_mark },
+/* What each verb does; who may use it is control-request.c's table. */
+static struct json_object *(*const verbs[FR_VERB__MAX])(struct daemon *d, const struct fr_control_request *req,
+							 const struct fr_control_peer *peer) = {
+	[FR_VERB_STATUS] = verb_status,
+	[FR_VERB_FREEZE] = verb_freeze,
+	[FR_VERB_MARK] = verb_mark,
 };
 
-static struct json_object *on_control(struct json_object *req, const struct fr_control_peer *peer, void *userdata)
+static struct json_object *on_control(const struct fr_control_request *req, const struct fr_control_peer *peer,
+				      void *userdata)
 {
 	struct daemon *d = userdata;
-	struct json_object *verb;
 
-	if (!json_object_object_get_ex(req, "verb", &verb) || !json_object_is_type(verb, json_type_string))
-		return reply_error("request has no \"verb\"");
-	for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
-		if (strcmp(json_object_get_string(verb), verbs[i].name) != 0)
-			continue;
-		if (verbs[i].changes_state && !peer->privileged)
-			return fr_control_deny(d->control, peer, verbs[i].name);
-		return verbs[i].fn(d, req, peer);
-	}
-	return reply_error("unknown verb");
+	if (fr_control_verb_changes_state(req->verb) && !peer->privileged)
+		return fr_control_deny(d->control, peer, fr_control_verb_name(req->verb));
+	return verbs[req->verb](d, req, peer);
 }
 
 static void on_annotation(uint32_t pid, const char *text, size_t len, void *userdata)

@@ -14,7 +14,7 @@ SRC=$PWD
 BUILD=$(readlink -f "${1:-build-fuzz}")
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(segment records incident conf)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(segment records incident conf control)
 RUNS=${FUZZ_RUNS:-10000000}
 MAX_S=${FUZZ_MAX_S:-14400}
 unset DEBUGINFOD_URLS
