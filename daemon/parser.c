@@ -492,6 +492,8 @@ static int ensure(struct fr_parser *p)
 	if (n != (ssize_t)sizeof(*h) || h->type != FR_PM_HELLO || h->proto != FR_PARSE_PROTO) {
 		p->st.start_failed++;
 		stop(p);
+		if (p->started)
+			p->started(p->started_data, 0);
 		p->next_start = now + BACKOFF_NS;
 		log_warning("%s did not start (%s), retrying in a minute.", p->path,
 			    n == -ETIME ? "no hello within 2 s" : n < 0 ? "it exited" : "another build");
