@@ -254,6 +254,28 @@ enum failure { F_TIMEOUT, F_CRASH, F_BAD };
 
 /* The helper failed an exchange: it goes, and the file it was parsing
  * (if it said: proc-access.h) is not handed out again for a while. */
+/* Whether the helper is stopped (state T or t in /proc/PID/stat). */
+static bool helper_stopped(pid_t pid)
+{
+	char path[32], buf[256], *close_paren;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	close_paren = strrchr(buf, ')');
+	return close_paren && close_paren[1] == ' ' && (close_paren[2] == 'T' || close_paren[2] == 't');
+}
+
 static void fail(struct fr_parser *p, enum failure f)
 {
 	static const char *const what[] = { "did not answer in time", "died", "sent a malformed message" };
@@ -262,7 +284,18 @@ static void fail(struct fr_parser *p, enum failure f)
 	char sig[32] = "";
 	int status = 0;
 
-	if (f == F_CRASH && p->pid > 0 && waitpid(p->pid, &status, WNOHANG) == p->pid) {
+	/* (a helper gone from its socket is exiting: up to 100 ms for its
+	 * status, so that a kill -9 is not taken for the file's doing) */
+	bool reaped = false;
+	for (int i = 0; f == F_CRASH && p->pid > 0 && i < 100; i++) {
+		pid_t w = waitpid(p->pid, &status, WNOHANG);
+		if (w == p->pid)
+			reaped = true;
+		if (w != 0)
+			break;
+		usleep(1000);
+	}
+	if (reaped) {
 		p->pid = 0; /* reaped: its status says how */
 		if (WIFSIGNALED(status))
 			snprintf(sig, sizeof(sig), " (signal %d)", WTERMSIG(status));
@@ -282,8 +315,9 @@ static void fail(struct fr_parser *p, enum failure f)
 	else
 		p->st.bad_replies++;
 	/* a SIGKILL is not the file's doing (the OOM killer, an administrator):
-	 * ours come with F_TIMEOUT */
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+	 * ours come with F_TIMEOUT; nor is a helper stopped (SIGSTOP, a
+	 * debugger) that timed out */
+	if ((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) || (f == F_TIMEOUT && helper_stopped(p->pid)))
 		blamed.ino = 0;
 	if (blamed.ino) {
 		quarantine(p, blamed, now);
