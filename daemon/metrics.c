@@ -13,6 +13,7 @@
 #include "../lib/clock.h"
 #include "../lib/macro.h"
 #include "../lib/pid-map.h"
+#include "../lib/proc-stat.h"
 #include "metrics.h"
 
 #define CPUS_MAX 1024
@@ -324,30 +325,16 @@ static void add_top(struct fr_metrics *m, struct json_object *o, uint64_t now)
 		return;
 	m->generation++;
 	while ((de = readdir(d))) {
-		char path[sizeof(de->d_name) + 16], buf[512];
-		uint64_t ut, st;
+		struct fr_proc_stat st;
 		uint32_t pid;
-		int fd;
-		ssize_t n;
 
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		pid = (uint32_t)strtoul(de->d_name, NULL, 10);
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = 0;
-		char *open_paren = strchr(buf, '('), *close_paren = strrchr(buf, ')');
-		if (!open_paren || !close_paren || close_paren < open_paren ||
-		    sscanf(close_paren + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %" SCNu64 " %" SCNu64, &ut, &st) != 2)
+		if (fr_proc_stat_read(pid, &st) < 0)
 			continue;
 		struct proc_cpu *p = fr_pid_map_get(&m->procs, pid);
-		uint64_t ticks = ut + st, delta = 0;
+		uint64_t ticks = st.utime + st.stime, delta = 0;
 		if (p && ticks >= p->ticks)
 			delta = ticks - p->ticks;
 		if (!p) {
@@ -359,8 +346,7 @@ static void add_top(struct fr_metrics *m, struct json_object *o, uint64_t now)
 		}
 		p->ticks = ticks;
 		p->seen = m->generation;
-		snprintf(p->comm, sizeof(p->comm), "%.*s", (int)MIN((size_t)(close_paren - open_paren - 1), (size_t)16),
-			 open_paren + 1);
+		snprintf(p->comm, sizeof(p->comm), "%s", st.comm);
 		if (delta && secs > 0) {
 			if (ntop == cap) {
 				size_t c = cap ? cap * 2 : 64;

@@ -21,6 +21,7 @@
 #include "../lib/clock.h"
 #include "../lib/macro.h"
 #include "../lib/parse.h"
+#include "../lib/proc-stat.h"
 #include "../lib/store-format.h"
 #include "log.h"
 #include "parser-proto.h"
@@ -257,23 +258,9 @@ enum failure { F_TIMEOUT, F_CRASH, F_BAD };
 /* Whether the helper is stopped (state T or t in /proc/PID/stat). */
 static bool helper_stopped(pid_t pid)
 {
-	char path[32], buf[256], *close_paren;
-	ssize_t n;
-	int fd;
+	struct fr_proc_stat st;
 
-	if (pid <= 0)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	close_paren = strrchr(buf, ')');
-	return close_paren && close_paren[1] == ' ' && (close_paren[2] == 'T' || close_paren[2] == 't');
+	return pid > 0 && fr_proc_stat_read((uint32_t)pid, &st) == 0 && (st.state == 'T' || st.state == 't');
 }
 
 static void fail(struct fr_parser *p, enum failure f)
