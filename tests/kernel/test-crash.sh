@@ -41,7 +41,8 @@ trap 'kill $STORM_PID $MARK_PID 2>/dev/null || true; wait $STORM_PID $MARK_PID 2
 for i in $(seq "$KILLS"); do
 	start_daemon "$T/fr.conf"
 	ready=$(now_ns)
-	sleep "$((RANDOM % 2)).$((RANDOM % 5 + 5))$((RANDOM % 10))"
+	ms=$((300 + RANDOM % 1200))   # 0.3-1.5 s: over a whole flush interval
+	sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
 	killed=$(now_ns)
 	kill -KILL "$DPID"
 	wait "$DPID" 2>/dev/null || true
