@@ -55,12 +55,13 @@ static void split(struct baseline *b, const struct frctl_source *s, uint64_t fir
 			}
 	if (trig)
 		at = trig > first + BASELINE_LEAD_NS ? trig - BASELINE_LEAD_NS : first;
-	/* the file's records from before its window are the baseline too */
-	uint64_t file_last;
-	span_of(s->w, &first, &file_last);
+	/* the file's records from before its window are the baseline too (a
+	 * file whose first record comes after the split has none before it) */
+	uint64_t file_first, file_last;
+	span_of(s->w, &file_first, &file_last);
 	b->split = true;
 	b->split_ns = at;
-	b->base.since = first;
+	b->base.since = file_first && file_first < at ? file_first : at;
 	b->base.until = at;
 	b->now.since = at;
 	b->now.until = last;

@@ -76,6 +76,16 @@ grep -qE "signal +python3\[$SEGV\] SIGSEGV" "$T/report.html" ||
 	fail "the page's HTML does not show the SIGSEGV (tables for readers without JavaScript)"
 grep -qiE '(src|href)="?(https?:)?//' "$T/report.html" && fail "the page refers to something on the network"
 ok "tables in the HTML: the SIGSEGV of python3 is there without JavaScript"
+# the crash opens the page, before what changed; the baseline's span is
+# the incident's own time (its start before its first record once made it
+# wrap: "0 records in the 18446744069.055s before the window")
+crash_at=$(grep -n '<section id="crash">' "$T/report.html" | head -1 | cut -d: -f1)
+changed_at=$(grep -n '<section id="changed">' "$T/report.html" | head -1 | cut -d: -f1)
+[ -n "$crash_at" ] && [ -n "$changed_at" ] && [ "$crash_at" -lt "$changed_at" ] ||
+	fail "the page does not open with the crash (crash section at line ${crash_at:-none}, what changed at ${changed_at:-none})"
+sed -n '/<section id="changed">/,/<\/section>/p' "$T/report.html" | grep -E '[0-9]{5,}(\.[0-9]+)?s' &&
+	fail "what changed names a baseline longer than a day"
+ok "the crash first, then what changed over a sane span"
 
 # what the records say, independently of the page
 "$FRCTL" --store "$T/store" dump --incident "$ID" --format json >"$T/dump.json"
