@@ -11,6 +11,9 @@
 #      innermost, python3's frames above it;
 #  (d) kill -SEGV of a sleeping process from a shell script: the sender is
 #      the script's shell, its stack through kill.
+#  (e) a storm: 80 workers SIGKILLed at once from one CPU: past the
+#      per-CPU budget (32 stacks a second) the stacks are skipped and
+#      counted (stack_status over_budget), never the record.
 # Each process has exited long before its record is read: the stacks are
 # unwound with what the mapping tracker learned while it lived.
 # Usage: test-crash-site.sh BUILD_DIR
@@ -189,5 +192,28 @@ st=$("$FRCTL" --store "$T/store" status --json)
 jq -e '.signal_stacks.taken >= 5 and .sampler.mappings.served >= 4 and .sampler.mappings.lost == 0' <<<"$st" >/dev/null ||
 	fail "status: $(jq -c '.signal_stacks, .sampler.mappings' <<<"$st")"
 ok "status: $(jq -c '.signal_stacks' <<<"$st"), mappings $(jq -c '.sampler.mappings' <<<"$st")"
+
+# (e)
+o0=$(jq .signal_stacks.over_budget <<<"$st")
+workers=()
+for _ in $(seq 80); do
+	sleep 60 &
+	workers+=($!)
+done
+sleep 0.3
+taskset -c 0 bash -c 'kill -KILL "$@"' fr-supervisor "${workers[@]}"
+wait "${workers[@]}" 2>/dev/null || true
+wait_for_record "select(.type == \"signal\" and .pid == ${workers[79]})"
+sleep 0.5
+pids=$(printf '%s\n' "${workers[@]}" | jq -s -c .)
+"$FRCTL" --store "$T/store" dump --last 1m --type signal --format json |
+	jq -s -c --argjson p "$pids" '[.[] | select(.signal == "SIGKILL" and (.pid as $x | $p | index($x)))] |
+		{records: length, over: [.[] | select(.stack_status == "over_budget")] | length,
+		 over_with_stack: [.[] | select(.stack_status == "over_budget" and ((.stack // []) | length) > 0)] | length,
+		 taken: [.[] | select(.stack_status == "taken")] | length}' >"$T/storm.json"
+o1=$("$FRCTL" --store "$T/store" status --json | jq .signal_stacks.over_budget)
+jq -e --argjson d "$((o1 - o0))" '.records == 80 and .over >= 40 and .taken <= 40 and .over_with_stack == 0 and $d >= .over' \
+	"$T/storm.json" >/dev/null || fail "(e) storm of 80 SIGKILLs: $(cat "$T/storm.json"), status over_budget +$((o1 - o0))"
+ok "(e) storm: $(jq -c . "$T/storm.json"), status over_budget +$((o1 - o0))"
 stop_daemon
 echo "crash-site: all checks passed"
