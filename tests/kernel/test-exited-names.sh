@@ -140,6 +140,12 @@ if [ $((good + wait_budget)) -ne "$n" ]; then
 		{ts, pid, kernel_frames, user: .stack[.kernel_frames:]}' "$T/all.json" | head -3)
 	fail "$good of $n waits named read <- fr_wait <- main ... _start; others: $(grep -v '^read fr_wait main __libc_start_call_main __libc_start_main _start$' "$T/waits" | sort | uniq -c | head -5); records: $bad; counters: $(jq -c '.sampler | {unwind, parser, mappings}' "$T/st.json")"
 fi
+# The plain build, whose daemon keeps up, keeps the issue's bar whole: 100
+# of 100 records there and every one named (the allowances above are for
+# the sanitized daemon, several times slower)
+if [ -z "${ASAN_OPTIONS:-}" ] && { [ "$n" -ne 100 ] || [ "$good" -ne 100 ]; }; then
+	fail "$good of 100 waits named, $n records (plain build: 100 of 100 wanted; sched dropped $sched_dropped, wakers orphaned $orphaned, parser not given $unwound_not)"
+fi
 ok "$good of $n waits of processes that exited at once named: read <- fr_wait <- main <- ... _start"
 
 # (an unnamed frame as ?MODULE).  A sample in the kernel in the middle of
