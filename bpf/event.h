@@ -48,6 +48,13 @@ enum fr_event_type {
  * frames name (struct fr_event_pycode), which the daemon keeps for the
  * records of its process that follow. */
 #define FR_EV_PYCODE 62
+/* Numbered by hand beside the list: the daemon tells them from records
+ * by number, so no record type may take theirs. */
+#define FR_EV_IS_(name, number, str, flags) + ((number) == FR_EV_WAKER || (number) == FR_EV_PYCODE)
+_Static_assert(0 FR_RECORD_TYPES(FR_EV_IS_) == 0, "FR_EV_WAKER or FR_EV_PYCODE is a record type's number");
+#undef FR_EV_IS_
+_Static_assert(FR_EV_WAKER != FR_EV_PYCODE && FR_EV_WAKER < 64 && FR_EV_PYCODE < 64,
+	       "ring-only events: two numbers of the BPF range, 1..63");
 /* Sources: the unit that is switched on/off and counted (emitted, dropped). */
 enum fr_source {
 	FR_SRC_PROC = 0,    /* exec, fork, exit */

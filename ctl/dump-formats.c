@@ -80,24 +80,23 @@ static int pprof_finish(void *state, const struct dump_format_ctx *c, bool write
 	return k;
 }
 
-#define FOLLOW_LINES "; --follow prints lines: --format text or json"
-
 const struct dump_format dump_formats[DUMP__MAX] = {
-	[DUMP_TEXT] = { .name = "text", .help = "one line per record, for people (default)", .kind = DUMP_LINES },
+	[DUMP_TEXT] = { .name = "text", .help = "one line per record, for people (default)", .kind = DUMP_LINES,
+			.sizes = true },
 	[DUMP_JSON] = { .name = "json", .help = "JSON Lines, one record per line", .kind = DUMP_LINES,
-			.need_exe = true },
+			.need_exe = true, .sizes = true },
 	[DUMP_PERFETTO] = {
 		.name = "perfetto",
 		.help = "Trace Event Format JSON for ui.perfetto.dev,\nchrome://tracing and speedscope",
 		.kind = DUMP_RECORDS, .need_exe = true,
-		.not_followed = "--format perfetto is one JSON document, complete only at its end" FOLLOW_LINES,
+		.not_followed = "--format perfetto is one JSON document, complete only at its end",
 		.begin = perfetto_begin, .wants = every_record, .add = perfetto_add, .finish = perfetto_finish,
 	},
 	[DUMP_FOLDED] = {
 		.name = "folded",
 		.help = "the CPU samples as collapsed stacks\n('comm;outer;...;leaf count'), for flame graphs",
 		.kind = DUMP_RECORDS, .offcpu = true,
-		.not_followed = "--format folded counts the stacks of a whole window" FOLLOW_LINES,
+		.not_followed = "--format folded counts the stacks of a whole window",
 		.begin = folded_begin, .wants = folded_wants, .add = folded_add, .finish = folded_finish,
 	},
 	[DUMP_BUNDLE] = {
@@ -105,14 +104,14 @@ const struct dump_format dump_formats[DUMP__MAX] = {
 		.help = "the window as one self-contained file (its\nchunks, processes, symbols, host), which\n"
 			"every verb reads with --input on any machine",
 		.kind = DUMP_WHOLE,
-		.not_followed = "a bundle is a file written whole" FOLLOW_LINES,
+		.not_followed = "a bundle is a file written whole",
 	},
 	[DUMP_PPROF] = {
 		.name = "pprof",
 		.help = "the CPU samples as a gzipped pprof profile\n(go tool pprof, Pyroscope, Parca, Grafana):\n"
 			"stacks with build ids, pid/tid/comm/cgroup\nlabels; binary: give -o FILE",
 		.kind = DUMP_RECORDS, .binary = true, .offcpu = true,
-		.not_followed = "a pprof profile is a file written whole" FOLLOW_LINES,
+		.not_followed = "a pprof profile is a file written whole",
 		.begin = pprof_begin, .wants = pprof_wants, .add = pprof_add, .finish = pprof_finish,
 	},
 };
@@ -133,6 +132,22 @@ const char *dump_format_names(void)
 	if (!buf[0])
 		for (int i = 0; i < DUMP__MAX; i++)
 			fr_str_append(buf, sizeof(buf), &at, "%s%s", i ? ", " : "", dump_formats[i].name);
+	return buf;
+}
+
+const char *dump_format_names_if(bool (*pick)(const struct dump_format *f), char *buf, size_t len)
+{
+	size_t at = 0;
+	int last = -1;
+
+	for (int i = 0; i < DUMP__MAX; i++)
+		if (pick(&dump_formats[i]))
+			last = i;
+	buf[0] = 0;
+	for (int i = 0, k = 0; i < DUMP__MAX; i++)
+		if (pick(&dump_formats[i]))
+			fr_str_append(buf, len, &at, "%s%s", k++ == 0 ? "" : i == last ? " or " : ", ",
+				      dump_formats[i].name);
 	return buf;
 }
 

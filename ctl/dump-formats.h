@@ -4,9 +4,10 @@
  * name, its --help lines, what kind of output it is, and for the formats
  * that make one document of the window's records (perfetto, folded,
  * pprof) the four functions dump calls: begin, wants, add, finish.  The
- * --format list, its error and its help are made from the table; dump -f
- * prints the formats of kind DUMP_LINES and refuses the others with the
- * reason the table gives.  A new document format is its output-NAME.c
+ * --format list, its error and its help, and the errors that name the
+ * formats an option takes (--sizes, --offcpu, -f), are made from the
+ * table; dump -f prints the formats of kind DUMP_LINES and refuses the
+ * others with the reason the table gives.  A new document format is its output-NAME.c
  * and one entry here.
  */
 #ifndef FRCTL_DUMP_FORMATS_H
@@ -43,7 +44,9 @@ struct dump_format {
 	bool need_exe;            /* its records name their process's executable */
 	bool binary;              /* not for a terminal: needs -o there */
 	bool offcpu;              /* takes --offcpu */
-	const char *not_followed; /* kind != DUMP_LINES: why -f cannot print it */
+	bool sizes;               /* --sizes prints the window's bytes in it */
+	const char *not_followed; /* kind != DUMP_LINES: why -f cannot print it (dump.c
+				     adds the formats it can) */
 	/* DUMP_RECORDS */
 	void *(*begin)(const struct dump_format_ctx *c);
 	bool (*wants)(void *state, const struct dump_format_ctx *c, const struct fr_record *r);
@@ -58,6 +61,9 @@ extern const struct dump_format dump_formats[DUMP__MAX];
 int dump_format_id(const char *name);
 /* "text, json, ...": the names, for errors. */
 const char *dump_format_names(void);
+/* "a or b", "a, b or c": the names of the formats @pick takes, in @buf,
+ * for an error that says which a setting needs. */
+const char *dump_format_names_if(bool (*pick)(const struct dump_format *f), char *buf, size_t len);
 /* The --format part of dump's --help. */
 const char *dump_formats_help(void);
 

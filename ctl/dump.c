@@ -79,6 +79,20 @@ static void help(void)
 	       frctl_window_help(), dump_formats_help());
 }
 
+/* What the formats are for: their names in errors come from the table. */
+static bool takes_sizes(const struct dump_format *f)
+{
+	return f->sizes;
+}
+static bool followed(const struct dump_format *f)
+{
+	return f->kind == DUMP_LINES;
+}
+static bool takes_offcpu(const struct dump_format *f)
+{
+	return f->offcpu;
+}
+
 static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *o)
 {
 	enum { O_FORMAT = O_WIN__END, O_STATS, O_STACKS, O_OFFCPU, O_SIZES };
@@ -95,6 +109,7 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
+	char names[128];
 	int c, k;
 
 	*o = (struct dump_opts){ .format = -1 };
@@ -146,14 +161,16 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		return -EINVAL;
 	}
 	if (o->sizes && (o->follow || o->output || o->stats || o->stacks || o->offcpu || o->win.redact ||
-			 (o->format >= 0 && o->format != DUMP_TEXT && o->format != DUMP_JSON))) {
-		frctl_error("--sizes prints the window's bytes, not its records: it takes --format text or json "
-			    "and no --follow, -o, --stats, --stacks, --offcpu or --redact");
+			 (o->format >= 0 && !takes_sizes(&dump_formats[o->format])))) {
+		frctl_error("--sizes prints the window's bytes, not its records: it takes --format %s "
+			    "and no --follow, -o, --stats, --stacks, --offcpu or --redact",
+			    dump_format_names_if(takes_sizes, names, sizeof(names)));
 		return -EINVAL;
 	}
 	if (o->follow) {
-		if (o->format >= 0 && dump_formats[o->format].kind != DUMP_LINES) {
-			frctl_error("%s", dump_formats[o->format].not_followed);
+		if (o->format >= 0 && !followed(&dump_formats[o->format])) {
+			frctl_error("%s; --follow prints lines: --format %s", dump_formats[o->format].not_followed,
+				    dump_format_names_if(followed, names, sizeof(names)));
 			return -EINVAL;
 		}
 		if (o->output) {
@@ -177,8 +194,8 @@ static int parse_args(struct frctl *f, int argc, char **argv, struct dump_opts *
 		frctl_error("--stacks is for --format text (json always has the stacks)");
 		return -EINVAL;
 	}
-	if (o->offcpu && !dump_formats[o->format].offcpu) {
-		frctl_error("--offcpu is for --format folded or pprof");
+	if (o->offcpu && !takes_offcpu(&dump_formats[o->format])) {
+		frctl_error("--offcpu is for --format %s", dump_format_names_if(takes_offcpu, names, sizeof(names)));
 		return -EINVAL;
 	}
 	if (dump_formats[o->format].binary && !o->output && isatty(STDOUT_FILENO)) {

@@ -397,7 +397,7 @@ void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr
 	}
 	p->last_ns = MAX(p->last_ns, e->wall_ns + fr_record_duration_ns(r));
 	remember(p, e);
-	switch (r->type) {
+	switch ((enum fr_record_type)r->type) {
 	case FR_REC_SYSCALL: {
 		const char *nm = fr_syscall_name(r->syscall.nr);
 		a = json_object_new_object();
@@ -540,7 +540,7 @@ void fr_perfetto_add(struct fr_perfetto *p, struct fr_window *w, const struct fr
 		instant(p, buf, nm, global ? "g" : "t", e->wall_ns, global ? 0 : r->pid, global ? 0 : r->tid, j);
 		break;
 	}
-	default:
+	FR_REC_META_CASES
 		break;
 	}
 }

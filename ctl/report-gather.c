@@ -173,7 +173,7 @@ void report_add(struct report *rp, struct fr_window *w, size_t i, const struct f
 	if (!rp->first)
 		rp->first = e->wall_ns;
 	rp->last = e->wall_ns;
-	switch (r->type) {
+	switch ((enum fr_record_type)r->type) {
 	case FR_REC_SYSCALL: top_add(&rp->syscall, e, r->syscall.duration_ns); break;
 	case FR_REC_OFFCPU: offcpu(rp, w, i, e); break;
 	case FR_REC_RUNQ: top_add(&rp->runq, e, r->sched.duration_ns); break;
@@ -212,7 +212,9 @@ void report_add(struct report *rp, struct fr_window *w, size_t i, const struct f
 		rp->gap_records++;
 		rp->gaps_lost += r->gap.lost;
 		break;
-	default:
+	case FR_REC_TCP:
+	case FR_REC_SWITCH:
+	FR_REC_META_CASES
 		break;
 	}
 }

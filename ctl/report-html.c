@@ -203,13 +203,27 @@ static bool killed_by_signal(uint32_t status)
 
 static int wait_kind(uint16_t type)
 {
-	switch (type) {
+	switch ((enum fr_record_type)type) {
 	case FR_REC_OFFCPU: return K_OFFCPU;
 	case FR_REC_RUNQ: return K_RUNQ;
 	case FR_REC_SYSCALL: return K_SYSCALL;
 	case FR_REC_BLOCK: return K_BLOCK;
-	default: return -1;
+	case FR_REC_EXEC:
+	case FR_REC_EXIT:
+	case FR_REC_FORK:
+	case FR_REC_OOM:
+	case FR_REC_SIGNAL:
+	case FR_REC_TCP:
+	case FR_REC_SWITCH:
+	case FR_REC_SAMPLE:
+	case FR_REC_GAP:
+	case FR_REC_MARK:
+	case FR_REC_METRICS:
+	case FR_REC_TRIGGER:
+	FR_REC_META_CASES
+		break;
 	}
+	return -1;
 }
 
 /* Process @pid, named @comm (@len bytes) by thread @tid. */
@@ -279,7 +293,7 @@ static void survey(struct page *pg, const struct fr_window_entry *e)
 				wp->woke = MAX(wp->woke, r->sched.duration_ns);
 		}
 	}
-	switch (r->type) {
+	switch ((enum fr_record_type)r->type) {
 	case FR_REC_SAMPLE: p->samples++; break;
 	case FR_REC_TRIGGER:
 		if (!p->first_trigger)
@@ -297,7 +311,19 @@ static void survey(struct page *pg, const struct fr_window_entry *e)
 		    (crash_signal(r->exit.status & 0x7f) || (r->exit.status & 0x7f) == SIGKILL))
 			p->involved = true;
 		break;
-	default: break;
+	case FR_REC_EXEC:
+	case FR_REC_FORK:
+	case FR_REC_SYSCALL:
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ:
+	case FR_REC_BLOCK:
+	case FR_REC_TCP:
+	case FR_REC_SWITCH:
+	case FR_REC_GAP:
+	case FR_REC_MARK:
+	case FR_REC_METRICS:
+	FR_REC_META_CASES
+		break;
 	}
 }
 
@@ -653,14 +679,25 @@ static void collect(struct page *pg, size_t i, const struct fr_window_entry *e)
 	uint64_t t = e->wall_ns - pg->t0;
 	int k = wait_kind(r->type);
 
-	switch (r->type) {
+	switch ((enum fr_record_type)r->type) {
 	case FR_REC_GAP: add_gap(pg, e); break;
 	case FR_REC_METRICS: add_metrics(pg, e); break;
 	case FR_REC_TRIGGER: add_marker(pg, e->wall_ns, i, "trigger"); break;
 	case FR_REC_MARK: add_marker(pg, e->wall_ns, i, "mark"); break;
 	case FR_REC_SAMPLE: (void)fr_folded_add(pg->cpu, pg->w, e, 1); break;
 	case FR_REC_OFFCPU: (void)fr_folded_add(pg->offcpu, pg->w, e, MAX(r->sched.duration_ns / 1000, 1ULL)); break;
-	default: break;
+	case FR_REC_EXEC:
+	case FR_REC_EXIT:
+	case FR_REC_FORK:
+	case FR_REC_SYSCALL:
+	case FR_REC_RUNQ:
+	case FR_REC_BLOCK:
+	case FR_REC_OOM:
+	case FR_REC_SIGNAL:
+	case FR_REC_TCP:
+	case FR_REC_SWITCH:
+	FR_REC_META_CASES
+		break;
 	}
 	note_cpu(pg, e);
 	if (!l)
@@ -673,7 +710,7 @@ static void collect(struct page *pg, size_t i, const struct fr_window_entry *e)
 			add_wake(pg, e, i, p);
 		return;
 	}
-	switch (r->type) {
+	switch ((enum fr_record_type)r->type) {
 	case FR_REC_EXEC: lane_instant(pg, l, t, i, "exec"); break;
 	case FR_REC_EXIT: /* the process's, not each thread's */
 		if (r->tid == r->pid)
@@ -683,7 +720,19 @@ static void collect(struct page *pg, size_t i, const struct fr_window_entry *e)
 	case FR_REC_SIGNAL: lane_instant(pg, l, t, i, crash_signal(r->signal.sig) ? "crash" : "signal"); break;
 	case FR_REC_OOM: lane_instant(pg, l, t, i, "oom"); break;
 	case FR_REC_TCP: lane_instant(pg, l, t, i, "tcp"); break;
-	default: break;
+	/* the waits are slices, above; the rest are drawn across lanes or not at all */
+	case FR_REC_SYSCALL:
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ:
+	case FR_REC_BLOCK:
+	case FR_REC_SWITCH:
+	case FR_REC_SAMPLE:
+	case FR_REC_GAP:
+	case FR_REC_MARK:
+	case FR_REC_METRICS:
+	case FR_REC_TRIGGER:
+	FR_REC_META_CASES
+		break;
 	}
 }
 

@@ -109,7 +109,7 @@ bool fr_exe_names_on_record(struct fr_exe_names *x, const struct fr_record *rec)
 {
 	struct proc *p;
 
-	switch (rec->type) {
+	switch ((enum fr_record_type)rec->type) {
 	case FR_REC_EXEC:
 		return set_name(x, rec->pid, rec->exec.filename, rec->exec.filename_len, rec->ts);
 	case FR_REC_PROCESS:
@@ -129,7 +129,24 @@ bool fr_exe_names_on_record(struct fr_exe_names *x, const struct fr_record *rec)
 		if (p)
 			p->exited = rec->ts ? rec->ts : 1;
 		break;
-	default:
+	case FR_REC_SYSCALL:
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ:
+	case FR_REC_BLOCK:
+	case FR_REC_OOM:
+	case FR_REC_SIGNAL:
+	case FR_REC_TCP:
+	case FR_REC_SWITCH:
+	case FR_REC_SAMPLE:
+	case FR_REC_GAP:
+	case FR_REC_MARK:
+	case FR_REC_METRICS:
+	case FR_REC_TRIGGER:
+	case FR_REC_CGROUP:
+	case FR_REC_MAPPING:
+	case FR_REC_SYMBOL:
+	case FR_REC_INLINE:
+	case FR_REC_PYCODE:
 		break;
 	}
 	return false;

@@ -99,23 +99,6 @@ struct fr_chunk_builder *fr_chunk_builder_free(struct fr_chunk_builder *b)
 	return NULL;
 }
 
-static bool is_description(const struct fr_record *r)
-{
-	return r->type == FR_REC_CGROUP || r->type == FR_REC_MAPPING || r->type == FR_REC_SYMBOL ||
-	       r->type == FR_REC_INLINE || r->type == FR_REC_PYCODE;
-}
-
-static uint64_t described_id(const struct fr_record *r)
-{
-	switch (r->type) {
-	case FR_REC_CGROUP: return r->cgroup_id;
-	case FR_REC_MAPPING: return r->mapping.start;
-	case FR_REC_INLINE: return r->inl.addr;
-	case FR_REC_PYCODE: return r->pycode.code;
-	default: return r->symbol.start;
-	}
-}
-
 /* The slot of a key: where it is, or the free one where it would go. */
 static struct described_key *key_slot(struct fr_chunk_builder *b, uint64_t id, uint32_t pid, uint16_t type)
 {
@@ -130,7 +113,7 @@ static struct described_key *key_slot(struct fr_chunk_builder *b, uint64_t id, u
 
 static struct described_key *described_slot(struct fr_chunk_builder *b, const struct fr_record *r)
 {
-	return key_slot(b, described_id(r), r->pid, r->type);
+	return key_slot(b, fr_record_described_id(r), r->pid, r->type);
 }
 
 bool fr_chunk_builder_described(struct fr_chunk_builder *b, const struct fr_record *r)
@@ -172,10 +155,10 @@ int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
 		b->gap_lost += r->gap.lost;
 	else if (!fr_record_type_is_meta(r->type))
 		b->nevents++;
-	if (is_description(r) && b->ndescribed < DESCRIBED_SLOTS * 3 / 4) {
+	if (fr_record_type_is_description(r->type) && b->ndescribed < DESCRIBED_SLOTS * 3 / 4) {
 		struct described_key *k = described_slot(b, r);
 		if (k->gen != b->described_gen) {
-			*k = (struct described_key){ described_id(r), r->pid, r->type, b->described_gen };
+			*k = (struct described_key){ fr_record_described_id(r), r->pid, r->type, b->described_gen };
 			b->ndescribed++;
 		}
 	}

@@ -150,13 +150,28 @@ char *fr_format_boot_id(const uint8_t id[16], char *buf, size_t len)
 
 uint64_t fr_record_duration_ns(const struct fr_record *r)
 {
-	switch (r->type) {
+	/* (the types of FR_RT_DURATION; test-record-json checks the two agree) */
+	switch ((enum fr_record_type)r->type) {
 	case FR_REC_SYSCALL: return r->syscall.duration_ns;
 	case FR_REC_OFFCPU:
 	case FR_REC_RUNQ: return r->sched.duration_ns;
 	case FR_REC_BLOCK: return r->block.duration_ns;
-	default: return 0;
+	case FR_REC_EXEC:
+	case FR_REC_EXIT:
+	case FR_REC_FORK:
+	case FR_REC_OOM:
+	case FR_REC_SIGNAL:
+	case FR_REC_TCP:
+	case FR_REC_SWITCH:
+	case FR_REC_SAMPLE:
+	case FR_REC_GAP:
+	case FR_REC_MARK:
+	case FR_REC_METRICS:
+	case FR_REC_TRIGGER:
+	FR_REC_META_CASES
+		break;
 	}
+	return 0;
 }
 
 struct json_object *fr_record_metrics(const struct fr_record *r)

@@ -4,11 +4,12 @@
  * BPF event ABI), and its name (dump --type, JSON's "type", the docs).
  * What lists record types is made from these lists: the BPF ABI's enum
  * (FR_EV_*, bpf/event.h) and the store's (FR_REC_*, record.h), the names,
- * fr_record_type_is_meta() and _has_stack(), `frctl --list-types` (and the
- * shell completion, which asks it).  A new type is one line here; the
- * record's writers switch on enum fr_record_type with -Wswitch-enum, so
- * the compiler then names each one that has to learn it, and
- * tests/integration/test-record-types.sh each document that lacks it.
+ * fr_record_type_is_meta(), _has_stack() and _is_description(),
+ * `frctl --list-types` (and the shell completion, which asks it).  A new
+ * type is one line here; the record's writers switch on enum
+ * fr_record_type with -Wswitch-enum, so the compiler then names each one
+ * that has to learn it, and tests/integration/test-record-types.sh each
+ * document that lacks it.
  *
  * Macros only: the BPF programs include it too.  Each list calls
  * X(NAME, number, "name", flags).
@@ -18,6 +19,10 @@
 
 #define FR_RT_STACK 1u    /* carries a stack (r->stack) */
 #define FR_RT_DURATION 2u /* a wait or a call: has duration_ns */
+/* names what other records refer to (a cgroup id, a code address), once
+ * per chunk: a chunk's writer writes it once, its reader keeps it in a
+ * table (fr_record_described_id() says its key) */
+#define FR_RT_DESCRIPTION 4u
 
 /* Recorded by the BPF programs: 1..63, the same numbers in both enums. */
 #define FR_RECORD_TYPES_BPF(X)                          \
@@ -54,13 +59,13 @@
  *   symbol   a function of pid (0: the kernel), once per chunk
  *   inline   the functions inlined at one code address of pid, once per chunk
  *   pycode   a Python code object of pid (name, file, first line), once per chunk */
-#define FR_RECORD_TYPES_META(X)  \
-	X(CGROUP, 65, "cgroup", 0)   \
-	X(PROCESS, 66, "process", 0) \
-	X(MAPPING, 70, "mapping", 0) \
-	X(SYMBOL, 71, "symbol", 0)   \
-	X(INLINE, 72, "inline", 0)   \
-	X(PYCODE, 73, "pycode", 0)
+#define FR_RECORD_TYPES_META(X)                  \
+	X(CGROUP, 65, "cgroup", FR_RT_DESCRIPTION)   \
+	X(PROCESS, 66, "process", 0)                 \
+	X(MAPPING, 70, "mapping", FR_RT_DESCRIPTION) \
+	X(SYMBOL, 71, "symbol", FR_RT_DESCRIPTION)   \
+	X(INLINE, 72, "inline", FR_RT_DESCRIPTION)   \
+	X(PYCODE, 73, "pycode", FR_RT_DESCRIPTION)
 
 /* The types a person selects and reads: dump --type, JSON's "type". */
 #define FR_RECORD_TYPES_PRINTED(X) FR_RECORD_TYPES_BPF(X) FR_RECORD_TYPES_USER(X)

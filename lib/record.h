@@ -398,6 +398,29 @@ static inline int fr_record_type_has_stack(uint16_t type)
 	return (fr_record_type_flags(type) & FR_RT_STACK) != 0;
 }
 
+/* Is a record of @type a description (FR_RT_DESCRIPTION)? */
+static inline int fr_record_type_is_description(uint16_t type)
+{
+	return (fr_record_type_flags(type) & FR_RT_DESCRIPTION) != 0;
+}
+
+/* What description @r describes within its pid: a cgroup id, a code
+ * address; 0 for a record that is no description. */
+static inline uint64_t fr_record_described_id(const struct fr_record *r)
+{
+	switch ((enum fr_record_type)r->type) {
+	case FR_REC_CGROUP: return r->cgroup_id;
+	case FR_REC_MAPPING: return r->mapping.start;
+	case FR_REC_SYMBOL: return r->symbol.start;
+	case FR_REC_INLINE: return r->inl.addr;
+	case FR_REC_PYCODE: return r->pycode.code;
+	case FR_REC_PROCESS:
+	FR_RECORD_TYPES_PRINTED(FR_REC_LABEL_)
+		break;
+	}
+	return 0;
+}
+
 /* The process whose address space a record's user frames are in: a
  * signal's are the sender's (the faulting thread's own for a fault). */
 static inline uint32_t fr_record_stack_pid(const struct fr_record *r)

@@ -289,7 +289,9 @@ int fr_redact_record(struct fr_redactor *rd, struct fr_record *r)
 	uint32_t *arglen = NULL;
 	int k = 0;
 
-	switch (r->type) {
+	/* (every type has its case: one that carries a path, arguments, an
+	 * address or a text must say here what it cuts) */
+	switch ((enum fr_record_type)r->type) {
 	case FR_REC_EXEC:
 		argp = &r->exec.args;
 		arglen = &r->exec.args_len;
@@ -344,6 +346,20 @@ int fr_redact_record(struct fr_redactor *rd, struct fr_record *r)
 			r->flags |= FR_REC_F_ADDR_REDACTED;
 			tcp = true;
 		}
+		break;
+	/* numbers, a rule's name, function names: nothing of a class */
+	case FR_REC_EXIT:
+	case FR_REC_FORK:
+	case FR_REC_SYSCALL:
+	case FR_REC_OFFCPU:
+	case FR_REC_RUNQ:
+	case FR_REC_BLOCK:
+	case FR_REC_SIGNAL:
+	case FR_REC_SWITCH:
+	case FR_REC_SAMPLE:
+	case FR_REC_GAP:
+	case FR_REC_TRIGGER:
+	case FR_REC_INLINE:
 		break;
 	}
 	if (k == 0 && argp && (rd->classes & FR_REDACT_ARGS)) {

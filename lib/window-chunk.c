@@ -67,10 +67,10 @@ static int chunk_record(struct fr_window *w, uint32_t idx, const struct fr_chunk
 {
 	struct fr_window_chunk *c = &w->cd[idx];
 
-	if (rec->type == FR_REC_MAPPING || rec->type == FR_REC_SYMBOL || rec->type == FR_REC_INLINE ||
-	    rec->type == FR_REC_PYCODE)
-		return fr_symtab_add(&c->symtab, rec) < 0 ? -ENOMEM : 0;
-	if (rec->type == FR_REC_CGROUP) {
+	/* descriptions: cgroups in the chunk's table, code in its symtab */
+	if (fr_record_type_is_description(rec->type)) {
+		if (rec->type != FR_REC_CGROUP)
+			return fr_symtab_add(&c->symtab, rec) < 0 ? -ENOMEM : 0;
 		if (window_grow((void **)&c->cg, &c->cgcap, c->ncg + 1, sizeof(*c->cg)) < 0)
 			return -ENOMEM;
 		c->cg[c->ncg] = (struct window_cgroup){ rec->cgroup_id, rec->cgroup.path, rec->cgroup.path_len,

@@ -1,7 +1,9 @@
 #!/bin/bash
 # The bash completion that meson installs: it completes verbs, each verb's
 # options, format and record type names, with bash-completion loaded as
-# an interactive shell would have it.
+# an interactive shell would have it.  Its format lists are typed in it:
+# they must be the formats frctl takes (dump's from its table, as dump
+# --help prints it; report's as its error lists them).
 set -euo pipefail
 SRC=$1
 # the completion asks frctl for the record types: the one built here
@@ -25,8 +27,17 @@ got=$(complete_words frctl "")
 for v in dump report rules status boots mark freeze incidents upload; do
 	[[ " $got " == *" $v "* ]] || fail "verbs: '$got' lacks $v"
 done
-[ "$(complete_words frctl dump --format "")" = "bundle folded json perfetto pprof text " ] || fail "--format: $(complete_words frctl dump --format "")"
-[ "$(complete_words frctl report --format "")" = "html json text " ] || fail "report --format: $(complete_words frctl report --format "")"
+# the names of dump --help's --format lines: column 23 on, padded to 10
+formats=$(frctl dump --help | awk '/^  --format FMT/ { on = 1 } on && /^  -/ && !/^  --format FMT/ { on = 0 }
+	on { n = substr($0, 23, 10); gsub(/ /, "", n); if (n != "") print n }' | sort | tr '\n' ' ')
+[ "$(echo "$formats" | wc -w)" -ge 6 ] || fail "frctl dump --help lists formats: '$formats'"
+[ "$(complete_words frctl dump --format "")" = "$formats" ] ||
+	fail "dump --format: $(complete_words frctl dump --format "") is not dump --help's: $formats"
+formats=$({ frctl report --format no-such-format 2>&1 >/dev/null || true; } | sed -n 's/.*unknown format "no-such-format" (\(.*\))$/\1/p' |
+	tr -d ' ' | tr ',' '\n' | sort | tr '\n' ' ')
+[ "$(echo "$formats" | wc -w)" -ge 3 ] || fail "frctl report --format no-such-format lists formats: '$formats'"
+[ "$(complete_words frctl report --format "")" = "$formats" ] ||
+	fail "report --format: $(complete_words frctl report --format "") is not what report takes: $formats"
 [ "$(complete_words frctl report --ty)" = "--type " ] || fail "report --ty: $(complete_words frctl report --ty)"
 [ "$(complete_words frctl dump --type sa)" = "sample " ] || fail "--type sa: $(complete_words frctl dump --type sa)"
 types=$(frctl --list-types | sort | tr '\n' ' ')

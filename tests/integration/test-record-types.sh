@@ -3,7 +3,9 @@
 # list, lib/record-types.h, printed by `frctl --list-types`) each have a
 # name of their own, are taken by --type and listed in its error, have a
 # subsection of frctl(1)'s JSON OUTPUT and a place in its "type" field,
-# and a row in README's table of what is recorded.  The writers (JSON,
+# a row in README's table of what is recorded, and a place in
+# docs/internals.md's two lists (--type, the "type" field), which name no
+# type that is not one.  The writers (JSON,
 # text) switch on enum fr_record_type without a default: a type one of
 # them lacks is a compile error (-Wswitch, the build's -Werror), not a
 # test.
@@ -38,5 +40,22 @@ for t in $types; do
 	grep -Eq "(^|[ \"])$t([ ,.\"]|$)" <<<"$typefield" || missing+=("frctl.1's \"type\" field does not list $t")
 	grep -q "^| \`$t\` |" "$SRC/README.md" || missing+=("README's table of records has no row for \`$t\`")
 done
+
+# docs/internals.md: --type's list (in parentheses) and the "type"
+# field's (quoted), each the same set as --list-types
+internals=$SRC/docs/internals.md
+want=$(sort <<<"$types")
+same_set() { # WHAT NAMES (one a line)
+	local doc
+	doc=$(sort <<<"$2")
+	[ "$doc" = "$want" ] && return 0
+	missing+=("docs/internals.md's $1 lacks [$(comm -23 <(echo "$want") <(echo "$doc") | paste -sd' ')]\
+ and names what is no type [$(comm -13 <(echo "$want") <(echo "$doc") | paste -sd' ')]")
+}
+line=$(grep -m1 '^- \*\*--type TYPE\*\*' "$internals") || true
+same_set "--type list" "$(sed -n 's/.*`frctl --list-types` prints (\([^;)]*\).*/\1/p' <<<"$line" | tr ',' '\n' | tr -d ' ')"
+line=$(grep -m1 '^- \*\*type\*\*: ' "$internals") || true
+same_set "\"type\" field" "$(grep -o '"[a-z]*"' <<<"$line" | tr -d '"')"
+
 [ ${#missing[@]} -eq 0 ] || fail "$(printf '%s; ' "${missing[@]}")"
-echo "ok: $n record types ($(paste -sd' ' <<<"$types")): each refused-or-taken by --type, in frctl(1)'s JSON OUTPUT and README"
+echo "ok: $n record types ($(paste -sd' ' <<<"$types")): each refused-or-taken by --type, in frctl(1)'s JSON OUTPUT, README and docs/internals.md"

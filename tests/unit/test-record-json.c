@@ -167,7 +167,7 @@ static struct json_object *reference(const struct fr_record *r, const struct fr_
 	if (e->kernel_thread)
 		json_object_object_add(o, "kernel_thread", json_object_new_boolean(1));
 
-	switch (r->type) {
+	switch ((enum fr_record_type)r->type) {
 	case FR_REC_EXEC:
 		json_object_object_add(o, "filename", ref_str(r->exec.filename, r->exec.filename_len));
 		json_object_object_add(o, "argv", ref_argv(r->exec.args, r->exec.args_len));
@@ -277,6 +277,8 @@ static struct json_object *reference(const struct fr_record *r, const struct fr_
 		break;
 	case FR_REC_GAP:
 		json_object_object_add(o, "lost", json_object_new_uint64(r->gap.lost));
+		break;
+	FR_REC_META_CASES /* never printed */
 		break;
 	}
 	return o;
@@ -540,7 +542,7 @@ static void random_record(uint16_t type, struct fr_record *r, struct fr_record_c
 		ctx->exe_len = (uint32_t)hostile(strs[1], STR_MAX);
 	}
 
-	switch (type) {
+	switch ((enum fr_record_type)type) {
 	case FR_REC_EXEC:
 		r->exec.ppid = (uint32_t)extreme_u64();
 		r->exec.filename = strs[2];
@@ -643,6 +645,8 @@ static void random_record(uint16_t type, struct fr_record *r, struct fr_record_c
 		break;
 	case FR_REC_GAP:
 		r->gap.lost = extreme_u64();
+		break;
+	FR_REC_META_CASES /* never printed */
 		break;
 	}
 }
