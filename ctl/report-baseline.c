@@ -144,7 +144,10 @@ int baseline_open(struct frctl *f, struct baseline *b, const struct frctl_window
 	if (k != 0)
 		return k;
 	if (b->incident) {
-		span_of(b->s.w, &b->base.since, &b->base.until);
+		/* its window, not the chunks from before it that it keeps */
+		b->base_clip = meta_time(b->s.meta, "start", &b->base.since) && meta_time(b->s.meta, "end", &b->base.until);
+		if (!b->base_clip)
+			span_of(b->s.w, &b->base.since, &b->base.until);
 		return 0;
 	}
 	b->base.since = b->a.since_ns;
@@ -178,7 +181,8 @@ void baseline_add_own(struct baseline *b)
 		return;
 	for (size_t i = 0; i < b->s.w->n; i++) {
 		struct fr_window_entry e;
-		if (frctl_window_entry(&b->a, b->s.w, i, &e))
+		if (frctl_window_entry(&b->a, b->s.w, i, &e) &&
+		    (!b->base_clip || (e.wall_ns >= b->base.since && e.wall_ns <= b->base.until)))
 			side_add(&b->base, b->s.w, i, &e);
 	}
 }

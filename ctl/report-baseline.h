@@ -41,6 +41,7 @@ struct baseline {
 	/* set by baseline_open() */
 	bool split;               /* the window's records before split_ns are the baseline */
 	bool clip;                /* compare only the window's records in [now.since, now.until] */
+	bool base_clip;           /* --baseline-incident: only its window's records, [base.since, base.until] */
 	uint64_t split_ns;
 	struct frctl_window_args a; /* else: its own source, read with these */
 	struct frctl_source s;

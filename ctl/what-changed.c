@@ -12,6 +12,7 @@
 #include "../lib/parse.h"
 #include "../lib/record-fields.h"
 #include "../lib/syscall-names.h"
+#include "../lib/wait-kind.h"
 #include "output-folded.h"
 #include "what-changed.h"
 
@@ -216,7 +217,7 @@ void side_add(struct side *s, struct fr_window *w, size_t i, const struct fr_win
 	s->last = e->wall_ns;
 	if (r->pid && !fr_record_type_is_meta(r->type))
 		(void)fr_counts_add(&s->seen, r->comm);
-	switch (r->type) {
+	switch ((enum fr_record_type)r->type) {
 	case FR_REC_SAMPLE:
 		s->samples++;
 		(void)fr_counts_add(&s->procs, r->comm);
@@ -232,7 +233,12 @@ void side_add(struct side *s, struct fr_window *w, size_t i, const struct fr_win
 			(void)fr_folded_add(s->cpu, w, e, 1);
 		break;
 	case FR_REC_OFFCPU:
-		/* a kernel thread's wait is its idle loop, mostly: said apart */
+		/* only latencies: an idle wait (a kernel thread's idle loop, an
+		 * event loop's epoll_wait, a sleep) gets longer or shorter with
+		 * any change of load, and listed it was the noise of every
+		 * comparison (kworkers and ksoftirqds, 8 lines of 21) */
+		if (fr_wait_is_idle(r, e->kernel_thread))
+			break;
 		call = r->sched.syscall_nr >= 0 ? fr_syscall_name((unsigned)r->sched.syscall_nr) : NULL;
 		snprintf(key, sizeof(key), "off-CPU%s\t%s\t%s", e->kernel_thread ? " (kernel thread)" : "", r->comm,
 			 call ? call : "");
@@ -269,7 +275,12 @@ void side_add(struct side *s, struct fr_window *w, size_t i, const struct fr_win
 		(void)fr_counts_add(&s->events, key);
 		break;
 	case FR_REC_METRICS: metrics_add(s, e); break;
-	default: break;
+	case FR_REC_FORK:
+	case FR_REC_SWITCH:
+	case FR_REC_GAP:
+	case FR_REC_TRIGGER:
+	FR_REC_META_CASES
+		break;
 	}
 }
 
@@ -453,7 +464,10 @@ static void compare_processes(struct changes *c, const struct side *now, const s
 				return;
 			json_object_object_add(o, "now", count_json(samples, span_s(now), now->samples));
 			set_text(o, "new process      %s: %" PRIu64 " records, %" PRIu64 " CPU samples", k, recs, samples);
-		} else if (count_of(&now->exited, k) && count_of(&now->started, k)) {
+		} else if (count_of(&now->exited, k) && count_of(&now->started, k) &&
+			   !(count_of(&base->exited, k) && count_of(&base->started, k))) {
+			/* (a command that restarts in the baseline too, a shell
+			 * loop's sleep, a cron job's, is how the machine runs) */
 			o = change_new(c, 6, "process", k, "restarted");
 			if (!o)
 				return;

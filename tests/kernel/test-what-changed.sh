@@ -215,6 +215,11 @@ ok "page: 'What changed' section, hog_fn red in the differential flame graph ($S
 bad=$(jq -c '[.changes[] | select((.subject | test("fr-steady|ctl_spin|steady_fn")))]' "$T/report.json")
 [ "$bad" = "[]" ] || fail "unchanged work listed as a change: $bad"
 ok "fr-steady, ctl_spin and steady_fn: not listed ($(jq '.changes | length' "$T/report.json") changes in all)"
+# nor the idle waits of kernel threads, which move with any load (the
+# comparison once listed 8 of them among 21 changes)
+bad=$(jq -c '[.changes[] | select(.kind == "wait" and (.subject | test("kernel thread.*(kworker|ksoftirqd|rcu_|migration)")))]' "$T/report.json")
+[ "$bad" = "[]" ] || fail "idle waits of kernel threads listed as changes: $bad"
+ok "no kernel thread's idle wait listed"
 
 # the options
 "$FRCTL" --store "$T/store" report --incident "$id" --no-baseline >"$T/none.txt"
@@ -228,7 +233,14 @@ until=$(jq -r .baseline.until "$T/report.json")
 jq -e --slurpfile d "$T/report.json" '(.baseline.records - $d[0].baseline.records | fabs) <= 5 and
 	([.changes[].subject] == [$d[0].changes[].subject])' "$T/explicit.json" >/dev/null ||
 	fail "the same span given explicitly compares otherwise: $(jq -c '[.baseline, [.changes[].subject]]' "$T/report.json") vs $(jq -c '[.baseline, [.changes[].subject]]' "$T/explicit.json")"
+# against itself (--baseline-incident): the same records on both sides,
+# so nothing changed (restarts in the window were listed once, as they
+# are in the baseline too)
+"$FRCTL" --store "$T/store" report --incident "$id" --baseline-incident "$id" --format json >"$T/self.json" ||
+	fail "--baseline-incident failed"
+jq -e '.baseline.records > 0 and .baseline == .window and (.changes | length) == 0' "$T/self.json" >/dev/null ||
+	fail "the incident against itself: $(jq -c '[.window, .baseline, [.changes[].text]]' "$T/self.json" | cut -c1-600)"
 out=$("$FRCTL" --store "$T/store" report --last 5s --baseline-since yesterday-ish 2>&1) && fail "a bad --baseline-since was taken"
 [ $? -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && grep -q -- '--baseline-since: invalid time' <<<"$out" ||
 	fail "a bad --baseline-since: want one line and exit 2, got: $out"
-ok "--no-baseline, --baseline-since/--baseline-until, a bad value: $out"
+ok "--no-baseline, --baseline-since/--baseline-until, --baseline-incident (itself: $(jq '.changes | length' "$T/self.json") changes), a bad value: $out"
