@@ -181,16 +181,17 @@ static void print_text(struct json_object *st)
 				       get_u64(po, "crashes"), get_u64(po, "timeouts"), get_u64(po, "bad_replies"),
 				       get_u64(po, "start_failed"), get_u64(po, "skipped"), get_u64(po, "quarantined"));
 		}
-		/* Python frames, once a CPython has been seen */
+		/* Python frames, once a CPython has been seen; a read that
+		 * failed is not a thread without Python state: apart */
 		struct json_object *py = json_object_object_get(st, "python"), *pst;
 		if (py && get_u64(py, "executables") + get_u64(py, "executables_unknown_version") > 0 &&
 		    json_object_object_get_ex(py, "stacks", &pst))
 			printf("  python: %" PRIu64 " interpreters walked, %" PRIu64 " of another version; %" PRIu64
-			       " stacks walked, %" PRIu64 " cut, %" PRIu64 " without Python state; %" PRIu64
-			       " frames, %" PRIu64 " unnamed\n",
+			       " stacks walked, %" PRIu64 " cut, %" PRIu64 " without Python state, %" PRIu64
+			       " with a failed read; %" PRIu64 " frames, %" PRIu64 " unnamed\n",
 			       get_u64(py, "executables"), get_u64(py, "executables_unknown_version"),
 			       get_u64(pst, "walked"), get_u64(pst, "cut"),
-			       get_u64(pst, "no_thread") + get_u64(pst, "no_frame") + get_u64(pst, "unreadable"),
+			       get_u64(pst, "no_thread") + get_u64(pst, "no_frame"), get_u64(pst, "unreadable"),
 			       get_u64(py, "frames"), get_u64(py, "frames_unnamed"));
 		print_incidents(json_object_object_get(st, "triggers"));
 		print_textfile(json_object_object_get(st, "textfile"));
