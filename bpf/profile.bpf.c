@@ -26,9 +26,45 @@ struct {
 	__type(value, __u64);
 } seen SEC(".maps");
 
+/* The registers a perf_event program's context holds: x86-64's UAPI
+ * struct pt_regs (bpf_user_pt_regs_t), a fixed layout (vmlinux.h's
+ * kernel pt_regs has since made cs a 2-byte union member, and the
+ * verifier takes only 8-byte loads of the context's registers). */
+struct fr_ctx_regs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
+/* The registers the sample interrupted, loaded from the context itself:
+ * the verifier turns these loads into reads of the event's saved
+ * registers.  (A probe read at &ctx->regs reads the kernel's context
+ * struct, which holds a pointer to them, not them: until 2026-12 the
+ * sampler took its user_mode, and then its user registers, from there:
+ * bytes of the kernel stack.) */
+static __always_inline void copy_ctx_regs(__u64 *d, const struct fr_ctx_regs *r)
+{
+	d[0] = r->ax;
+	d[1] = r->dx;
+	d[2] = r->cx;
+	d[3] = r->bx;
+	d[4] = r->si;
+	d[5] = r->di;
+	d[6] = r->bp;
+	d[7] = r->sp;
+	d[8] = r->r8;
+	d[9] = r->r9;
+	d[10] = r->r10;
+	d[11] = r->r11;
+	d[12] = r->r12;
+	d[13] = r->r13;
+	d[14] = r->r14;
+	d[15] = r->r15;
+	d[16] = r->ip;
+}
+
 SEC("perf_event")
 int fr_sample(struct bpf_perf_event_data *ctx)
 {
+	const struct fr_ctx_regs *regs = (const void *)&ctx->regs;
 	struct fr_event_sample *e;
 	struct task_struct *task;
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), *known;
@@ -63,7 +99,7 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	e->exe_ino = ino;
 	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	e->exe_dev = BPF_CORE_READ(task, mm, exe_file, f_inode, i_sb, s_dev);
-	e->user_mode = (BPF_CORE_READ(&ctx->regs, cs) & 3) == 3;
+	e->user_mode = (regs->cs & 3) == 3;
 	e->ustack_len = 0;
 	if (!ino) { /* a kernel thread: no user stack */
 		__builtin_memset(e->uregs, 0, sizeof(e->uregs));
@@ -73,7 +109,7 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	/* interrupted in user mode: those registers; in the kernel: the ones
 	 * saved where the task entered it */
 	if (e->user_mode)
-		copy_uregs(e->uregs, (const struct pt_regs *)&ctx->regs);
+		copy_ctx_regs(e->uregs, regs);
 	else
 		copy_uregs(e->uregs, (const struct pt_regs *)bpf_task_pt_regs(task));
 	e->ustack_len = fr_read_ustack(task, e->ustack, e->uregs[7]);

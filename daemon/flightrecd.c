@@ -436,6 +436,7 @@ static struct json_object *status_json(struct daemon *d)
 		json_object_object_add(smp, "event", ev ? json_object_new_string(ev) : NULL);
 		json_object_object_add(smp, "hz", json_object_new_int((int)hz));
 		json_object_object_add(smp, "pmu_counters", json_object_new_boolean(d->pmu != NULL));
+		json_object_object_add(smp, "kernel_stacks_unread", json_object_new_uint64(fr_recorder_kernel_stacks_unread(d->rec)));
 		if (fr_recorder_symbolizer(d->rec)) {
 			/* how well frames got names: unnamed ones still show their
 			 * module and offset; unknown ones only an address */

@@ -75,6 +75,7 @@ struct fr_recorder {
 	bool udesc_set; /* udesc is for the sample being recorded */
 	uint64_t offcpu_user[FR_OFFCPU_USER__MAX]; /* offcpu records with stacks, by enum fr_offcpu_user */
 	uint64_t signal_stack[FR_SIGNAL_STACK__MAX]; /* signal records, by enum fr_signal_stack */
+	uint64_t kstacks_unread; /* samples taken in the kernel whose kernel stack the kernel did not give */
 	sd_id128_t boot_id;
 	uint64_t records;
 	struct fr_counters *scratch; /* ncpu counters, for reads */
@@ -769,6 +770,12 @@ static int record_event(struct fr_recorder *r, unsigned cpu, const void *data, s
 		if (size < sizeof(*e))
 			goto malformed;
 		rec.stack.kernel_frames = MIN(e->kernel_frames, FR_STACK_DEPTH);
+		/* taken in the kernel, with no kernel stack: bpf_get_stack
+		 * failed (its per-CPU buffers in use by a program the sample
+		 * interrupted).  The record keeps its user stack, which looks
+		 * like a sample in user code: counted */
+		if (!e->user_mode && !e->kernel_frames)
+			r->kstacks_unread++;
 		/* __u64 is unsigned long long, uint64_t unsigned long: same bits */
 		rec.stack.kframes = (const uint64_t *)e->kstack;
 		rec.stack.uframes = r->uframes;
@@ -1062,6 +1069,11 @@ void fr_recorder_waker_stats(const struct fr_recorder *r, uint64_t ret[FR_WAKER_
 void fr_recorder_signal_stats(const struct fr_recorder *r, uint64_t ret[FR_SIGNAL_STACK__MAX])
 {
 	memcpy(ret, r->signal_stack, sizeof(r->signal_stack));
+}
+
+uint64_t fr_recorder_kernel_stacks_unread(const struct fr_recorder *r)
+{
+	return r->kstacks_unread;
 }
 
 void fr_recorder_python_stats(const struct fr_recorder *r, struct fr_python_stats *ret)

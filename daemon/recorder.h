@@ -83,13 +83,15 @@ uint64_t fr_recorder_records(const struct fr_recorder *r);
 /* offcpu records with stacks so far, by how their user stack went (enum
  * fr_offcpu_user of bpf/event.h: copied, or why not) */
 void fr_recorder_offcpu_stats(const struct fr_recorder *r, uint64_t ret[FR_OFFCPU_USER__MAX]);
-/* signal records so far, by what their stack is (enum fr_signal_stack of
- * bpf/event.h: taken, a kernel thread's, skipped over the budget) */
 /* Offcpu records by their waker's context (FR_WAKER_*), and the join's
  * counters (wakers.h). */
 struct fr_wakers_stats;
 void fr_recorder_waker_stats(const struct fr_recorder *r, uint64_t ret[FR_WAKER_KINDS], struct fr_wakers_stats *ws);
+/* signal records so far, by what their stack is (enum fr_signal_stack of
+ * bpf/event.h: taken, a kernel thread's, skipped over the budget) */
 void fr_recorder_signal_stats(const struct fr_recorder *r, uint64_t ret[FR_SIGNAL_STACK__MAX]);
+/* samples taken in the kernel that came with no kernel stack */
+uint64_t fr_recorder_kernel_stacks_unread(const struct fr_recorder *r);
 /* Python frames (python.h) */
 struct fr_python_stats;
 void fr_recorder_python_stats(const struct fr_recorder *r, struct fr_python_stats *ret);
