@@ -59,18 +59,31 @@ struct fr_slot {
 	__u64 n;
 };
 
-/* Reserve @size bytes on this CPU's ring.  Counts the attempt and, on
- * failure, the drop: a NULL return has already been accounted for. */
-static __always_inline void *fr_reserve(__u32 size, __u32 src, struct fr_slot *slot)
+/* Bulk records (CPU samples: the biggest, ~17 KiB with their stack copy,
+ * and statistics: losing some loses no event) leave the last 1/2^this of
+ * each ring to every other record.  A daemon that stalls (overloaded,
+ * stopped, swapped out) with its rings full of samples still has room
+ * for the fatal signal, the OOM kill, the exec that explain the stall:
+ * an eighth of the shipped 1 MiB ring is 7 signal records with their
+ * user stacks, and samples keep 7/8 of it (the daemon is woken at 1/4). */
+#define FR_BULK_HEADROOM_SHIFT 3
+
+static __always_inline void *fr_reserve_in(__u32 size, __u32 src, struct fr_slot *slot, bool bulk)
 {
 	struct fr_counters *c = fr_counters(src);
 	__u32 cpu = bpf_get_smp_processor_id();
 	void *rb, *e = NULL;
+	__u64 ring;
 
 	slot->n = 0;
 	if (c)
 		slot->n = ++c->emitted;
 	rb = bpf_map_lookup_elem(&rings, &cpu);
+	if (rb && bulk) {
+		ring = bpf_ringbuf_query(rb, BPF_RB_RING_SIZE);
+		if (bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) + size > ring - (ring >> FR_BULK_HEADROOM_SHIFT))
+			rb = NULL; /* counted as dropped, below */
+	}
 	if (rb)
 		e = bpf_ringbuf_reserve(rb, size, 0);
 	if (!e) {
@@ -80,6 +93,20 @@ static __always_inline void *fr_reserve(__u32 size, __u32 src, struct fr_slot *s
 	}
 	slot->ring = rb;
 	return e;
+}
+
+/* Reserve @size bytes on this CPU's ring.  Counts the attempt and, on
+ * failure, the drop: a NULL return has already been accounted for. */
+static __always_inline void *fr_reserve(__u32 size, __u32 src, struct fr_slot *slot)
+{
+	return fr_reserve_in(size, src, slot, false);
+}
+
+/* The same for a bulk record: it fails, counted, when the ring has no
+ * more than the headroom left (FR_BULK_HEADROOM_SHIFT). */
+static __always_inline void *fr_reserve_bulk(__u32 size, __u32 src, struct fr_slot *slot)
+{
+	return fr_reserve_in(size, src, slot, true);
 }
 
 /* Reserve @size bytes on this CPU's ring for an event that is no record

@@ -83,7 +83,7 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	py = bpf_map_lookup_elem(&py_scratch, &zero);
 	if (py && task->mm)
 		fr_py_walk(task, py);
-	e = fr_reserve(sizeof(*e), FR_SRC_SAMPLE, &slot);
+	e = fr_reserve_bulk(sizeof(*e), FR_SRC_SAMPLE, &slot);
 	if (!e)
 		return 0;
 	fr_fill_hdr(&e->hdr, FR_EV_SAMPLE);
