@@ -60,7 +60,8 @@ struct fr_slot {
 };
 
 /* Bulk records (CPU samples: the biggest, ~17 KiB with their stack copy,
- * and statistics: losing some loses no event) leave the last 1/2^this of
+ * and statistics: losing some loses no event; and the batched switch
+ * records of full scheduler recording) leave the last 1/2^this of
  * each ring to every other record.  A daemon that stalls (overloaded,
  * stopped, swapped out) with its rings full of samples still has room
  * for the fatal signal, the OOM kill, the exec that explain the stall:
@@ -68,22 +69,45 @@ struct fr_slot {
  * user stacks, and samples keep 7/8 of it (the daemon is woken at 1/4). */
 #define FR_BULK_HEADROOM_SHIFT 3
 
+/* Would @size more bytes of bulk records take ring @rb into its headroom? */
+static __always_inline bool fr_ring_bulk_full(void *rb, __u64 size)
+{
+	__u64 ring = bpf_ringbuf_query(rb, BPF_RB_RING_SIZE);
+
+	return bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) + size > ring - (ring >> FR_BULK_HEADROOM_SHIFT);
+}
+
+/* A bulk record of @src that will not fit above this CPU's headroom,
+ * checked before the work of making it (and of the records that would
+ * go before it): counted as emitted and dropped when so. */
+static __always_inline bool fr_bulk_refused(__u32 size, __u32 src)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	void *rb = bpf_map_lookup_elem(&rings, &cpu);
+	struct fr_counters *c;
+
+	if (rb && !fr_ring_bulk_full(rb, size))
+		return false;
+	c = fr_counters(src);
+	if (c) {
+		c->emitted++;
+		c->dropped++;
+	}
+	return true;
+}
+
 static __always_inline void *fr_reserve_in(__u32 size, __u32 src, struct fr_slot *slot, bool bulk)
 {
 	struct fr_counters *c = fr_counters(src);
 	__u32 cpu = bpf_get_smp_processor_id();
 	void *rb, *e = NULL;
-	__u64 ring;
 
 	slot->n = 0;
 	if (c)
 		slot->n = ++c->emitted;
 	rb = bpf_map_lookup_elem(&rings, &cpu);
-	if (rb && bulk) {
-		ring = bpf_ringbuf_query(rb, BPF_RB_RING_SIZE);
-		if (bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) + size > ring - (ring >> FR_BULK_HEADROOM_SHIFT))
-			rb = NULL; /* counted as dropped, below */
-	}
+	if (rb && bulk && fr_ring_bulk_full(rb, size))
+		rb = NULL; /* counted as dropped, below */
 	if (rb)
 		e = bpf_ringbuf_reserve(rb, size, 0);
 	if (!e) {

@@ -78,6 +78,11 @@ int fr_sample(struct bpf_perf_event_data *ctx)
 	if ((__u32)pid_tgid == 0 || fr_is_self() || (helper_tgid && tgid == helper_tgid))
 		return 0;
 	task = bpf_get_current_task_btf();
+	/* no room above the headroom: neither the sample nor the Python
+	 * descriptions that would go before it (each ~1.6 KiB, through
+	 * fr_reserve_aux, which has no headroom of its own) */
+	if (fr_bulk_refused(sizeof(*e), FR_SRC_SAMPLE))
+		return 0;
 	/* first: the descriptions of its code objects go into the ring
 	 * before the sample that needs them */
 	py = bpf_map_lookup_elem(&py_scratch, &zero);

@@ -476,8 +476,11 @@ static __always_inline void flush_switches(struct fr_switch_batch *b)
 	rb = bpf_map_lookup_elem(&rings, &cpu);
 	if (rb && bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
-	/* (more than a batch holds: never written so; counted, not stuck) */
-	if (!rb || size > sizeof(b->rec) || bpf_ringbuf_output(rb, b->rec, size, flags) < 0) {
+	/* (more than a batch holds: never written so; counted, not stuck).
+	 * Switch records are bulk, as samples are (emit.bpf.h): they
+	 * leave the ring's headroom to the rare records */
+	if (!rb || size > sizeof(b->rec) || fr_ring_bulk_full(rb, size) ||
+	    bpf_ringbuf_output(rb, b->rec, size, flags) < 0) {
 		if (c)
 			c->dropped += n;
 	}

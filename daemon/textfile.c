@@ -152,7 +152,7 @@ static void sources(FILE *f, struct json_object *srcs)
 	per_member(f, srcs, "records", "flightrec_records_total", "counter", "source",
 		   "Records the source emitted in the kernel and the daemon received.");
 	family(f, "flightrec_dropped_records_total", "counter",
-	       "Records lost in the kernel because the CPU's ring buffer was full; dumps show them as gap records.");
+	       "Records lost in the kernel because the CPU's ring buffer was full (samples and switch records: 7/8 full); dumps show them as gap records.");
 	json_object_object_foreach(srcs, name, o) {
 		struct json_object *per_cpu = get(o, "dropped_per_cpu");
 		for (size_t i = 0; i < json_object_array_length(per_cpu); i++) {

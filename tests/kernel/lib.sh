@@ -14,6 +14,8 @@ DPID=
 end_daemon() {
 	if [ -n "$DPID" ] && kill -0 "$DPID" 2>/dev/null; then
 		kill -TERM "$DPID"
+		# (a test that stopped it, SIGSTOP, and failed before it went on)
+		kill -CONT "$DPID" 2>/dev/null || true
 		wait "$DPID" 2>/dev/null || true
 	fi
 	DPID=
