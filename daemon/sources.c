@@ -501,6 +501,11 @@ unsigned fr_sources_flush(struct fr_sources *s)
 	return s ? fr_switch_batches_flush(s->batches) : 0;
 }
 
+bool fr_sources_hold_back(const struct fr_sources *s)
+{
+	return s && s->batches && s->sched && s->sched->bss->full;
+}
+
 int fr_sources_block_hist_fd(const struct fr_sources *s)
 {
 	return s && s->block ? bpf_map__fd(s->block->maps.lat_hist) : -1;

@@ -50,6 +50,9 @@ const char *fr_sources_sampler_event(const struct fr_sources *s, unsigned *hz);
 /* Has every CPU write what its sources hold back (switch batches) to its
  * ring, before a drain.  Returns the records that could not be. */
 unsigned fr_sources_flush(struct fr_sources *s);
+/* Whether some source holds records back from its rings (switch batches:
+ * the sched source in full mode). */
+bool fr_sources_hold_back(const struct fr_sources *s);
 /* Waker events the rings had no room for (sched.bpf.c), since the sched
  * source started. */
 /* Descriptions of Python code objects the rings had no room for
