@@ -14,6 +14,9 @@ struct frctl {
 	const char *store_arg;  /* --store */
 	const char *socket_arg; /* --socket */
 	struct fr_conf conf;
+	bool conf_loaded; /* frctl_load_conf() succeeded: it loads once a run
+			     (per struct, not per process: fuzz-incident
+			     runs frctl's main again and again) */
 };
 
 /* Exit codes (documented in frctl(1)). */

@@ -8,11 +8,10 @@
 
 int frctl_load_conf(struct frctl *f)
 {
-	static bool loaded;
 	char err[512];
 	int k;
 
-	if (loaded)
+	if (f->conf_loaded)
 		return 0;
 	fr_conf_init_defaults(&f->conf);
 	k = fr_conf_load(&f->conf, f->config_path, f->config_explicit, err, sizeof(err));
@@ -26,7 +25,7 @@ int frctl_load_conf(struct frctl *f)
 		fprintf(stderr, "frctl: %s%s\n", err, f->config_explicit ? "" : " (give --store DIR to read a store anyway)");
 		return k;
 	}
-	loaded = true;
+	f->conf_loaded = true;
 	return 0;
 }
 

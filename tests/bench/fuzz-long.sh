@@ -57,7 +57,8 @@ for t in "${TARGETS[@]}"; do
 		echo "  finding $(basename "$f") ($(stat -c %s "$f") bytes), base64: $(base64 -w0 "$f")"
 		sed -n '/ERROR\|runtime error/,/SUMMARY/p' "$work/log" | head -20 | sed 's/^/  /'
 	done
-	if [ "${FUZZ_GROW:-0}" = 1 ] && [ "$frc" -eq 0 ]; then
+	# (72: stopped by SIGINT; what it found so far is kept all the same)
+	if [ "${FUZZ_GROW:-0}" = 1 ] && { [ "$frc" -eq 0 ] || [ "$frc" -eq 72 ]; }; then
 		mkdir -p "$work/min"
 		(cd "$work" && "$BUILD/tests/fuzz/fuzz-$t" -merge=1 "${extra[@]}" min "$SRC/tests/fuzz/corpus/$t" corpus >merge.log 2>&1)
 		# libFuzzer names what it keeps by the SHA-1 of its bytes: the
