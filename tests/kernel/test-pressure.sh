@@ -53,7 +53,7 @@ triggers = { rules = (
   { name = "psi-kernel"; condition = "pressure"; resource = "memory"; kind = "some";
     threshold = "2%"; over = "2s"; cgroup = "$LOADED"; after = "2s"; },
   { name = "psi-polled"; condition = "pressure"; resource = "memory";
-    threshold = "2%"; over = "12s"; cgroup = "$LOADED"; after = "2s"; },
+    threshold = "0.5%"; over = "12s"; cgroup = "$LOADED"; after = "2s"; },
   { name = "psi-idle"; condition = "pressure"; threshold = "1%"; over = "2s"; cgroup = "$IDLE"; },
   { name = "psi-later"; condition = "pressure"; threshold = "10%"; cgroup = "$LATER"; }
 ); };
