@@ -173,7 +173,9 @@ ptot=null
 [ "${PEER:-1}" = 1 ] && ptot=$(calc "$(med "${rss[perf]}") + $(med "${bpf[perf]}")")
 met=$(le "$tot" 64)
 echo "flightrecd: ${tot} MiB (target <= 64 MiB: $met); perf record -a -g -F 49: ${ptot} MiB"
-result "daemon RSS + BPF map memory, default config" "MiB" "$tot" 64 "target 64 MiB (OTel profiler states 250 MB)" \
+rss_name="daemon RSS + BPF map memory, default config"
+[ "$WORKLOAD" = messaging ] || rss_name+=", $WORKLOAD"
+result "$rss_name" "MiB" "$tot" 64 "target 64 MiB (OTel profiler states 250 MB)" \
 	"$(calc "$tot / 64")" "<= 64 MiB" "$met" "$(jq -cn --argjson r "$(med "${rss[flightrecd]}")" --argjson b "$(med "${bpf[flightrecd]}")" \
 	--argjson rg "$(med "${rings[flightrecd]}")" --argjson p "$ptot" --arg runs "${rss[flightrecd]}" \
 	'{rss_mib: $r, bpf_maps_mib: $b, rings_mib: $rg, perf_record_mib: $p, rss_runs_mib: $runs}')"

@@ -28,7 +28,7 @@ if [ "$QUICK" = 1 ]; then
 else
 	# (max-rate: 5 repetitions of its four 15 s runs, ~6 min, as its
 	# table rows were measured)
-	q_sys="5" q_sched="7 200000" q_dump="5 600" q_rate="5" q_over="5" q_mem="2" q_ret="120" q_srv="6 8"
+	q_sys="5" q_sched="7 200000" q_dump="5 600" q_rate="5" q_over="5" q_mem="2" q_ret="300" q_srv="6 8"
 fi
 benches=(
 	"syscall-overhead:tests/bench/syscall-overhead.sh $BUILD $q_sys"
@@ -42,6 +42,7 @@ benches=(
 	"dump-speed:tests/bench/dump-speed.sh $BUILD $q_dump"
 	"dump-full-store:tests/bench/dump-full-store.sh $BUILD"
 	"memory:tests/bench/memory.sh $BUILD $q_mem"
+	"memory-compile:env WORKLOAD=compile PEER=0 tests/bench/memory.sh $BUILD 1" # issue 48's peak: clean builds back to back, 150 s
 	"incident-latency:tests/bench/incident-latency.sh $BUILD"
 	"retention:tests/bench/retention.sh $BUILD $q_ret"
 	"report-html:tests/bench/report-html.sh $BUILD"
