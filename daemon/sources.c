@@ -3,6 +3,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,7 @@
 #include "tcp.skel.h"
 #include "profile.skel.h"
 #include "whoami.skel.h"
+#include "taskwork.skel.h"
 #include "sampler.h"
 #include "switch-batch.h"
 
@@ -113,18 +116,78 @@ static bool runq_supported(void)
 	return supported;
 }
 
-/* BPF task work (Linux 6.18), which copies an off-CPU wait's user stack
- * (sched.bpf.c). */
-static bool task_work_supported(void)
+/* libbpf's messages while the probe below loads: none (a refusal is
+ * the expected answer on some kernels, not a warning) */
+static int print_nothing(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	static int supported = -1;
+	return 0;
+}
 
-	if (supported < 0) {
-		struct btf *btf = btf__load_vmlinux_btf();
-		supported = btf && btf__find_by_name_kind(btf, "bpf_task_work_schedule_resume_impl", BTF_KIND_FUNC) > 0;
-		btf__free(btf);
+/* The line of a verifier log that says why it refused: the last that is
+ * not an instruction, a register state or the closing statistics. */
+static void refusal_reason(const char *log, char *ret, size_t size)
+{
+	static const char *const skip[] = { "processed ", "verification time", "stack depth", "func ", "kfunc ", "-- " };
+	const char *p = log, *e;
+
+	ret[0] = '\0';
+	for (; *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, '\n');
+		bool other = e == p || (*p >= '0' && *p <= '9') || *p == ';' || *p == ' ';
+
+		for (size_t i = 0; i < ELEMENTSOF(skip) && !other; i++)
+			other = strncmp(p, skip[i], strlen(skip[i])) == 0;
+		if (other)
+			continue;
+		snprintf(ret, size, "%.*s", (int)MIN((size_t)(e - p), size - 1), p);
 	}
-	return supported;
+}
+
+/* BPF task work (Linux 6.18), which copies an off-CPU wait's user stack
+ * (sched.bpf.c): whether the kernel has it, and whether it lets the switch
+ * tracepoint use it (taskwork.bpf.c: loaded, never attached).  Asked once;
+ * task_work_refusal says why the kernel refused, when it has it. */
+enum task_work { TASK_WORK_UNKNOWN, TASK_WORK_MISSING, TASK_WORK_REFUSED, TASK_WORK_OK };
+static char task_work_refusal[160];
+
+static enum task_work task_work_state(void)
+{
+	static enum task_work state = TASK_WORK_UNKNOWN;
+	struct taskwork_bpf *o;
+	libbpf_print_fn_t old;
+	struct btf *btf;
+	char *log;
+	int k;
+
+	if (state != TASK_WORK_UNKNOWN)
+		return state;
+	btf = btf__load_vmlinux_btf();
+	state = btf && btf__find_by_name_kind(btf, "bpf_task_work_schedule_resume_impl", BTF_KIND_FUNC) > 0
+			? TASK_WORK_OK
+			: TASK_WORK_MISSING;
+	btf__free(btf);
+	if (state == TASK_WORK_MISSING)
+		return state;
+	o = taskwork_bpf__open();
+	if (!o) {
+		snprintf(task_work_refusal, sizeof(task_work_refusal), "cannot open the probe: %s", strerror(errno));
+		return (state = TASK_WORK_REFUSED);
+	}
+	log = calloc(1, 64 << 10);
+	if (log)
+		(void)bpf_program__set_log_buf(o->progs.fr_task_work_probe, log, 64 << 10);
+	old = libbpf_set_print(print_nothing);
+	k = taskwork_bpf__load(o);
+	(void)libbpf_set_print(old);
+	if (k < 0) {
+		refusal_reason(log ? log : "", task_work_refusal, sizeof(task_work_refusal));
+		if (!task_work_refusal[0])
+			snprintf(task_work_refusal, sizeof(task_work_refusal), "%s", strerror(-k));
+		state = TASK_WORK_REFUSED;
+	}
+	taskwork_bpf__destroy(o);
+	free(log);
+	return state;
 }
 
 static void apply_sched(struct sched_bpf *o, const struct fr_conf *c)
@@ -135,11 +198,19 @@ static void apply_sched(struct sched_bpf *o, const struct fr_conf *c)
 		log_warning("Run-queue latency (sources.sched.runq) is not recorded: this kernel lacks "
 			    "CONFIG_SCHED_INFO or CONFIG_FAIR_GROUP_SCHED, whose accounting it is read from.");
 	/* once: the kernel does not change under the daemon */
-	if (c->offcpu_enabled && c->offcpu_stacks && !task_work_supported() && !told_task_work) {
-		log_notice("Off-CPU user stacks (sources.sched.offcpu_stacks) end at the innermost frame: this kernel "
-			   "lacks BPF task work (Linux 6.18), which copies a sleeping thread's user stack from the "
-			   "thread itself; such records are counted as no_task_work in frctl status.");
-		told_task_work = true;
+	if (c->offcpu_enabled && c->offcpu_stacks && !told_task_work) {
+		if (task_work_state() == TASK_WORK_MISSING)
+			log_notice("Off-CPU user stacks (sources.sched.offcpu_stacks) end at the innermost frame: "
+				   "this kernel lacks BPF task work (Linux 6.18), which copies a sleeping thread's "
+				   "user stack from the thread itself; such records are counted as no_task_work "
+				   "in frctl status.");
+		else if (task_work_state() == TASK_WORK_REFUSED)
+			log_notice("Off-CPU user stacks (sources.sched.offcpu_stacks) end at the innermost frame: "
+				   "this kernel has BPF task work but refuses it from the sched_switch tracepoint "
+				   "(its verifier: \"%s\"); such records are counted as no_task_work in frctl "
+				   "status.",
+				   task_work_refusal);
+		told_task_work = task_work_state() != TASK_WORK_OK;
 	}
 	o->data->offcpu_enabled = c->offcpu_enabled;
 	o->data->offcpu_threshold_ns = c->offcpu_threshold_ns;
@@ -184,7 +255,7 @@ static void prepare_sched(struct sched_bpf *o, const struct fr_rings *r)
 {
 	(void)bpf_map__set_max_entries(o->maps.switch_batch, fr_rings_ncpu(r));
 	(void)bpf_map__set_max_entries(o->maps.offcpu_pending, fr_rings_ncpu(r) * FR_OFFCPU_SLOTS);
-	o->rodata->have_task_work = task_work_supported();
+	o->rodata->have_task_work = task_work_state() == TASK_WORK_OK;
 	bpf_program__set_autoattach(o->progs.fr_switch_flush, false);
 }
 

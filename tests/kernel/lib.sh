@@ -158,3 +158,22 @@ split_debug() {
 	grep -qE ' \.(symtab|debug_info) ' <<<"$sections" && fail "the stripped $out still has a .symtab or .debug_info"
 	return 0
 }
+
+# task_work_here: whether this kernel lets the sched_switch tracepoint
+# schedule BPF task work, which copies an off-CPU wait's user stack (and
+# walks its Python frames) from the thread itself.  A kernel with the
+# kfunc may still refuse it there (a 6.18 build seen here does), so the
+# kernel is asked directly: the daemon's probe object (taskwork.bpf.o)
+# loaded by bpftool on a private bpffs, removed after.  Sets TW_REASON to
+# the verifier's line when it refuses.  Where it does, the daemon falls
+# back to the innermost user frame and says so (test-offcpu-stacks.sh).
+task_work_here() {
+	local rc
+	mkdir "$T/bpffs" && mount -t bpf bpf "$T/bpffs" || fail "cannot mount a bpffs on $T/bpffs"
+	bpftool prog load "$BUILD/bpf/taskwork.bpf.o" "$T/bpffs/probe" >"$T/probe.log" 2>&1
+	rc=$?
+	rm -f "$T/bpffs/probe"
+	umount "$T/bpffs" && rmdir "$T/bpffs"
+	TW_REASON=$(grep -m1 -i 'sleepable\|invalid\|not allowed\|unknown\|not supported' "$T/probe.log")
+	return $rc
+}
