@@ -104,7 +104,7 @@ ok "read on a pipe: $(tr '\n' ' ' <"$T/pipe.names")"
 # the same in text, under the record
 "$FRCTL" --store "$T/store" dump --last 10m --pid "$PID" --type offcpu --stacks >"$T/pipe.txt" ||
 	fail "dump --stacks failed"
-UFRAME='^    wait_for_input+0x[0-9a-f]* (fr-wait)$'
+UFRAME='^    wait_for_input\+0x[0-9a-f]* \(fr-wait\)$'
 [ "$TW" = 1 ] || UFRAME='^    (__libc_)?read\+0x[0-9a-f]* \(libc\.so\.6\)$'
 grep -A"$((KF + 2))" 'blocked in read()' "$T/pipe.txt" | grep -qE "$UFRAME" ||
 	fail "dump --stacks does not print the user frame ($UFRAME) under the read: $(head -20 "$T/pipe.txt")"
@@ -116,7 +116,7 @@ ok "dump --stacks prints the frames under the record"
 CHILD=$(jq -r "select(.type == \"fork\" and .pid == $PID) | .child_pid" "$T/wait.json" | head -1)
 [ -n "$CHILD" ] || fail "no fork record of fr-wait"
 CREC=$(offcpu_json "$CHILD" '.syscall == "clock_nanosleep"' | head -1)
-CFRAME='^main+'
+CFRAME='^main\+'
 [ "$TW" = 1 ] || CFRAME='^(__)?(clock_nanosleep|nanosleep)'
 echo "$CREC" | names | grep -qE "$CFRAME" ||
 	fail "the child's wait does not name $CFRAME: $(echo "$CREC" | names | tr '\n' ' ')"

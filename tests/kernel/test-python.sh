@@ -137,20 +137,20 @@ for try in 1 2 3; do
 		w: [.waker.stack // [] | .[] | select(.kind == \"python\") | \"\(.sym)@\(.file):\(.line)\"]}" >"$T/wait.json"
 	miss=
 	if [ "$TW" = 1 ]; then
-	jq -s -e --arg f "wait_for_backend@$WORK:$L_RECV" 'any(.[]; .d > 1400000000 and .p[0] == $f and (.p[1] | startswith("wait@")))' \
-		"$T/wait.json" >/dev/null || miss="no 1.5 s offcpu record in wait_for_backend:$L_RECV <- wait"
-	jq -s -e --arg f "nap_between_tries@$WORK:$L_NAP" 'any(.[]; .d > 1100000000 and .p[0] == $f)' \
-		"$T/wait.json" >/dev/null || miss="no 1.2 s offcpu record in nap_between_tries:$L_NAP"
-	jq -s -e --arg f "wait_for_backend@$WORK:$L_RECV" --arg w "reply_from_backend@$WORK:$L_REPLY" \
-		'any(.[]; .p[0] == $f and .w[0] == $w)' "$T/wait.json" >/dev/null ||
-		miss="the recv's waker is not reply_from_backend:$L_REPLY"
+		jq -s -e --arg f "wait_for_backend@$WORK:$L_RECV" 'any(.[]; .d > 1400000000 and .p[0] == $f and (.p[1] | startswith("wait@")))' \
+			"$T/wait.json" >/dev/null || miss="no 1.5 s offcpu record in wait_for_backend:$L_RECV <- wait"
+		jq -s -e --arg f "nap_between_tries@$WORK:$L_NAP" 'any(.[]; .d > 1100000000 and .p[0] == $f)' \
+			"$T/wait.json" >/dev/null || miss="no 1.2 s offcpu record in nap_between_tries:$L_NAP"
+		jq -s -e --arg f "wait_for_backend@$WORK:$L_RECV" --arg w "reply_from_backend@$WORK:$L_REPLY" \
+			'any(.[]; .p[0] == $f and .w[0] == $w)' "$T/wait.json" >/dev/null ||
+			miss="the recv's waker is not reply_from_backend:$L_REPLY"
 	else
-	# no task work: the waits carry no Python frames (no user stack to
-	# walk them from); the waker's, from the wakers' program, still do
-	jq -s -e 'any(.[]; .d > 1400000000 and .p == []) and any(.[]; .d > 1100000000 and .d < 1400000000 and .p == [])' \
-		"$T/wait.json" >/dev/null || miss="no 1.5 s and 1.2 s offcpu records without Python frames"
-	jq -s -e --arg w "reply_from_backend@$WORK:$L_REPLY" 'any(.[]; .d > 1400000000 and .w[0] == $w)' \
-		"$T/wait.json" >/dev/null || miss="the recv's waker is not reply_from_backend:$L_REPLY"
+		# no task work: the waits carry no Python frames (no user stack to
+		# walk them from); the waker's, from the wakers' program, still do
+		jq -s -e 'any(.[]; .d > 1400000000 and .p == []) and any(.[]; .d > 1100000000 and .d < 1400000000 and .p == [])' \
+			"$T/wait.json" >/dev/null || miss="no 1.5 s and 1.2 s offcpu records without Python frames"
+		jq -s -e --arg w "reply_from_backend@$WORK:$L_REPLY" 'any(.[]; .d > 1400000000 and .w[0] == $w)' \
+			"$T/wait.json" >/dev/null || miss="the recv's waker is not reply_from_backend:$L_REPLY"
 	fi
 	[ -n "$miss" ] || break
 	shed=$(($(stacks_shed) - shed0))
