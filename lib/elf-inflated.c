@@ -61,3 +61,41 @@ int fr_elf_inflated_check(Elf *elf, const struct fr_elf_inflate_limits *lim, uin
 		*ret_total = total;
 	return 0;
 }
+
+/* The sections of DWARF (after ".debug_", or GNU's ".zdebug_") that names
+ * do not need: dwarf_addrdie() and dwarf_getscopes() read units, their
+ * abbreviations, strings, address ranges and range lists only. */
+static const char *const unnamed_sections[] = { "line", "loc", "loclists", "macro", "macinfo" };
+
+int fr_elf_names_only(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return -EBADMSG;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			return -EBADMSG;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || sh.sh_type == SHT_NOBITS)
+			continue;
+		if (strncmp(name, ".debug_", 7) == 0)
+			name += 7;
+		else if (strncmp(name, ".zdebug_", 8) == 0)
+			name += 8;
+		else
+			continue;
+		for (size_t i = 0; i < sizeof(unnamed_sections) / sizeof(*unnamed_sections); i++)
+			if (strcmp(name, unnamed_sections[i]) == 0) {
+				sh.sh_type = SHT_NOBITS;
+				if (!gelf_update_shdr(scn, &sh))
+					return -EBADMSG;
+				break;
+			}
+	}
+	return 0;
+}

@@ -26,4 +26,14 @@ struct fr_elf_inflate_limits {
  * a header cannot be read (a file libdw would fail on anyway). */
 int fr_elf_inflated_check(Elf *elf, const struct fr_elf_inflate_limits *lim, uint64_t *ret_total);
 
+/* Hides from libdw the debug sections that naming functions and the
+ * functions inlined into them never reads (line tables, location lists,
+ * macros), so that dwarf_begin_elf() does not inflate them: they are
+ * marked SHT_NOBITS in @elf's own copy of the section headers, which
+ * needs @elf opened ELF_C_READ_MMAP_PRIVATE (the file is not changed).
+ * glibc's debug file (Debian 12): 40 -> 28 ms to open, 10.0 -> 7.3 MB
+ * inflated.  Sections checked by fr_elf_inflated_check() after it are
+ * only those left.  -EBADMSG when the headers cannot be read. */
+int fr_elf_names_only(Elf *elf);
+
 #endif

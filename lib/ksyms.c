@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "big-alloc.h"
 #include "boot-files.h"
 #include "ksyms.h"
 #include "macro.h"
@@ -28,6 +30,7 @@ _Static_assert(offsetof(struct fr_ksym, addr) == offsetof(struct fr_range, start
 
 struct fr_ksyms {
 	char *text;
+	size_t text_map; /* 0: text is malloc'ed; else its fr_big_alloc() size */
 	struct fr_ksym *v;
 	size_t n;
 };
@@ -38,17 +41,19 @@ static int cmp_sym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-int fr_ksyms_parse(char *text, size_t len, struct fr_ksyms **ret)
+/* Parses @text into @k (which owns it already). */
+static int parse(struct fr_ksyms *k, char *text, size_t len)
 {
-	struct fr_ksyms *k = calloc(1, sizeof(*k));
-	size_t cap = 0, nonzero = 0;
+	size_t lines = 1, nonzero = 0;
 	char *p = text, *end = text + len;
+	bool sorted = true;
 
-	if (!k) {
-		free(text);
+	/* the table at its final size, not grown by copies: one entry a line */
+	for (const char *q = text; (q = memchr(q, '\n', (size_t)(end - q))); q++)
+		lines++;
+	k->v = malloc(lines * sizeof(*k->v));
+	if (!k->v)
 		return -ENOMEM;
-	}
-	k->text = text;
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *name, *mod = NULL, *q;
 		uint64_t addr;
@@ -75,17 +80,8 @@ int fr_ksyms_parse(char *text, size_t len, struct fr_ksyms **ret)
 		}
 		if (!*name)
 			goto next;
-		if (k->n == cap) {
-			size_t c = cap ? cap * 2 : 65536;
-			struct fr_ksym *v = realloc(k->v, c * sizeof(*v));
-			if (!v) {
-				fr_ksyms_free(k);
-				return -ENOMEM;
-			}
-			k->v = v;
-			cap = c;
-		}
 		/* other symbols only bound functions (module NULL marks them) */
+		sorted = sorted && (!k->n || k->v[k->n - 1].addr <= addr);
 		k->v[k->n++] = (struct fr_ksym){ .addr = addr, .name = name,
 						  .module = type == 't' || type == 'T' || type == 'w' || type == 'W'
 								? (mod ? mod : "") : NULL };
@@ -93,11 +89,12 @@ int fr_ksyms_parse(char *text, size_t len, struct fr_ksyms **ret)
 next:
 		p = nl + 1;
 	}
-	if (!nonzero) {
-		fr_ksyms_free(k);
+	if (!nonzero)
 		return -ENODATA;
-	}
-	qsort(k->v, k->n, sizeof(*k->v), cmp_sym);
+	/* a snapshot is saved sorted (fr_ksyms_save()); /proc/kallsyms lists
+	 * the modules' symbols after the kernel's */
+	if (!sorted)
+		qsort(k->v, k->n, sizeof(*k->v), cmp_sym);
 	size_t nf = 0;
 	for (size_t i = 0; i < k->n; i++) {
 		size_t j = i + 1;
@@ -115,8 +112,36 @@ next:
 		if (v)
 			k->v = v;
 	}
+	return 0;
+}
+
+/* Takes @text (malloc'ed, or fr_big_alloc()'ed of @text_map bytes). */
+static int parse_owned(char *text, size_t len, size_t text_map, struct fr_ksyms **ret)
+{
+	struct fr_ksyms *k = calloc(1, sizeof(*k));
+	int r;
+
+	if (!k) {
+		if (text_map)
+			fr_big_free(text, text_map);
+		else
+			free(text);
+		return -ENOMEM;
+	}
+	k->text = text;
+	k->text_map = text_map;
+	r = parse(k, text, len);
+	if (r < 0) {
+		fr_ksyms_free(k);
+		return r;
+	}
 	*ret = k;
 	return 0;
+}
+
+int fr_ksyms_parse(char *text, size_t len, struct fr_ksyms **ret)
+{
+	return parse_owned(text, len, 0, ret);
 }
 
 /* Reads a whole file of unknown size (proc files report 0). */
@@ -179,7 +204,10 @@ struct fr_ksyms *fr_ksyms_free(struct fr_ksyms *k)
 {
 	if (!k)
 		return NULL;
-	free(k->text);
+	if (k->text_map)
+		fr_big_free(k->text, k->text_map);
+	else
+		free(k->text);
 	free(k->v);
 	free(k);
 	return NULL;
@@ -296,16 +324,17 @@ int fr_ksyms_load_snapshot(int dir_fd, const char *boot_id, struct fr_ksyms **re
 	size = ZSTD_getFrameContentSize(z, zlen);
 	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > SNAPSHOT_MAX)
 		return -EBADMSG;
-	text = malloc(size + 1);
+	/* megabytes written once: huge pages where the kernel has them */
+	text = fr_big_alloc(size + 1);
 	if (!text)
 		return -ENOMEM;
 	n = ZSTD_decompress(text, size, z, zlen);
 	if (ZSTD_isError(n) || n != size) {
-		free(text);
+		fr_big_free(text, size + 1);
 		return -EBADMSG;
 	}
 	text[n] = 0;
-	return fr_ksyms_parse(text, n, ret);
+	return parse_owned(text, n, size + 1, ret);
 }
 
 uint64_t fr_ksyms_disk_usage(int dir_fd)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "elf-inflated.h"
 #include "elf-names.h"
 #include "late-names.h"
 #include "macro.h"
@@ -21,6 +22,14 @@
  * files beyond get their functions' names, without inlined frames.  A
  * window has a handful of builds that were not named at capture. */
 #define DWARF_FILES_MAX 32
+/* A debug file whose sections that names read (fr_elf_names_only())
+ * inflate past this is used for its symbols only: libdw inflates them
+ * all at once when it opens the file, before any other bound (glibc's
+ * take 7.3 MB; a damaged or hostile file can claim gigabytes). */
+static const struct fr_elf_inflate_limits inflate_limits = {
+	.section_max = 256u << 20,
+	.total_max = 256u << 20,
+};
 
 /* The functions inlined at one ELF address (len 0: none). */
 struct inline_slot {
@@ -230,7 +239,8 @@ static int file_read(struct fr_late_names *ln, struct debug_file *df, int *fd)
 			return -EBADMSG;
 		ln->elf_ready = true;
 	}
-	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	/* private: fr_elf_names_only() writes to its section headers */
+	elf = elf_begin(*fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	if (!elf)
 		return -EBADMSG;
 	/* a file of another build (a stale link in the directory) would
@@ -241,7 +251,8 @@ static int file_read(struct fr_late_names *ln, struct debug_file *df, int *fd)
 		elf_end(elf);
 		return -EBADMSG;
 	}
-	if (ln->ndwarf < DWARF_FILES_MAX && (df->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {
+	if (ln->ndwarf < DWARF_FILES_MAX && fr_elf_names_only(elf) == 0 &&
+	    fr_elf_inflated_check(elf, &inflate_limits, NULL) == 0 && (df->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {
 		ln->ndwarf++;
 		df->elf = elf;
 		/* the whole file is mapped: no descriptor held */

@@ -9,6 +9,8 @@ fr_packages() {
 		libbpf-dev libsystemd-dev liburing-dev libzstd-dev libconfig-dev
 		libjson-c-dev libseccomp-dev zlib1g-dev libelf-dev libdw-dev libdebuginfod-dev debuginfod bash-completion jq zstd python3 valgrind nftables iproute2 util-linux linux-perf systemd-container nodejs
 		procps bc man-db binutils
+		# GNU time: a command's peak RSS (test-debug-bomb's frctl)
+		time
 		# C++ names demangled by libstdc++'s __cxa_demangle (libstdc++
 		# -dev comes with g++), and the C++ programs the crash tests build
 		g++
