@@ -508,7 +508,8 @@ static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_
 		}
 		/* opening decompresses its sections: that counts too */
 		size_t before = heap_in_use();
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		/* private: fr_elf_names_only() writes to its section headers */
+		elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 		if (elf && elf_kind(elf) == ELF_K_ELF &&
 		    fr_elf_inflated_check(elf, &dwarf_inflate_limits, NULL) == -EFBIG) {
 			s->st.dwarf_too_big++;
@@ -516,7 +517,12 @@ static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_
 			close(fd);
 			continue;
 		}
-		dw = elf && elf_kind(elf) == ELF_K_ELF ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+		/* the same files as when all of their sections were inflated
+		 * (checked above), with less heap each: only the sections that
+		 * inlined functions' names need */
+		dw = elf && elf_kind(elf) == ELF_K_ELF && fr_elf_names_only(elf) == 0
+			     ? dwarf_begin_elf(elf, DWARF_C_READ, NULL)
+			     : NULL;
 		if (!dw) {
 			elf_end(elf);
 			close(fd);
