@@ -180,7 +180,7 @@ int window_workers_start(struct fr_window *w)
 	if (!s->self.dctx)
 		return -ENOMEM;
 	/* no more threads than chunks: it helps too */
-	for (unsigned t = 0; t < MIN(n, w->ncd); t++) {
+	for (unsigned t = 0; t < (s->q.no_threads ? 0 : MIN(n, w->ncd)); t++) {
 		s->workers[t] = (struct window_worker){ w, t };
 		if (pthread_create(&s->threads[s->nthreads], NULL, worker, &s->workers[t]) == 0)
 			s->nthreads++;

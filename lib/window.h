@@ -98,6 +98,9 @@ struct fr_window_query {
 	 * (fr_window_get() fails with -ENODATA), so the chunks are not kept
 	 * decoded: no copy of every record, no memory for one */
 	bool lines_only;
+	/* chunks loaded by the calling thread alone, no loader threads (a
+	 * fuzzer's run per input: starting them cost more than its load) */
+	bool no_threads;
 	void *userdata;      /* progress's */
 	void *line_userdata; /* line's */
 };

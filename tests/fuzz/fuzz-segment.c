@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fr_store_reader_open(dir, &r) < 0)
 		return 0;
-	if (fr_window_load(r, &(struct fr_window_query){ .until_ns = UINT64_MAX }, &w) == 0)
+	if (fr_window_load(r, &(struct fr_window_query){ .until_ns = UINT64_MAX, .no_threads = true }, &w) == 0)
 		fr_window_free(w);
 	fr_store_reader_free(r);
 	return 0;
