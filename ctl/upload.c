@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "../lib/clock.h"
+#include "../lib/dlopen-lib.h"
 #include "../lib/incident.h"
 /* GLib's MIN and MAX give way to lib/macro.h's (the same definitions) */
 #undef MIN
@@ -59,6 +60,31 @@
 #include "options.h"
 #include "output-file.h"
 #include "paths.h"
+
+/* libcurl, opened by the verb (lib/dlopen-lib.h): not loaded, with the 30
+ * libraries it needs, at every start of frctl */
+#define CURL_FUNCTIONS(X) \
+	X(curl_easy_cleanup) X(curl_easy_escape) X(curl_easy_getinfo) \
+	X(curl_easy_init) X(curl_easy_perform) X(curl_easy_setopt) \
+	X(curl_easy_strerror) X(curl_free) X(curl_global_cleanup) \
+	X(curl_global_init) X(curl_slist_append) X(curl_slist_free_all) \
+	X(curl_url) X(curl_url_cleanup) X(curl_url_dup) \
+	X(curl_url_get) X(curl_url_set) X(curl_url_strerror)
+#define DECLARE(f) static typeof(f) *dl_##f;
+CURL_FUNCTIONS(DECLARE)
+
+static int load_curl(void)
+{
+#define SYM(f) FR_DLSYM(dl_##f, f),
+	static const struct fr_dlsym syms[] = { CURL_FUNCTIONS(SYM) };
+	const char *why;
+
+	if (fr_dlopen_lib("libcurl.so.4", syms, sizeof(syms) / sizeof(*syms), &why) < 0) {
+		frctl_error("upload: cannot load libcurl (Debian package libcurl4): %s", why);
+		return -ELIBACC;
+	}
+	return 0;
+}
 
 /* MESSAGE_IDs of the journal entries (flightrecd(8), "The upload's journal entries") */
 #define FR_UPLOAD_MESSAGE_ID "cb03bb4fd9604aff80444726cb8a0397"
@@ -124,18 +150,18 @@ static void pending_free_all(struct pending *v, size_t n)
  * fragment: what logs may show.  Caller frees. */
 static char *url_shown(CURLU *h)
 {
-	CURLU *c = curl_url_dup(h);
+	CURLU *c = dl_curl_url_dup(h);
 	char *url = NULL, *s = NULL;
 
-	if (c && curl_url_set(c, CURLUPART_USER, NULL, 0) == CURLUE_OK &&
-	    curl_url_set(c, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK &&
-	    curl_url_set(c, CURLUPART_OPTIONS, NULL, 0) == CURLUE_OK &&
-	    curl_url_set(c, CURLUPART_QUERY, NULL, 0) == CURLUE_OK &&
-	    curl_url_set(c, CURLUPART_FRAGMENT, NULL, 0) == CURLUE_OK &&
-	    curl_url_get(c, CURLUPART_URL, &url, 0) == CURLUE_OK)
+	if (c && dl_curl_url_set(c, CURLUPART_USER, NULL, 0) == CURLUE_OK &&
+	    dl_curl_url_set(c, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK &&
+	    dl_curl_url_set(c, CURLUPART_OPTIONS, NULL, 0) == CURLUE_OK &&
+	    dl_curl_url_set(c, CURLUPART_QUERY, NULL, 0) == CURLUE_OK &&
+	    dl_curl_url_set(c, CURLUPART_FRAGMENT, NULL, 0) == CURLUE_OK &&
+	    dl_curl_url_get(c, CURLUPART_URL, &url, 0) == CURLUE_OK)
 		s = strdup(url);
-	curl_free(url);
-	curl_url_cleanup(c);
+	dl_curl_free(url);
+	dl_curl_url_cleanup(c);
 	return s;
 }
 
@@ -165,10 +191,10 @@ static char *expand_url(const char *url)
 		return strdup(url);
 	if (gethostname(host, sizeof(host) - 1) < 0 || !*host)
 		snprintf(host, sizeof(host), "localhost");
-	esc = curl_easy_escape(NULL, host, 0);
+	esc = dl_curl_easy_escape(NULL, host, 0);
 	f = esc ? open_memstream(&out, &len) : NULL;
 	if (!f) {
-		curl_free(esc);
+		dl_curl_free(esc);
 		return NULL;
 	}
 	for (const char *p = url; *p; p++) {
@@ -178,7 +204,7 @@ static char *expand_url(const char *url)
 		} else
 			fputc(*p, f);
 	}
-	curl_free(esc);
+	dl_curl_free(esc);
 	if (fclose(f) != 0) {
 		free(out);
 		return NULL;
@@ -198,18 +224,18 @@ static int parse_base(struct uploader *u, const char *url_conf)
 
 	if (!url)
 		return -ENOMEM;
-	u->base = curl_url();
+	u->base = dl_curl_url();
 	if (!u->base)
 		return -ENOMEM;
-	uc = curl_url_set(u->base, CURLUPART_URL, url, 0);
+	uc = dl_curl_url_set(u->base, CURLUPART_URL, url, 0);
 	if (uc != CURLUE_OK) {
 		frctl_error("upload: upload.url in %s is not a URL: %s (e.g. https://dav.example.com/incidents/)",
-			    u->f->config_path, curl_url_strerror(uc));
+			    u->f->config_path, dl_curl_url_strerror(uc));
 		return -EINVAL;
 	}
 	shown = url_shown(u->base);
-	if (curl_url_get(u->base, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u->base, CURLUPART_PATH, &path, 0) != CURLUE_OK)
+	if (dl_curl_url_get(u->base, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    dl_curl_url_get(u->base, CURLUPART_PATH, &path, 0) != CURLUE_OK)
 		k = -ENOMEM;
 	else if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0) {
 		frctl_error("upload: upload.url \"%s\" in %s: only http:// and https:// URLs are uploaded to (e.g. https://dav.example.com/incidents/)",
@@ -220,8 +246,8 @@ static int parse_base(struct uploader *u, const char *url_conf)
 			    shown ? shown : "", u->f->config_path);
 		k = -EINVAL;
 	}
-	curl_free(scheme);
-	curl_free(path);
+	dl_curl_free(scheme);
+	dl_curl_free(path);
 	return k;
 }
 
@@ -229,20 +255,20 @@ static int parse_base(struct uploader *u, const char *url_conf)
  * name appended, its query string kept.  Caller frees with curl_url_cleanup. */
 static CURLU *object_url(struct uploader *u, const char *name)
 {
-	CURLU *h = curl_url_dup(u->base);
-	char *path = NULL, *esc = curl_easy_escape(NULL, name, 0), *full = NULL;
+	CURLU *h = dl_curl_url_dup(u->base);
+	char *path = NULL, *esc = dl_curl_easy_escape(NULL, name, 0), *full = NULL;
 
-	if (h && esc && curl_url_get(h, CURLUPART_PATH, &path, 0) == CURLUE_OK &&
-	    asprintf(&full, "%s%s", path, esc) >= 0 && curl_url_set(h, CURLUPART_PATH, full, 0) == CURLUE_OK) {
+	if (h && esc && dl_curl_url_get(h, CURLUPART_PATH, &path, 0) == CURLUE_OK &&
+	    asprintf(&full, "%s%s", path, esc) >= 0 && dl_curl_url_set(h, CURLUPART_PATH, full, 0) == CURLUE_OK) {
 		free(full);
-		curl_free(path);
-		curl_free(esc);
+		dl_curl_free(path);
+		dl_curl_free(esc);
 		return h;
 	}
 	free(full);
-	curl_free(path);
-	curl_free(esc);
-	curl_url_cleanup(h);
+	dl_curl_free(path);
+	dl_curl_free(esc);
+	dl_curl_url_cleanup(h);
 	return NULL;
 }
 
@@ -500,20 +526,20 @@ static enum result upload_one(struct uploader *u, const char *name)
 	} else {
 		src.fd = fd;
 		u->err[0] = 0;
-		curl_easy_setopt(u->curl, CURLOPT_CURLU, h);
-		curl_easy_setopt(u->curl, CURLOPT_READDATA, &src);
-		curl_easy_setopt(u->curl, CURLOPT_SEEKDATA, &src);
-		curl_easy_setopt(u->curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)size);
+		dl_curl_easy_setopt(u->curl, CURLOPT_CURLU, h);
+		dl_curl_easy_setopt(u->curl, CURLOPT_READDATA, &src);
+		dl_curl_easy_setopt(u->curl, CURLOPT_SEEKDATA, &src);
+		dl_curl_easy_setopt(u->curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)size);
 		t0 = fr_now_ns(CLOCK_MONOTONIC);
-		cc = curl_easy_perform(u->curl);
+		cc = dl_curl_easy_perform(u->curl);
 		usec = (fr_now_ns(CLOCK_MONOTONIC) - t0) / 1000;
 		/* h is freed below */
-		curl_easy_setopt(u->curl, CURLOPT_CURLU, NULL);
-		(void)curl_easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &status);
+		dl_curl_easy_setopt(u->curl, CURLOPT_CURLU, NULL);
+		(void)dl_curl_easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &status);
 		if (cc != CURLE_OK) {
 			/* no answer, or a transfer cut short */
 			res = UNREACHABLE;
-			error = u->err[0] ? u->err : curl_easy_strerror(cc);
+			error = u->err[0] ? u->err : dl_curl_easy_strerror(cc);
 		} else if (status < 200 || status > 299) {
 			res = REFUSED;
 			error = "the server refused it";
@@ -561,7 +587,7 @@ static enum result upload_one(struct uploader *u, const char *name)
 			fprintf(stderr, "frctl: upload: %s not uploaded to %s: %s%s\n", id, shown ? shown : "upload.url",
 				error, st);
 	}
-	curl_url_cleanup(h);
+	dl_curl_url_cleanup(h);
 	return res;
 }
 
@@ -703,29 +729,29 @@ static int lock_state(const char *path)
 
 static int setup_curl(struct uploader *u, const char *netrc)
 {
-	u->curl = curl_easy_init();
-	u->headers = curl_slist_append(NULL, "Content-Type: application/octet-stream");
+	u->curl = dl_curl_easy_init();
+	u->headers = dl_curl_slist_append(NULL, "Content-Type: application/octet-stream");
 	if (!u->curl || !u->headers)
 		return -ENOMEM;
 	/* the certificate is checked (libcurl's default, said here so that
 	 * no one changes it by accident); no redirects: a PUT's body is not
 	 * sent on to where a redirect points */
-	if (curl_easy_setopt(u->curl, CURLOPT_UPLOAD, 1L) != CURLE_OK ||
-	    curl_easy_setopt(u->curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
-	    curl_easy_setopt(u->curl, CURLOPT_SSL_VERIFYPEER, 1L) != CURLE_OK ||
-	    curl_easy_setopt(u->curl, CURLOPT_SSL_VERIFYHOST, 2L) != CURLE_OK ||
-	    curl_easy_setopt(u->curl, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK ||
-	    curl_easy_setopt(u->curl, CURLOPT_TIMEOUT_MS, (long)u->timeout_ms) != CURLE_OK ||
-	    curl_easy_setopt(u->curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
-	    curl_easy_setopt(u->curl, CURLOPT_USERAGENT, "flightrec/" FR_VERSION) != CURLE_OK ||
-	    curl_easy_setopt(u->curl, CURLOPT_HTTPHEADER, u->headers) != CURLE_OK ||
-	    curl_easy_setopt(u->curl, CURLOPT_ERRORBUFFER, u->err) != CURLE_OK ||
-	    curl_easy_setopt(u->curl, CURLOPT_READFUNCTION, read_body) != CURLE_OK ||
-	    curl_easy_setopt(u->curl, CURLOPT_SEEKFUNCTION, seek_body) != CURLE_OK)
+	if (dl_curl_easy_setopt(u->curl, CURLOPT_UPLOAD, 1L) != CURLE_OK ||
+	    dl_curl_easy_setopt(u->curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
+	    dl_curl_easy_setopt(u->curl, CURLOPT_SSL_VERIFYPEER, 1L) != CURLE_OK ||
+	    dl_curl_easy_setopt(u->curl, CURLOPT_SSL_VERIFYHOST, 2L) != CURLE_OK ||
+	    dl_curl_easy_setopt(u->curl, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK ||
+	    dl_curl_easy_setopt(u->curl, CURLOPT_TIMEOUT_MS, (long)u->timeout_ms) != CURLE_OK ||
+	    dl_curl_easy_setopt(u->curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
+	    dl_curl_easy_setopt(u->curl, CURLOPT_USERAGENT, "flightrec/" FR_VERSION) != CURLE_OK ||
+	    dl_curl_easy_setopt(u->curl, CURLOPT_HTTPHEADER, u->headers) != CURLE_OK ||
+	    dl_curl_easy_setopt(u->curl, CURLOPT_ERRORBUFFER, u->err) != CURLE_OK ||
+	    dl_curl_easy_setopt(u->curl, CURLOPT_READFUNCTION, read_body) != CURLE_OK ||
+	    dl_curl_easy_setopt(u->curl, CURLOPT_SEEKFUNCTION, seek_body) != CURLE_OK)
 		return -EINVAL;
 	/* a user name in the URL picks its entry; else the host's */
-	if (netrc && (curl_easy_setopt(u->curl, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL) != CURLE_OK ||
-		      curl_easy_setopt(u->curl, CURLOPT_NETRC_FILE, netrc) != CURLE_OK))
+	if (netrc && (dl_curl_easy_setopt(u->curl, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL) != CURLE_OK ||
+		      dl_curl_easy_setopt(u->curl, CURLOPT_NETRC_FILE, netrc) != CURLE_OK))
 		return -EINVAL;
 	return 0;
 }
@@ -767,7 +793,9 @@ int verb_upload(struct frctl *f, int argc, char **argv)
 		printf("Uploads are off: upload.url is not set in %s.\n", f->config_path);
 		return EXIT_OK;
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+	if (load_curl() < 0)
+		return EXIT_FAILURE_;
+	if (dl_curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		frctl_error("upload: cannot initialize libcurl");
 		return EXIT_FAILURE_;
 	}
@@ -824,9 +852,9 @@ int verb_upload(struct frctl *f, int argc, char **argv)
 out:
 	run_done(&r);
 	json_object_put(u.done);
-	curl_easy_cleanup(u.curl);
-	curl_slist_free_all(u.headers);
-	curl_url_cleanup(u.base);
-	curl_global_cleanup();
+	dl_curl_easy_cleanup(u.curl);
+	dl_curl_slist_free_all(u.headers);
+	dl_curl_url_cleanup(u.base);
+	dl_curl_global_cleanup();
 	return ret;
 }

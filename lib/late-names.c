@@ -12,11 +12,32 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "dlopen-lib.h"
 #include "elf-inflated.h"
 #include "elf-names.h"
 #include "late-names.h"
 #include "macro.h"
 #include "record-fields.h"
+
+/* libdebuginfod, opened at the first frame a server is asked for
+ * (lib/dlopen-lib.h): it needs libcurl and its 30 libraries */
+#define DEBUGINFOD_FUNCTIONS(X) \
+	X(debuginfod_begin) X(debuginfod_end) X(debuginfod_find_debuginfo) \
+	X(debuginfod_get_url) X(debuginfod_get_user_data) X(debuginfod_set_progressfn) \
+	X(debuginfod_set_user_data)
+#define DECLARE(f) static typeof(f) *dl_##f;
+DEBUGINFOD_FUNCTIONS(DECLARE)
+static pthread_once_t debuginfod_once = PTHREAD_ONCE_INIT;
+static int debuginfod_loaded; /* 0, or -ELIBACC */
+
+static void load_debuginfod(void)
+{
+#define SYM(f) FR_DLSYM(dl_##f, f),
+	static const struct fr_dlsym syms[] = { DEBUGINFOD_FUNCTIONS(SYM) };
+	const char *why;
+
+	debuginfod_loaded = fr_dlopen_lib("libdebuginfod.so.1", syms, sizeof(syms) / sizeof(*syms), &why);
+}
 
 /* Debug files whose DWARF stays open, for inlined functions: the frames of
  * files beyond get their functions' names, without inlined frames.  A
@@ -117,7 +138,7 @@ struct fr_late_names *fr_late_names_free(struct fr_late_names *ln)
 		file_free(ln->files[i]);
 	free(ln->files);
 	if (ln->client)
-		debuginfod_end(ln->client);
+		dl_debuginfod_end(ln->client);
 	free(ln->debug_dir);
 	free(ln->urls);
 	pthread_mutex_destroy(&ln->lock);
@@ -138,10 +159,10 @@ static int open_local(const struct fr_late_names *ln, const struct debug_file *d
  * that has not moved for the timeout is given up. */
 static int on_progress(debuginfod_client *c, long a, long b)
 {
-	struct fr_late_names *ln = debuginfod_get_user_data(c);
+	struct fr_late_names *ln = dl_debuginfod_get_user_data(c);
 	uint64_t now = fr_now_ns(CLOCK_MONOTONIC);
 
-	if (debuginfod_get_url(c) && (!ln->sending || a != ln->received)) {
+	if (dl_debuginfod_get_url(c) && (!ln->sending || a != ln->received)) {
 		ln->sending = true;
 		ln->received = a;
 		ln->moved_at = now;
@@ -198,17 +219,25 @@ static int ask_servers(struct fr_late_names *ln, const struct debug_file *df)
 	if (!ln->urls || ln->servers_down)
 		return -ENOENT;
 	if (!ln->client) {
-		ln->client = debuginfod_begin();
+		(void)pthread_once(&debuginfod_once, load_debuginfod);
+		if (debuginfod_loaded < 0) {
+			/* said as servers that do not answer are */
+			ln->servers_down = true;
+			if (ln->servers_failed)
+				ln->servers_failed(debuginfod_loaded, ln->urls, ln->userdata);
+			return debuginfod_loaded;
+		}
+		ln->client = dl_debuginfod_begin();
 		if (!ln->client) {
 			ln->servers_down = true;
 			return -ENOMEM;
 		}
-		debuginfod_set_user_data(ln->client, ln);
-		debuginfod_set_progressfn(ln->client, on_progress);
+		dl_debuginfod_set_user_data(ln->client, ln);
+		dl_debuginfod_set_progressfn(ln->client, on_progress);
 	}
 	ln->moved_at = fr_now_ns(CLOCK_MONOTONIC);
 	ln->sending = ln->cancelled = false;
-	fd = debuginfod_find_debuginfo(ln->client, df->build_id, (int)df->build_id_len, &path);
+	fd = dl_debuginfod_find_debuginfo(ln->client, df->build_id, (int)df->build_id_len, &path);
 	if (fd >= 0) {
 		/* (libdebuginfod opens it without O_CLOEXEC) */
 		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
