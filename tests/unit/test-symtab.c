@@ -396,9 +396,45 @@ static void test_markers(void)
 	fr_symtab_done(&t);
 }
 
+/* A snapshot of more text than one buffer of the streamed save (64 KiB):
+ * 20,000 functions, unsorted in the text, some in modules, saved and
+ * loaded back whole; the loaded text is sorted (the load's fast path). */
+static void test_ksyms_large(void)
+{
+	enum { N = 20000 };
+	char tmpl[] = "/tmp/fr-test-ksyms-XXXXXX", *dir, *text = NULL;
+	struct fr_ksyms *k = NULL, *back = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int dfd;
+
+	CHECK(f != NULL);
+	for (int i = N - 1; i >= 0; i--)
+		fprintf(f, "%016llx T function_number_%05d_with_a_long_name%s\n", 0xffffffff81000000ULL + 0x100ULL * (unsigned)i,
+			i, i % 7 == 0 ? "\t[some_module]" : "");
+	CHECK(fclose(f) == 0);
+	CHECK_EQ(fr_ksyms_parse(text, len, &k), 0);
+	CHECK_EQ(fr_ksyms_count(k), N);
+	dir = mkdtemp(tmpl);
+	CHECK(dir != NULL);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK_EQ(fr_ksyms_save(k, dfd, "00000000000000000000000000000042"), 1);
+	CHECK_EQ(fr_ksyms_load_snapshot(dfd, "00000000000000000000000000000042", &back), 0);
+	CHECK(fr_ksyms_same_functions(k, back));
+	const struct fr_ksym *s = fr_ksyms_lookup(back, 0xffffffff81000000ULL + 0x100ULL * 14000 + 0x10);
+	CHECK(s && strcmp(s->name, "function_number_14000_with_a_long_name") == 0 && strcmp(s->module, "some_module") == 0);
+	s = fr_ksyms_lookup(back, 0xffffffff81000000ULL + 0x100ULL * (N - 2) + 0x10);
+	CHECK(s && strcmp(s->name, "function_number_19998_with_a_long_name") == 0 && strcmp(s->module, "") == 0);
+	fr_ksyms_free(k);
+	fr_ksyms_free(back);
+	close(dfd);
+	CHECK(system("rm -rf /tmp/fr-test-ksyms-*") == 0);
+}
+
 int main(void)
 {
 	test_ksyms();
+	test_ksyms_large();
 	test_resolve();
 	test_python();
 	test_inline();
