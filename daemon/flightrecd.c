@@ -895,9 +895,10 @@ static void start_symbolizer(struct daemon *d)
 		else if (fr_ksyms_same_functions(ks, snap)) {
 			fr_ksyms_free(snap);
 			snap = ks;
-		}
-		/* else saved by an earlier run of this boot (before a module
-		 * or BPF program came or went): what differs is described */
+		} else
+			/* saved by an earlier run of this boot, before a module
+			 * came or went: what differs is described */
+			log_info("This boot's kernel symbols in the store differ from the kernel's now (a module came or went since they were saved): chunks describe the functions they name differently.");
 	}
 	fr_access_set_debug_dir(d->conf.debug_dir);
 	k = fr_symbolizer_new(ks, &s);

@@ -348,7 +348,9 @@ static bool in_snapshot(const struct fr_symbolizer *s, const struct fr_ksym *k, 
 {
 	const struct fr_ksym *o;
 
-	if (!s->snapshot)
+	/* a BPF program's: the snapshot may hold another program there
+	 * (fr_ksyms_same_functions() does not compare them) */
+	if (!s->snapshot || fr_ksym_is_bpf(k))
 		return false;
 	if (s->snapshot == s->ksyms)
 		return true;

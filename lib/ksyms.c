@@ -233,16 +233,35 @@ void fr_ksyms_prune(int dir_fd, uint64_t oldest_wall_ns)
 	fr_boot_files_prune(dir_fd, FR_KSYMS_DIR, FR_KSYMS_KEEP, oldest_wall_ns);
 }
 
+/* A BPF program's function (JIT code, listed as module "bpf"). */
+static bool is_bpf(const struct fr_ksym *k)
+{
+	return strcmp(k->module, "bpf") == 0;
+}
+
 bool fr_ksyms_same_functions(const struct fr_ksyms *a, const struct fr_ksyms *b)
 {
-	if (!a || !b || a->n != b->n)
+	size_t i = 0, j = 0;
+
+	if (!a || !b)
 		return false;
 	/* sizes may differ: a snapshot keeps no data symbols to end functions */
-	for (size_t i = 0; i < a->n; i++)
-		if (a->v[i].addr != b->v[i].addr || strcmp(a->v[i].name, b->v[i].name) != 0 ||
-		    strcmp(a->v[i].module, b->v[i].module) != 0)
+	for (;; i++, j++) {
+		while (i < a->n && is_bpf(&a->v[i]))
+			i++;
+		while (j < b->n && is_bpf(&b->v[j]))
+			j++;
+		if (i == a->n || j == b->n)
+			return i == a->n && j == b->n;
+		if (a->v[i].addr != b->v[j].addr || strcmp(a->v[i].name, b->v[j].name) != 0 ||
+		    strcmp(a->v[i].module, b->v[j].module) != 0)
 			return false;
-	return true;
+	}
+}
+
+bool fr_ksym_is_bpf(const struct fr_ksym *k)
+{
+	return is_bpf(k);
 }
 
 /* Writes @len bytes of @buf to @fd. */

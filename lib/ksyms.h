@@ -52,8 +52,13 @@ int fr_ksyms_save(const struct fr_ksyms *k, int dir_fd, const char *boot_id);
  * FR_KSYMS_KEEP newest.  The newest always stays. */
 void fr_ksyms_prune(int dir_fd, uint64_t oldest_wall_ns);
 /* Whether @a and @b hold the same functions at the same addresses (what
- * a lookup names; sizes aside). */
+ * a lookup names; sizes aside), BPF programs' aside: those move whenever
+ * a program is loaded (the daemon's own, at each start), so chunks
+ * describe their frames always (daemon/symbolizer.c) and a snapshot is
+ * never trusted for them. */
 bool fr_ksyms_same_functions(const struct fr_ksyms *a, const struct fr_ksyms *b);
+/* Whether @k is a BPF program's (module "bpf"). */
+bool fr_ksym_is_bpf(const struct fr_ksym *k);
 /* Loads the snapshot of @boot_id from store @dir_fd; -ENOENT if none. */
 int fr_ksyms_load_snapshot(int dir_fd, const char *boot_id, struct fr_ksyms **ret);
 /* Bytes the snapshots of store @dir_fd take on disk (as du counts). */

@@ -11,6 +11,10 @@
 #     chunks describe that function),
 #   - other kernel functions are still left to the snapshot (status:
 #     kernel_by_snapshot).
+# Then a snapshot that differs from the kernel in BPF programs' symbols
+# only (as every restart within a boot finds: the daemon's own programs
+# moved): the daemon takes it for the same (it does not log that it
+# differs, and holds one table, not two).
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
@@ -39,6 +43,9 @@ end_daemon
 
 [ "$(sha256sum <"$T/store/kallsyms/$BOOT.zst")" = "$sum0" ] || fail "the snapshot of this boot was written again"
 ok "the snapshot saved earlier in this boot is kept"
+DIFFERS="kernel symbols in the store differ from the kernel's now"
+grep -q "$DIFFERS" "$T/daemon.log" || fail "the daemon did not say the snapshot differs: $(head -c 600 "$T/daemon.log")"
+ok "the daemon said the snapshot differs"
 
 # named_frames STORE OUT: the loop's samples with kernel frames, their names
 named_frames() {
@@ -59,3 +66,18 @@ done
 jq -e '.sampler.symbols.kernel_by_snapshot > 0 and .sampler.symbols.kernel_by_snapshot < .sampler.symbols.kernel_named' \
 	"$T/status.json" >/dev/null || fail "status: $(jq -c .sampler.symbols "$T/status.json")"
 ok "the other functions are left to the snapshot: $(jq -c '.sampler.symbols | {kernel_named, kernel_by_snapshot}' "$T/status.json")"
+
+# the same functions, other BPF programs: not a stale snapshot
+rm -rf "$T/store"
+mkdir -p "$T/store/kallsyms"
+awk '$2 ~ /^[tTwW]$/ && $4 != "[bpf]" {
+	if (NF >= 4) printf "%016s t %s\t%s\n", $1, $3, $4; else printf "%016s t %s\n", $1, $3 }
+	END { printf "ffffffffc0fff000 t bpf_prog_0123456789abcdef_gone\t[bpf]\n" }' /proc/kallsyms |
+	sort -s -k1,1 >"$T/bpf.txt"
+zstd -q -3 "$T/bpf.txt" -o "$T/store/kallsyms/$BOOT.zst"
+: >"$T/daemon.log"
+start_daemon "$T/fr.conf"
+"$FRCTL" --store "$T/store" status --json >/dev/null || fail "no status"
+end_daemon
+! grep -q "$DIFFERS" "$T/daemon.log" || fail "a snapshot differing in BPF programs only was taken for stale: $(grep "$DIFFERS" "$T/daemon.log")"
+ok "a snapshot differing in BPF programs' symbols only is the same"
