@@ -34,7 +34,8 @@ struct fr_ksym {
  * keeping function symbols (types t, T, w, W).  -ENODATA when every address
  * is zero (kptr_restrict hides them). */
 int fr_ksyms_parse(char *text, size_t len, struct fr_ksyms **ret);
-/* Reads and parses /proc/kallsyms. */
+/* Reads and parses /proc/kallsyms; the names are kept in a pool of their
+ * own, not in the text (which is freed). */
 int fr_ksyms_load_proc(struct fr_ksyms **ret);
 struct fr_ksyms *fr_ksyms_free(struct fr_ksyms *k);
 size_t fr_ksyms_count(const struct fr_ksyms *k);
