@@ -35,6 +35,9 @@
 # rounds, the same count as incidents).
 # Context, not the target: the same fio job with bs = the whole incident
 # (what a write without write-ahead would sync), "fio whole".
+# STORE_SYNC=DUR: the store's own sync interval instead of the shipped 1s
+# (an experiment: whether the incidents' tail is the store's fdatasync
+# running at the same time).
 #   tests/bench/incident-latency.sh BUILD_DIR [N] [REPS]   QUICK=1: 10 freezes, 2 rounds
 BUILD=${1:-build}
 N=${2:-200}
@@ -52,6 +55,7 @@ sed '/^triggers *=/,$d' "$SRC/conf/flightrec.conf" >"$T/fr.conf"
 cat >>"$T/fr.conf" <<CONF
 triggers = { rules = ( { name = "manual"; condition = "manual"; before = "2s"; after = "0s"; cooldown = "0s"; max_per_hour = 3600; } ); };
 CONF
+[ -z "${STORE_SYNC:-}" ] || sed -i "s/^\( *sync_interval = \)\"[^\"]*\";/\1\"$STORE_SYNC\";/" "$T/fr.conf"
 "$BUILD/daemon/flightrecd" --check-config --config "$T/fr.conf" >/dev/null
 
 k=0
