@@ -6,7 +6,9 @@
  * names chunks of the boot (lib/kernel-names.h), user frames the chunk
  * left unnamed from the window's late names (lib/late-names.h).
  */
+#include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "boots.h"
@@ -45,6 +47,37 @@ static const struct fr_ksyms *window_ksyms(struct fr_window *w, const uint8_t bo
 		k = v->k;
 	pthread_mutex_unlock(&w->ksyms_lock);
 	return k;
+}
+
+struct prefetch {
+	struct fr_window *w;
+	uint8_t boot_id[16];
+};
+
+static void *prefetch_run(void *userdata)
+{
+	struct prefetch *p = userdata;
+
+	(void)window_ksyms(p->w, p->boot_id);
+	free(p);
+	return NULL;
+}
+
+/* Loads the snapshot of @boot_id in a thread of its own while the window's
+ * chunks load (its 1 MB of zstd and 121 k lines took 13 ms of every dump,
+ * on the first kernel frame); the first lookup waits for it on the lock. */
+void window_ksyms_prefetch(struct fr_window *w, const uint8_t boot_id[16])
+{
+	struct prefetch *p;
+
+	if (w->store_fd < 0 || w->ksyms_prefetching || !(p = malloc(sizeof(*p))))
+		return;
+	p->w = w;
+	memcpy(p->boot_id, boot_id, 16);
+	if (pthread_create(&w->ksyms_prefetch, NULL, prefetch_run, p) == 0)
+		w->ksyms_prefetching = true;
+	else
+		free(p);
 }
 
 void fr_window_set_late_names(struct fr_window *w, struct fr_late_names *ln)
@@ -122,6 +155,9 @@ unsigned fr_window_ncpu(const struct fr_window *w)
 
 void window_ksyms_free(struct fr_window *w)
 {
+	if (w->ksyms_prefetching)
+		pthread_join(w->ksyms_prefetch, NULL);
+	w->ksyms_prefetching = false;
 	for (size_t i = 0; i < w->nksyms; i++)
 		fr_ksyms_free(w->ksyms[i].k);
 	free(w->ksyms);

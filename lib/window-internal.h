@@ -168,6 +168,7 @@ int window_exe_resolve(struct fr_window *w, struct fr_pid_map *map, size_t *cap,
 void window_exes_free(struct fr_window *w, bool copied);
 
 /* window-frames.c */
+void window_ksyms_prefetch(struct fr_window *w, const uint8_t boot_id[16]);
 void window_ksyms_free(struct fr_window *w);
 
 static inline uint64_t window_ref_first(const struct fr_chunk_ref *ref)

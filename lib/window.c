@@ -87,6 +87,9 @@ static int window_open(struct fr_store_reader *r, const struct fr_window_query *
 		s->order[i] = (uint32_t)i;
 	}
 	qsort_r(s->order, n, sizeof(*s->order), cmp_first, refs);
+	/* the newest chunk's boot: most windows have one */
+	if (n && !q->no_threads)
+		window_ksyms_prefetch(w, refs[s->order[n - 1]].info.boot_id);
 	*ret = w;
 	return 0;
 }

@@ -63,6 +63,8 @@ struct fr_window {
 	struct fr_window_ksyms *ksyms; /* kernel symbol snapshots, by boot, loaded on use */
 	size_t nksyms;
 	pthread_mutex_t ksyms_lock;
+	pthread_t ksyms_prefetch; /* loading the newest boot's, from the open */
+	bool ksyms_prefetching;
 	int store_fd;            /* for the snapshots; -EBADF for incidents */
 	struct fr_kernel_names *names; /* an incident's, instead (kernel-names.h) */
 	struct fr_window_stream *stream; /* the reader (window-internal.h) */
