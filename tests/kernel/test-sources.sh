@@ -190,7 +190,10 @@ except OSError:
 kill $SRV 2>/dev/null || true; wait $SRV 2>/dev/null || true
 # mark
 "$FRCTL" --store "$T/store" mark "marker from frctl $$"
-python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(sys.argv[2].encode(), sys.argv[1])' \
+# (the sender lives on for a second: the daemon names it from /proc when
+# it takes the datagram, and one that exited by then has no name, as
+# documented; under ASan the daemon took longer than python3's exit once)
+python3 -c 'import socket, sys, time; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(sys.argv[2].encode(), sys.argv[1]); time.sleep(1)' \
 	"$T/store/annotate.sock" "marker from an app $$"
 
 wait_for_record ".type == \"mark\" and .text == \"marker from an app $$\""
