@@ -41,6 +41,16 @@ static int cmp_sym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Frees @k's text, however it was allocated. */
+static void text_free(struct fr_ksyms *k)
+{
+	if (k->text_map)
+		fr_big_free(k->text, k->text_map);
+	else
+		free(k->text);
+	k->text = NULL;
+}
+
 /* Parses @text into @k (which owns it already). */
 static int parse(struct fr_ksyms *k, char *text, size_t len)
 {
@@ -122,10 +132,7 @@ static int parse_owned(char *text, size_t len, size_t text_map, struct fr_ksyms 
 	int r;
 
 	if (!k) {
-		if (text_map)
-			fr_big_free(text, text_map);
-		else
-			free(text);
+		text_free(&(struct fr_ksyms){ .text = text, .text_map = text_map });
 		return -ENOMEM;
 	}
 	k->text = text;
@@ -219,10 +226,7 @@ static int compact(struct fr_ksyms *k)
 			off += l;
 		}
 	}
-	if (k->text_map)
-		fr_big_free(k->text, k->text_map);
-	else
-		free(k->text);
+	text_free(k);
 	k->text = pool;
 	k->text_map = 0;
 	return 0;
@@ -253,10 +257,7 @@ struct fr_ksyms *fr_ksyms_free(struct fr_ksyms *k)
 {
 	if (!k)
 		return NULL;
-	if (k->text_map)
-		fr_big_free(k->text, k->text_map);
-	else
-		free(k->text);
+	text_free(k);
 	free(k->v);
 	free(k);
 	return NULL;
@@ -282,8 +283,7 @@ void fr_ksyms_prune(int dir_fd, uint64_t oldest_wall_ns)
 	fr_boot_files_prune(dir_fd, FR_KSYMS_DIR, FR_KSYMS_KEEP, oldest_wall_ns);
 }
 
-/* A BPF program's function (JIT code, listed as module "bpf"). */
-static bool is_bpf(const struct fr_ksym *k)
+bool fr_ksym_is_bpf(const struct fr_ksym *k)
 {
 	return strcmp(k->module, "bpf") == 0;
 }
@@ -296,9 +296,9 @@ bool fr_ksyms_same_functions(const struct fr_ksyms *a, const struct fr_ksyms *b)
 		return false;
 	/* sizes may differ: a snapshot keeps no data symbols to end functions */
 	for (;; i++, j++) {
-		while (i < a->n && is_bpf(&a->v[i]))
+		while (i < a->n && fr_ksym_is_bpf(&a->v[i]))
 			i++;
-		while (j < b->n && is_bpf(&b->v[j]))
+		while (j < b->n && fr_ksym_is_bpf(&b->v[j]))
 			j++;
 		if (i == a->n || j == b->n)
 			return i == a->n && j == b->n;
@@ -306,11 +306,6 @@ bool fr_ksyms_same_functions(const struct fr_ksyms *a, const struct fr_ksyms *b)
 		    strcmp(a->v[i].module, b->v[j].module) != 0)
 			return false;
 	}
-}
-
-bool fr_ksym_is_bpf(const struct fr_ksym *k)
-{
-	return is_bpf(k);
 }
 
 /* Writes @len bytes of @buf to @fd. */
