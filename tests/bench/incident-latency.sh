@@ -18,7 +18,7 @@
 # fdatasync (pwrite64 on the file it then fdatasync()s since its last
 # sync_file_range or fdatasync; median over them) and the incident's size.
 # Then REPS rounds alternate a batch of N/REPS freezes (`frctl freeze`, one
-# at a time, each waited for, 0.2 s apart: distinct windows) with a fio
+# at a time, each waited for without polling through its write, 0.2 s apart: distinct windows) with a fio
 # job of as many writes:
 #   fio: ioengine=psync, bs = those bytes (rounded up to 4 KiB, the page
 #   the writeback writes anyway), each write synced as fdatasync syncs it
@@ -65,7 +65,15 @@ freezes() {
 	for _ in $(seq "$1"); do
 		k=$((k + 1))
 		"${FRCTL[@]}" freeze --reason "bench $k" >/dev/null
-		for _ in $(seq 400); do [ "$(grep -c 'durable .* ms after its window' "$T/daemon.log")" -ge "$k" ] && break; sleep 0.01; done
+		# asleep while the daemon writes it (200 ms after the
+		# trigger, ~1 ms): polling the log every 10 ms through that
+		# time kept a CPU of two busy with grep and sleep, and the
+		# daemon's thread, woken from its fdatasync's I/O, waited
+		# 1-2 ms for one (bpftrace, sched_wakeup to sched_switch: the
+		# whole of the incidents' 2-3 ms tail of 2026-12-05; their
+		# I/O as fast as fio's, which runs with nothing beside it)
+		sleep 0.3
+		for _ in $(seq 100); do [ "$(grep -c 'durable .* ms after its window' "$T/daemon.log")" -ge "$k" ] && break; sleep 0.05; done
 		now >>"$T/seen"
 		sleep 0.2 # distinct windows: no coalescing
 	done
