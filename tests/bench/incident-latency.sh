@@ -18,8 +18,8 @@
 # fdatasync (pwrite64 on the file it then fdatasync()s since its last
 # sync_file_range or fdatasync; median over them) and the incident's size.
 # Then REPS rounds alternate a batch of N/REPS freezes (`frctl freeze`, one
-# at a time, each waited for without polling through its write, 0.2 s apart: distinct windows) with a fio
-# job of as many writes:
+# at a time, each waited for without polling through its write, 0.2 s
+# apart: distinct windows) with a fio job of as many writes:
 #   fio: ioengine=psync, bs = those bytes (rounded up to 4 KiB, the page
 #   the writeback writes anyway), each write synced as fdatasync syncs it
 #   (sync=dsync: O_DSYNC, which on ext4 runs the same ext4_sync_file with
