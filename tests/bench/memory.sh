@@ -30,7 +30,11 @@
 # (cc1, as, ld), each unwound and named from its own files.
 # With each run: the CPU the daemon and its parser used, and what their
 # unwinding did (frctl status: stacks, complete, truncated, evictions):
-# what a smaller cache costs.  PEER=0: no perf runs.
+# what a smaller cache costs; and the parser's resident memory looked at
+# every 0.2 s (smaps_rollup), the highest seen of its anonymous part (its
+# heap) and of its file part (the pages of the programs' files it maps,
+# in the page cache already), which VmHWM sums without telling apart.
+# PEER=0: no perf runs.
 #   tests/bench/memory.sh BUILD_DIR [REPS]     QUICK=1: 1 rep, 10 s
 BUILD=${1:-build}
 REPS=${2:-3}
@@ -112,12 +116,33 @@ cg_mem_kib() {
 	fi
 }
 
+# parser_watch PID: until killed (or this script gone), the highest "RSS
+# ANON FILE" (KiB) of PID's children seen every 0.2 s, into $T/parser-rss
+parser_watch() {
+	local mr=0 ma=0 mf=0 r a
+	while sleep 0.2 && kill -0 $$ 2>/dev/null; do
+		for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+			read -r r a < <(awk '/^Rss:/ { r = $2 } /^Anonymous:/ { a = $2 } END { print r + 0, a + 0 }' \
+				/proc/"$c"/smaps_rollup 2>/dev/null)
+			[ "${r:-0}" -gt "$mr" ] && mr=$r
+			[ "${a:-0}" -gt "$ma" ] && ma=$a
+			[ $((${r:-0} - ${a:-0})) -gt "$mf" ] && mf=$((r - a))
+		done
+		echo "$mr $ma $mf" >"$T/parser-rss"
+	done
+}
+
 declare -A rss bpf rings hwm
 for i in $(seq "$REPS"); do
 	mkdir "$MCG"
 	CG=$MCG
 	start_flightrecd "$CONF" "$MCG"
+	echo "0 0 0" >"$T/parser-rss"
+	parser_watch "$TOOL" & watch=$!
 	busy
+	kill "$watch" 2>/dev/null; wait "$watch" 2>/dev/null
+	read -r pr pa pf <"$T/parser-rss"
+	p_rss+="$(calc "$pr / 1024") "; p_anon+="$(calc "$pa / 1024") "; p_file+="$(calc "$pf / 1024") "
 	r=$(rss_kib "$TOOL"); read -r b rb rn < <(maps "$TOOL")
 	read -r h ho hc < <(hwm_kib "$TOOL")
 	hwm[flightrecd]+="$(calc "$h / 1024") "; hwm_own+="$(calc "$ho / 1024") "; hwm_parser+="$(calc "$hc / 1024") "
@@ -162,6 +187,7 @@ for t in $TOOLS; do
 		"$(calc "$(med "${hwm[$t]}") + $(med "${bpf[$t]}")")" "${rss[$t]}" "${hwm[$t]}"
 done
 echo "flightrecd's VmHWM: the daemon $(med "$hwm_own") MiB (runs $hwm_own), its parser $(med "$hwm_parser") MiB (runs $hwm_parser)"
+echo "its parser every 0.2 s, highest seen: RSS $(med "$p_rss") MiB (runs $p_rss), anonymous $(med "$p_anon") (runs $p_anon), files $(med "$p_file") (runs $p_file)"
 peak=$(calc "$(med "${hwm[flightrecd]}") + $(med "${bpf[flightrecd]}")")
 echo "flightrecd at its peak (VmHWM of both processes + BPF maps): $peak MiB (target <= 64 MiB: $(le "$peak" 64))"
 echo "flightrecd's CPU (daemon and parser): $(med "$cpu_s") s (runs $cpu_s); its unwinding, each run:"
@@ -183,5 +209,7 @@ result "daemon peak (VmHWM of daemon and parser) + BPF map memory, default confi
 	"target 64 MiB" "$(calc "$peak / 64")" "<= 64 MiB" "$(le "$peak" 64)" \
 	"$(jq -cn --arg own "$hwm_own" --arg parser "$hwm_parser" --arg w "$WORKLOAD" --argjson s "$SETTLE" \
 		--arg cgp "$cg_peak" --arg cga "$cg_anon" --arg cgf "$cg_file" \
+		--arg pr "$p_rss" --arg pa "$p_anon" --arg pf "$p_file" \
 		'{workload: $w, settle_s: $s, daemon_hwm_runs_mib: $own, parser_hwm_runs_mib: $parser,
-		  cgroup_peak_runs_mib: $cgp, cgroup_anon_runs_mib: $cga, cgroup_file_runs_mib: $cgf}')"
+		  cgroup_peak_runs_mib: $cgp, cgroup_anon_runs_mib: $cga, cgroup_file_runs_mib: $cgf,
+		  parser_rss_max_runs_mib: $pr, parser_anon_max_runs_mib: $pa, parser_file_max_runs_mib: $pf}')"
