@@ -12,7 +12,6 @@
  * daemon's pid (if that is no longer the parent, it leaves).
  */
 #include <errno.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +21,6 @@
 #include <unistd.h>
 
 #include "../lib/chunk.h"
-#include "../lib/clock.h"
 #include "../lib/macro.h"
 #include "../lib/store-format.h"
 #include "parse-sandbox.h"
@@ -34,28 +32,9 @@
  * buffer), and at most FR_PARSE_MSG_MAX. */
 static size_t reply_max = FR_PARSE_MSG_MAX;
 
-/* One bound over this process's heap (its arenas and its large blocks,
- * which mallinfo2 counts): libdw's unwind tables of the processes held
- * (~5 MiB for a compiler), the symbol tables and debug information of
- * the files named.  Each cache has bounds of its own; this one holds
- * their sum (JIT names not counted: perf maps have a larger bound of
- * their own, perf-map.h, and are not given back here).  Past it, the unwinder keeps the most recently used quarter
- * of its processes, the symbolizer closes its debug information and
- * keeps a quarter of its symbol tables, and what they freed goes back to
- * the system.  Looked at once a second (at each trim), and before the
- * first stack of a process not held (a compile's burst of new compilers
- * grew the heap by 35 MiB within one second), then at most every
- * HEAP_CHECK_NEW_NS: mallinfo2 walks every free list, 17 % of the CPU
- * when asked at every drain.  tests/bench/memory.sh WORKLOAD=compile,
- * BENCHMARKS.md (issue 48). */
-#define HEAP_MAX (16u << 20)
-#define HEAP_CHECK_NS 1000000000ULL
-#define HEAP_CHECK_NEW_NS 50000000ULL
-
 struct helper {
 	struct fr_symbolizer *sym;
 	struct fr_unwinder *unw;
-	uint64_t heap_checked_at;
 	uint8_t *in, *out;
 	uint64_t frames[FR_SAMPLE_FRAMES_MAX];
 };
@@ -118,26 +97,6 @@ static bool put_desc(uint8_t *out, size_t *len, const struct fr_frame_desc *d)
 	return true;
 }
 
-static void heap_bound(struct helper *h, uint64_t every_ns)
-{
-	uint64_t now = fr_now_ns(CLOCK_MONOTONIC);
-	struct fr_perf_maps_stats jit;
-	struct mallinfo2 mi;
-	size_t used;
-
-	if (now - h->heap_checked_at < every_ns)
-		return;
-	h->heap_checked_at = now;
-	mi = mallinfo2();
-	fr_symbolizer_get_jit_stats(h->sym, &jit);
-	used = mi.uordblks + mi.hblkhd;
-	if (used - MIN(used, (size_t)jit.held) <= HEAP_MAX)
-		return;
-	fr_unwinder_shed(h->unw);
-	fr_symbolizer_shed(h->sym);
-	(void)malloc_trim(0); /* given back, not only to malloc */
-}
-
 static void on_stack(struct helper *h, const uint8_t *buf, size_t len)
 {
 	const struct fr_pm_stack *q = (const void *)buf;
@@ -149,8 +108,6 @@ static void on_stack(struct helper *h, const uint8_t *buf, size_t len)
 		_exit(4);
 	max = MIN((size_t)q->max, ELEMENTSOF(h->frames));
 	if (q->flags & FR_PM_UNWIND) {
-		if (!fr_unwinder_holds(h->unw, q->pid))
-			heap_bound(h, HEAP_CHECK_NEW_NS);
 		struct fr_ustack s = { .pid = q->pid, .tid = q->tid, .ppid = q->ppid, .exe_ino = q->exe_ino,
 				       .regs = q->regs, .stack = buf + sizeof(*q), .stack_len = q->stack_len };
 		n = max >= 2 ? fr_unwinder_unwind(h->unw, &s, h->frames, max) : 0;
@@ -186,7 +143,6 @@ static void on_trim(struct helper *h)
 
 	fr_symbolizer_trim(h->sym);
 	fr_unwinder_trim(h->unw);
-	heap_bound(h, HEAP_CHECK_NS);
 	*s = (struct fr_pm_stats){ .type = FR_PM_STATS };
 	fr_symbolizer_get_stats(h->sym, &s->sym);
 	fr_unwinder_get_stats(h->unw, &s->unw);

@@ -223,16 +223,6 @@ static void file_close_dwarf(struct fr_symbolizer *s, struct elf_file *f)
 	f->dwarf_fd = -EBADF;
 }
 
-/* For the memory bound: @f's debug information goes, to be opened
- * again (empty) DWARF_REOPEN_NS from now at the earliest. */
-static void file_shed_dwarf(struct fr_symbolizer *s, struct elf_file *f)
-{
-	file_close_dwarf(s, f);
-	f->dwarf_tried = false;
-	f->dwarf_reopen_at = fr_now_ns(CLOCK_MONOTONIC) + DWARF_REOPEN_NS;
-	s->st.dwarf_trimmed++;
-}
-
 static void file_unload(struct fr_symbolizer *s, struct elf_file *f)
 {
 	file_close_dwarf(s, f);
@@ -912,7 +902,10 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 					big = g;
 			if (!big)
 				break;
-			file_shed_dwarf(s, big);
+			file_close_dwarf(s, big);
+			big->dwarf_tried = false;
+			big->dwarf_reopen_at = fr_now_ns(CLOCK_MONOTONIC) + DWARF_REOPEN_NS;
+			s->st.dwarf_trimmed++;
 			trimmed = true;
 		}
 		if (trimmed)
@@ -1013,31 +1006,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Symbol tables unloaded until they hold at most @max bytes: those of
- * files no process maps first, then the least recently used. */
-static void tables_down_to(struct fr_symbolizer *s, size_t max)
-{
-	while (s->st.cache_bytes > max) {
-		struct elf_file *f, *victim = NULL;
-
-		for (f = s->files; f; f = f->next)
-			if (f->tab.bytes && (!victim || (f->refs == 0) > (victim->refs == 0) ||
-					     ((f->refs == 0) == (victim->refs == 0) && f->used < victim->used)))
-				victim = f;
-		if (!victim)
-			break;
-		file_unload(s, victim);
-	}
-}
-
-void fr_symbolizer_shed(struct fr_symbolizer *s)
-{
-	for (struct elf_file *f = s->files; f; f = f->next)
-		if (f->dwarf_elf)
-			file_shed_dwarf(s, f);
-	tables_down_to(s, CACHE_BYTES_MAX / 4);
-}
-
 void fr_symbolizer_trim(struct fr_symbolizer *s)
 {
 	free_retired(s);
@@ -1065,7 +1033,18 @@ void fr_symbolizer_trim(struct fr_symbolizer *s)
 		free(used);
 		free(victims);
 	}
-	tables_down_to(s, CACHE_BYTES_MAX);
+	/* symbol tables: unused files go first, then the least recently used */
+	while (s->st.cache_bytes > CACHE_BYTES_MAX) {
+		struct elf_file **pp, **victim = NULL;
+
+		for (pp = &s->files; *pp; pp = &(*pp)->next)
+			if ((*pp)->tab.bytes && (!victim || ((*pp)->refs == 0) > ((*victim)->refs == 0) ||
+					     (((*pp)->refs == 0) == ((*victim)->refs == 0) && (*pp)->used < (*victim)->used)))
+				victim = pp;
+		if (!victim)
+			break;
+		file_unload(s, *victim);
+	}
 	/* entries of files no process maps any more, once their table is
 	 * gone (kept until then: the same binary is often run again) */
 	for (struct elf_file **pp = &s->files; *pp;) {

@@ -18,7 +18,6 @@
 #ifndef FR_UNWINDER_H
 #define FR_UNWINDER_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,12 +50,6 @@ void fr_unwinder_fork(struct fr_unwinder *u, uint32_t parent, uint32_t child);
 void fr_unwinder_exited(struct fr_unwinder *u, uint32_t pid);
 /* Evicts beyond the bounds; call between batches of samples. */
 void fr_unwinder_trim(struct fr_unwinder *u);
-/* Whether @pid's state is held (its next stack costs no new tables). */
-bool fr_unwinder_holds(struct fr_unwinder *u, uint32_t pid);
-/* The heap is over its bound: keeps the most recently used quarter of
- * the processes (all of them when there are 4 or fewer).  Not while a
- * stack is being unwound. */
-void fr_unwinder_shed(struct fr_unwinder *u);
 
 struct fr_unwinder_stats {
 	uint64_t stacks;        /* user stacks unwound */
@@ -70,7 +63,7 @@ struct fr_unwinder_stats {
 	uint64_t inherited;     /* forked children given their parent's mappings */
 	uint64_t maps_capped;   /* reads stopped at FR_MAPS_FILES_MAX mappings of files */
 	uint64_t evicted;       /* processes dropped: exited, or by the bounds */
-	uint64_t heap_trims;    /* times the parser's heap bound dropped most processes */
+	uint64_t heap_trims;    /* times the heap bound dropped most processes */
 	uint64_t files;         /* mapped files held open (shared by processes) */
 	uint64_t files_evicted; /* files closed by the bound */
 	uint64_t files_refused; /* not opened: another file, or no regular file, is

@@ -140,7 +140,7 @@ for i in $(seq "$REPS"); do
 	echo "0 0 0" >"$T/parser-rss"
 	parser_watch "$TOOL" & watch=$!
 	busy
-	kill "$watch" 2>/dev/null; wait "$watch" 2>/dev/null
+	kill "$watch" 2>/dev/null; wait "$watch" 2>/dev/null || true
 	read -r pr pa pf <"$T/parser-rss"
 	p_rss+="$(calc "$pr / 1024") "; p_anon+="$(calc "$pa / 1024") "; p_file+="$(calc "$pf / 1024") "
 	r=$(rss_kib "$TOOL"); read -r b rb rn < <(maps "$TOOL")
