@@ -51,12 +51,12 @@ for t in "${TARGETS[@]}"; do
 	[ "$t" = incident ] && extra+=(-close_fd_mask=3)
 	leaks=()
 	[ "$t" = conf ] && leaks+=(-detect_leaks=0 -close_fd_mask=2)
-	fork=()
-	[ "${FUZZ_FORK:-0}" -gt 0 ] && fork+=(-fork="$FUZZ_FORK")
-	[ -n "${FUZZ_MAX_LEN:-}" ] && fork+=(-max_len="$FUZZ_MAX_LEN")
+	long=() # the long run's own options (not the leak pass's)
+	[ "${FUZZ_FORK:-0}" -gt 0 ] && long+=(-fork="$FUZZ_FORK")
+	[ -n "${FUZZ_MAX_LEN:-}" ] && long+=(-max_len="$FUZZ_MAX_LEN")
 	t0=$(date +%s)
 	(cd "$work" && "$BUILD/tests/fuzz/fuzz-$t" -runs="$RUNS" -max_total_time="$MAX_S" -timeout=10 -rss_limit_mb=2048 \
-		-print_final_stats=1 "${extra[@]}" "${leaks[@]}" "${fork[@]}" corpus >log 2>&1)
+		-print_final_stats=1 "${extra[@]}" "${leaks[@]}" "${long[@]}" corpus >log 2>&1)
 	frc=$?
 	s=$(($(date +%s) - t0))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")

@@ -66,10 +66,14 @@ busy() {
 	wait "${BENCH_PIDS[@]}" 2>/dev/null || true
 	BENCH_PIDS=()
 }
+# child_files FILE PID: /proc/CHILD/FILE of each child of PID (its parser), one a line
+child_files() {
+	cat /proc/"$2"/task/*/children 2>/dev/null | tr ' ' '\n' | sed -n "s|^[0-9][0-9]*\$|/proc/&/$1|p"
+}
 # the process's VmRSS and its children's (perf has none)
 rss_kib() {
 	local kids
-	kids=$(cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | sed -n 's|^[0-9][0-9]*$|/proc/&/status|p')
+	kids=$(child_files status "$1")
 	# shellcheck disable=SC2086 # one path per child
 	awk '/^VmRSS:/ { s += $2 } END { print s }' /proc/"$1"/status $kids
 }
@@ -77,7 +81,7 @@ rss_kib() {
 # mark of resident memory, its children's (the parser), and their sum
 hwm_kib() {
 	local kids own
-	kids=$(cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | sed -n 's|^[0-9][0-9]*$|/proc/&/status|p')
+	kids=$(child_files status "$1")
 	own=$(awk '/^VmHWM:/ { print $2 }' /proc/"$1"/status)
 	# shellcheck disable=SC2086 # one path per child
 	awk -v o="$own" '/^VmHWM:/ { s += $2 } END { print o + s, o, s + 0 }' /dev/null $kids
@@ -100,7 +104,7 @@ else MCG=/sys/fs/cgroup/fr-bench-mem-$$; fi
 # proc_cpu_s PID: CPU seconds (user + system) of PID and its children
 proc_cpu_s() {
 	local kids
-	kids=$(cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | sed -n 's|^[0-9][0-9]*$|/proc/&/stat|p')
+	kids=$(child_files stat "$1")
 	# shellcheck disable=SC2086 # one path per child
 	cat /proc/"$1"/stat $kids | sed 's/.*) //' | awk -v hz="$(getconf CLK_TCK)" '{ s += $12 + $13 } END { printf "%.2f", s / hz }'
 }
@@ -121,9 +125,8 @@ cg_mem_kib() {
 parser_watch() {
 	local mr=0 ma=0 mf=0 r a
 	while sleep 0.2 && kill -0 $$ 2>/dev/null; do
-		for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-			read -r r a < <(awk '/^Rss:/ { r = $2 } /^Anonymous:/ { a = $2 } END { print r + 0, a + 0 }' \
-				/proc/"$c"/smaps_rollup 2>/dev/null)
+		for c in $(child_files smaps_rollup "$1"); do
+			read -r r a < <(awk '/^Rss:/ { r = $2 } /^Anonymous:/ { a = $2 } END { print r + 0, a + 0 }' "$c" 2>/dev/null)
 			[ "${r:-0}" -gt "$mr" ] && mr=$r
 			[ "${a:-0}" -gt "$ma" ] && ma=$a
 			[ $((${r:-0} - ${a:-0})) -gt "$mf" ] && mf=$((r - a))
