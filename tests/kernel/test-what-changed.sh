@@ -3,8 +3,9 @@
 # minutes before it.  A steady workload runs 12 s: fr-steady (control,
 # ctl_spin 30 % of a CPU) and fr-worker (steady_fn 20 %), each on a fixed
 # 100 ms schedule.  Then fr-worker changes: a new function hog_fn takes
-# another 30 %, it takes 1 GiB of memory, and a thread of it fsyncs a
-# file on a disk throttled for it (a slow device); a new process fr-newproc (new_fn, 20 %) starts.  6 s later a
+# another 30 %, a thread of it locks 1 GiB into memory and then fsyncs a
+# file on a disk throttled for it (a slow device); a new process
+# fr-newproc (new_fn, 20 %) starts.  6 s later a
 # freeze (before 8 s) makes an incident, and its report is compared, by
 # default, with the store's 9 s before it.
 #   - each change is listed, in the text's "What changed" and the JSON,
@@ -27,6 +28,7 @@ cat >"$T/work.c" <<'C'
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,12 +53,22 @@ __attribute__((noinline)) void steady_fn(void) { SPIN(20); }
 __attribute__((noinline)) void hog_fn(void) { SPIN(30); }
 __attribute__((noinline)) void new_fn(void) { SPIN(20); }
 
-/* phase 2's fsyncs, on a thread of their own: the schedule of the
- * functions above does not move when the disk is slow */
-static void *syncer(void *file)
+/* phase 2's gigabyte and fsyncs, on a thread of their own: the schedule
+ * of the functions above does not move when memory or the disk is slow.
+ * The gigabyte is a file already in the page cache, locked: it leaves
+ * "memory available" at once.  (Anonymous memory would be the usual
+ * way, but this VM's host backs newly touched pages at its own pace,
+ * 1 GiB in 1 to 9 s, and the test would time the host.) */
+static const char *synced, *gigabyte;
+static void *syncer(void *unused)
 {
 	static char buf[64 << 10];
-	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int gfd = open(gigabyte, O_RDONLY);
+	void *g = gfd >= 0 ? mmap(NULL, 1UL << 30, PROT_READ, MAP_SHARED, gfd, 0) : MAP_FAILED;
+	if (g == MAP_FAILED || mlock(g, 1UL << 30) != 0)
+		abort();
+	int fd = open(synced, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	(void)unused;
 
 	for (unsigned i = 0; fd >= 0; i++)
 		if (pwrite(fd, buf, sizeof(buf), (off_t)(i % 16) * sizeof(buf)) > 0)
@@ -66,10 +78,13 @@ static void *syncer(void *file)
 
 int main(int argc, char **argv)
 {
-	const char *role = argv[1], *flag = argc > 2 ? argv[2] : "", *file = argc > 3 ? argv[3] : "";
+	const char *role = argv[1], *flag = argc > 2 ? argv[2] : "";
 	struct timespec next;
-	char *mem = NULL;
 	pthread_t t;
+	int changed = 0;
+
+	synced = argc > 3 ? argv[3] : "";
+	gigabyte = argc > 4 ? argv[4] : "";
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
@@ -80,11 +95,9 @@ int main(int argc, char **argv)
 		else {
 			steady_fn();
 			if (access(flag, F_OK) == 0) {
+				if (!changed++)
+					pthread_create(&t, NULL, syncer, NULL);
 				hog_fn();
-				if (!mem && (mem = malloc(1UL << 30))) {
-					memset(mem, 1, 1UL << 30);
-					pthread_create(&t, NULL, syncer, (void *)file);
-				}
 			}
 		}
 		next.tv_nsec += 100000000;
@@ -109,16 +122,21 @@ triggers = { rules = (
   { name = "manual"; condition = "manual"; before = "8s"; after = "1s"; }
 ); };
 CONF
-start_daemon "$T/fr.conf"
-
-# the file fsynced on disk, not tmpfs; the disk made slow for fr-worker
-# alone (cgroup v1's blkio throttle, 1 MB/s of writes): a slow device
+# the gigabyte fr-worker locks: a file on disk (tmpfs pages would not
+# count as available to begin with), written and synced before the
+# daemon starts, so that neither the writing nor its writeback is in
+# the baseline; the file fsynced on disk, not tmpfs; the disk made slow
+# for fr-worker alone (cgroup v1's blkio throttle, 1 MB/s of writes): a
+# slow device
 SYNCED=$(mktemp /var/tmp/fr-changed-XXXXXX)
-trap 'cleanup; rm -f "$SYNCED"' EXIT
+GIGABYTE=$(mktemp /var/tmp/fr-changed-1g-XXXXXX)
+trap 'cleanup; rm -f "$SYNCED" "$GIGABYTE"' EXIT
+dd if=/dev/zero of="$GIGABYTE" bs=1M count=1024 conv=fsync status=none || fail "could not write $GIGABYTE"
+start_daemon "$T/fr.conf"
 throttle "$SYNCED" write 1048576
 
 "$T/fr-steady" control & PIDS="$PIDS $!"
-"$T/fr-worker" worker "$T/phase2" "$SYNCED" & PIDS="$PIDS $!"
+"$T/fr-worker" worker "$T/phase2" "$SYNCED" "$GIGABYTE" & PIDS="$PIDS $!"
 echo $! >"$BLKIO/cgroup.procs"
 sleep 12
 touch "$T/phase2"
