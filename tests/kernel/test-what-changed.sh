@@ -5,9 +5,9 @@
 # 100 ms schedule.  Then fr-worker changes: a new function hog_fn takes
 # another 30 %, a thread of it locks 1 GiB into memory and then fsyncs a
 # file on a disk throttled for it (a slow device); a new process
-# fr-newproc (new_fn, 20 %) starts.  6 s later a
-# freeze (before 8 s) makes an incident, and its report is compared, by
-# default, with the store's 9 s before it.
+# fr-newproc (new_fn, 20 %) starts.  6 s later a freeze (before 8 s)
+# makes an incident, and its report is compared, by default, with the
+# store's 9 s before it.
 #   - each change is listed, in the text's "What changed" and the JSON,
 #     with the right direction and its numbers: hog_fn's CPU up from
 #     nothing, fr-newproc new, fr-worker's fsync waits new, memory
