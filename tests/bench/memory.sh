@@ -33,7 +33,10 @@
 # what a smaller cache costs; and the parser's resident memory looked at
 # every 0.2 s (smaps_rollup), the highest seen of its anonymous part (its
 # heap) and of its file part (the pages of the programs' files it maps,
-# in the page cache already), which VmHWM sums without telling apart.
+# in the page cache already), which VmHWM sums without telling apart;
+# and where that anonymous part was at its highest sample, by mapping
+# (the heap, unnamed mappings: malloc's large blocks and arenas, files'
+# private pages).
 # PEER=0: no perf runs.
 #   tests/bench/memory.sh BUILD_DIR [REPS]     QUICK=1: 1 rep, 10 s
 BUILD=${1:-build}
@@ -128,7 +131,9 @@ parser_watch() {
 		for c in $(child_files smaps_rollup "$1"); do
 			read -r r a < <(awk '/^Rss:/ { r = $2 } /^Anonymous:/ { a = $2 } END { print r + 0, a + 0 }' "$c" 2>/dev/null)
 			[ "${r:-0}" -gt "$mr" ] && mr=$r
-			[ "${a:-0}" -gt "$ma" ] && ma=$a
+			# where the anonymous memory is at its highest: the
+			# whole smaps, summed by mapping at the end
+			[ "${a:-0}" -gt "$ma" ] && ma=$a && cp "${c%_rollup}" "$T/parser-smaps-peak" 2>/dev/null
 			[ $((${r:-0} - ${a:-0})) -gt "$mf" ] && mf=$((r - a))
 		done
 		echo "$mr $ma $mf" >"$T/parser-rss"
@@ -192,6 +197,14 @@ done
 echo "flightrecd's VmHWM: the daemon $(med "$hwm_own") MiB (runs $hwm_own), its parser $(med "$hwm_parser") MiB (runs $hwm_parser)"
 echo "its parser every 0.2 s, highest seen: RSS $(med "$p_rss") MiB (runs $p_rss), anonymous $(med "$p_anon") (runs $p_anon), files $(med "$p_file") (runs $p_file)"
 peak=$(calc "$(med "${hwm[flightrecd]}") + $(med "${bpf[flightrecd]}")")
+if [ -s "$T/parser-smaps-peak" ]; then
+	# by mapping: the heap ([heap]), malloc's own mappings and other
+	# anonymous ones (unnamed), files' private pages (by path)
+	echo "its parser's anonymous memory at its highest (last run), by mapping, KiB:"
+	awk '/^[0-9a-f]+-[0-9a-f]+ / { name = NF >= 6 ? $6 : "(unnamed)"; if (name == "(unnamed)") n_unnamed++ }
+		/^Anonymous:/ { anon[name] += $2 } END { for (k in anon) if (anon[k] > 0) printf "  %8d %s%s\n", anon[k], k,
+		k == "(unnamed)" ? " (" n_unnamed " mappings)" : "" }' "$T/parser-smaps-peak" | sort -rn | head -8
+fi
 echo "flightrecd at its peak (VmHWM of both processes + BPF maps): $peak MiB (target <= 64 MiB: $(le "$peak" 64))"
 echo "flightrecd's CPU (daemon and parser): $(med "$cpu_s") s (runs $cpu_s); its unwinding, each run:"
 cat "$T/unwind.txt"
