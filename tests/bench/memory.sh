@@ -160,7 +160,7 @@ for i in $(seq "$REPS"); do
 	"$BUILD/ctl/frctl" --config "$CONF" --store "$T/store" --socket "$T/control.sock" status --json |
 		jq -c '{unwind: (.sampler.unwind | {stacks, complete, truncated, failed, evicted, heap_trims}),
 			symbols: (.sampler.symbols | {cache_bytes, cached_files, user_named, user_module_only}),
-			parser: (.sampler.parser | {stacks, over_budget, skipped})}' >>"$T/unwind.txt"
+			parser: (.sampler.parser | {stacks, over_budget, skipped, starts, crashes, timeouts, bad_replies})}' >>"$T/unwind.txt"
 	map_fdinfo "$TOOL" | awk '{ n[$2]++; b[$2] += $3 } END { for (t in n) printf "  map type %s: %d maps, %.1f KiB\n", t, n[t], b[t] / 1024 }' >"$T/maps.txt"
 	stop_tool
 	# (its parser exits after it)
