@@ -538,39 +538,66 @@ int fr_store_reader_foreach_new(struct fr_store_reader *r, struct fr_store_curso
 	return 0;
 }
 
-int fr_store_reader_load_into(struct fr_store_reader *r, ZSTD_DCtx *dctx, const struct fr_chunk_ref *ref, uint8_t *raw,
-			      void **buf, size_t *cap, struct fr_record_iter *it)
+/* *buf holds at least @need bytes (what it held kept). */
+static int room(void **buf, size_t *cap, size_t need)
+{
+	void *p;
+
+	if (*cap >= need)
+		return 0;
+	p = realloc(*buf, need);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = need;
+	return 0;
+}
+
+int fr_store_reader_read_payload(struct fr_store_reader *r, const struct fr_chunk_ref *ref, void **buf, size_t *cap)
 {
 	ssize_t n;
-	int k;
 
 	if (ref->segment >= r->nsegs)
 		return -EINVAL;
-	/* the payload, then room to decompress a chunk in columns */
-	size_t need = ref->info.payload_size + fr_chunk_content_size(&ref->info);
-
-	if (*cap < need) {
-		void *p = realloc(*buf, need);
-		if (!p)
-			return -ENOMEM;
-		*buf = p;
-		*cap = need;
-	}
+	if (room(buf, cap, ref->info.payload_size) < 0)
+		return -ENOMEM;
 	n = pread(r->segs[ref->segment].fd, *buf, ref->info.payload_size,
 		  (off_t)(ref->offset + sizeof(struct fr_chunk_header)));
 	if (n < 0)
 		return negative_errno();
 	/* the counters are shared by the threads that load */
 	__atomic_fetch_add(&r->st.bytes_read, (uint64_t)n, __ATOMIC_RELAXED);
-	if ((size_t)n != ref->info.payload_size) {
+	/* the zstd frame says what it decompresses to: unless that is what
+	 * the header says, nothing is sized from the header's counts */
+	if ((size_t)n != ref->info.payload_size ||
+	    ZSTD_getFrameContentSize(*buf, (size_t)n) != fr_chunk_content_size(&ref->info)) {
 		__atomic_fetch_add(&r->st.chunks_damaged, 1, __ATOMIC_RELAXED);
 		return -EBADMSG;
 	}
+	return 0;
+}
+
+int fr_store_reader_decode_payload(struct fr_store_reader *r, ZSTD_DCtx *dctx, const struct fr_chunk_ref *ref,
+				   uint8_t *raw, void **buf, size_t *cap, struct fr_record_iter *it)
+{
+	int k;
+
+	/* after the payload, room to decompress a chunk in columns */
+	if (room(buf, cap, ref->info.payload_size + fr_chunk_content_size(&ref->info)) < 0)
+		return -ENOMEM;
 	k = fr_chunk_payload_decode(dctx ? dctx : r->dctx, &ref->info, *buf, raw,
 				   (uint8_t *)*buf + ref->info.payload_size, it);
 	if (k == -EBADMSG)
 		__atomic_fetch_add(&r->st.chunks_damaged, 1, __ATOMIC_RELAXED);
 	return k;
+}
+
+int fr_store_reader_load_into(struct fr_store_reader *r, ZSTD_DCtx *dctx, const struct fr_chunk_ref *ref, uint8_t *raw,
+			      void **buf, size_t *cap, struct fr_record_iter *it)
+{
+	int k = fr_store_reader_read_payload(r, ref, buf, cap);
+
+	return k < 0 ? k : fr_store_reader_decode_payload(r, dctx, ref, raw, buf, cap, it);
 }
 
 int fr_store_reader_load(struct fr_store_reader *r, ZSTD_DCtx *dctx, const struct fr_chunk_ref *ref, uint8_t *raw)

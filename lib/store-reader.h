@@ -128,6 +128,15 @@ int fr_store_reader_load(struct fr_store_reader *r, struct ZSTD_DCtx_s *dctx, co
  * the records point into *buf. */
 int fr_store_reader_load_into(struct fr_store_reader *r, struct ZSTD_DCtx_s *dctx, const struct fr_chunk_ref *ref,
 			      uint8_t *raw, void **buf, size_t *cap, struct fr_record_iter *it);
+/* fr_store_reader_load_into() in two steps, for a caller that takes @raw
+ * only for a payload worth it: _read_payload reads the compressed payload
+ * into *buf and checks that its zstd frame decompresses to the size the
+ * header says (so a damaged or crafted header's raw_size and counts cost
+ * no memory); _decode_payload then decompresses it (into @raw, or *buf
+ * grown, as above) and sets @it.  -EBADMSG: damaged (counted). */
+int fr_store_reader_read_payload(struct fr_store_reader *r, const struct fr_chunk_ref *ref, void **buf, size_t *cap);
+int fr_store_reader_decode_payload(struct fr_store_reader *r, struct ZSTD_DCtx_s *dctx, const struct fr_chunk_ref *ref,
+				   uint8_t *raw, void **buf, size_t *cap, struct fr_record_iter *it);
 
 /* The store directory (for the files beside its segments); -EBADF when
  * reading an incident file. */

@@ -259,11 +259,23 @@ void window_loader_done(struct window_loader *t)
 }
 
 /* Loads, decompresses and decodes the chunk of @job (and with query.line,
- * writes its lines); the result in job->k. */
+ * writes its lines), taking the room for them as its payload bears its
+ * header out; the result in job->k. */
 void window_chunk_load(struct fr_window *w, struct fr_store_reader *r, const struct fr_window_query *q,
 		       const struct fr_chunk_ref *ref, struct window_job *job, struct window_loader *t)
 {
+	struct fr_record_iter it;
+
+	job->k = fr_store_reader_read_payload(r, ref, &t->buf, &t->cap);
+	if (job->k == 0 && job->rows && !(job->buf = window_job_take_rows(w, job, ref)))
+		job->k = -ENOMEM;
 	w->cd[job->idx].buf = job->buf;
+	if (job->k == 0)
+		job->k = fr_store_reader_decode_payload(r, t->dctx, ref, job->buf, &t->buf, &t->cap, &it);
+	if (job->k == 0)
+		job->k = window_job_take_room(w, job, ref);
+	if (job->k < 0)
+		return;
 	/* lines are written from records decoded into the thread's own
 	 * room, still in its cache, and not kept */
 	if (job->lines && t->ents_cap < job->max) {
@@ -278,17 +290,12 @@ void window_chunk_load(struct fr_window *w, struct fr_store_reader *r, const str
 	}
 	if (job->lines)
 		job->ents = t->ents;
-	struct fr_record_iter it;
-
-	job->k = fr_store_reader_load_into(r, t->dctx, ref, job->buf, &t->buf, &t->cap, &it);
-	if (job->k == 0)
-		job->k = decode_chunk(w, job->idx, ref, job, &it, q->since_ns, q->until_ns);
+	job->k = decode_chunk(w, job->idx, ref, job, &it, q->since_ns, q->until_ns);
 	if (job->k == 0 && job->lines)
 		job->k = chunk_lines(w, q, job->idx, job, t->slot);
 	if (job->lines)
 		job->ents = NULL;
 }
-
 
 void window_chunk_done(struct fr_window_chunk *c)
 {

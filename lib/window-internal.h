@@ -87,6 +87,7 @@ struct window_job {
 	struct window_spare *lines;   /* with query.line: the lines, */
 	uint32_t *line_off;           /* and room for max + 1 offsets */
 	uint8_t *buf;      /* room for its payload; NULL: lines only */
+	bool rows;         /* its records decoded into buf (not lines only) */
 	size_t n;          /* items it gave */
 	uint64_t bad;      /* records that did not decode */
 	uint64_t unknown;  /* records of types this reader does not know, skipped */
@@ -158,10 +159,15 @@ struct fr_window_stream {
 
 /* window-workers.c */
 int window_workers_start(struct fr_window *w);
-int window_workers_schedule(struct fr_window *w);
+void window_workers_schedule(struct fr_window *w);
 void window_workers_wait(struct fr_window *w, size_t end);
 void window_workers_stop(struct fr_window *w);
 void window_workers_drop(struct fr_window *w, uint32_t idx);
+
+/* window-spares.c */
+int window_spare_put(struct fr_window_stream *s, struct window_spare *sp);
+uint8_t *window_job_take_rows(struct fr_window *w, struct window_job *job, const struct fr_chunk_ref *ref);
+int window_job_take_room(struct fr_window *w, struct window_job *job, const struct fr_chunk_ref *ref);
 
 /* window-exe.c */
 int window_exe_resolve(struct fr_window *w, struct fr_pid_map *map, size_t *cap, bool copy);

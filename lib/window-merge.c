@@ -74,8 +74,7 @@ int fr_window_stream_next(struct fr_window *w)
 		if ((k = window_workers_start(w)) < 0)
 			return k;
 		for (int b = 0; b < 2 && s->next < w->ncd; b++)
-			if ((k = window_workers_schedule(w)) < 0)
-				return k;
+			window_workers_schedule(w);
 	}
 	if (s->nbatches && (k = merge_loaded(w)) < 0)
 		return k;
@@ -124,6 +123,6 @@ int fr_window_stream_next(struct fr_window *w)
 		k = window_exe_resolve(w, &s->pids, &s->exes_cap, !s->keep);
 	/* the loaders go on, a slice ahead of the one being read */
 	if (k == 0 && s->next < w->ncd && s->nbatches < 2)
-		k = window_workers_schedule(w);
+		window_workers_schedule(w);
 	return k < 0 ? k : 1;
 }

@@ -6,8 +6,7 @@
  * read; each thread takes the next chunk not taken and loads it
  * (window-chunk.c).  The reader, waiting for a slice, takes chunks too.
  * The buffers a chunk loads into come from those of chunks dropped
- * before it, so that reading a long window reuses a few slices' worth of
- * memory.
+ * before it (window-spares.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,39 +26,6 @@ unsigned fr_window_threads(void)
 	return n < 1 ? 1 : n > FR_WINDOW_THREADS_MAX ? FR_WINDOW_THREADS_MAX : (unsigned)n;
 }
 
-static void *spare_take(struct fr_window_stream *s, size_t need, struct window_spare *ret)
-{
-	size_t best = SIZE_MAX;
-
-	for (size_t i = 0; i < s->nspares; i++)
-		if (s->spares[i].cap >= need && (best == SIZE_MAX || s->spares[i].cap < s->spares[best].cap))
-			best = i;
-	if (best != SIZE_MAX) {
-		*ret = s->spares[best];
-		s->spares[best] = s->spares[--s->nspares];
-		return ret->p;
-	}
-	/* with room to spare, so that it fits the next chunks, which are
-	 * much the same size but seldom exactly */
-	need = ((need + need / 8) | 4095) + 1;
-	*ret = (struct window_spare){ malloc(need), need };
-	return ret->p;
-}
-
-static int spare_put(struct fr_window_stream *s, struct window_spare *sp)
-{
-	if (!sp->p)
-		return 0;
-	if (window_grow((void **)&s->spares, &s->sparecap, s->nspares + 1, sizeof(*s->spares)) < 0) {
-		free(sp->p);
-		*sp = (struct window_spare){};
-		return -ENOMEM;
-	}
-	s->spares[s->nspares++] = *sp;
-	*sp = (struct window_spare){};
-	return 0;
-}
-
 /* Chunk @idx's records are all handed out: its buffers go to the chunks
  * loaded next.  Kept whole, only its items' room does (its records are
  * decoded again from its payload, its names still needed). */
@@ -71,15 +37,15 @@ void window_workers_drop(struct fr_window *w, uint32_t idx)
 	c->items = NULL;
 	c->n = 0;
 	if (s->keep) {
-		(void)spare_put(s, &c->itembuf);
+		(void)window_spare_put(s, &c->itembuf);
 		return;
 	}
 	window_chunk_done(&w->cd[idx]);
-	(void)spare_put(s, &c->buf);
-	(void)spare_put(s, &c->itembuf);
-	(void)spare_put(s, &c->entbuf);
-	(void)spare_put(s, &c->linebuf);
-	(void)spare_put(s, &c->offbuf);
+	(void)window_spare_put(s, &c->buf);
+	(void)window_spare_put(s, &c->itembuf);
+	(void)window_spare_put(s, &c->entbuf);
+	(void)window_spare_put(s, &c->linebuf);
+	(void)window_spare_put(s, &c->offbuf);
 }
 
 /* Job @i, by a loading thread. */
@@ -117,57 +83,27 @@ static void *worker(void *userdata)
 }
 
 /* Hands the loading threads the next chunks in order of their first
- * record: a slice's worth of payload (one chunk at least), with the
- * buffers they load into. */
-int window_workers_schedule(struct fr_window *w)
+ * record: a slice's worth of payload (one chunk at least).  They take
+ * the buffers they load into (window_job_take_rows()). */
+void window_workers_schedule(struct fr_window *w)
 {
 	struct fr_window_stream *s = w->stream;
 	size_t bytes = 0, slice = s->q.slice_bytes ? s->q.slice_bytes : SLICE_BYTES;
-	int k = 0;
+	/* the records decoded, kept unless only their lines are needed */
+	bool rows = !(s->q.line && s->q.lines_only && s->q.skip_exe);
 
 	while (s->next < w->ncd && (bytes == 0 || bytes < slice)) {
 		uint32_t idx = s->order[s->next];
-		struct window_stream_chunk *c = &s->sc[idx];
-		size_t max = window_chunk_max_items(&s->refs[idx]);
-		struct window_job *job = &s->jobs[s->next];
-		/* the records decoded, kept unless only their lines are needed */
-		bool rows = !(s->q.line && s->q.lines_only && s->q.skip_exe);
 
-		*job = (struct window_job){ .idx = idx, .max = max,
-			.buf = rows ? spare_take(s, s->refs[idx].info.raw_size, &c->buf) : NULL,
-			.items = spare_take(s, max * sizeof(struct fr_window_item), &c->itembuf) };
-		s->next++;
-		if ((rows && !job->buf) || !job->items)
-			k = -ENOMEM;
-		if (s->q.line) {
-			/* the lines (text takes about twice its payload; it
-			 * grows if not), their offsets and the records' */
-			job->lines = &c->linebuf;
-			job->line_off = spare_take(s, (2 * max + 1) * sizeof(uint32_t), &c->offbuf);
-			job->rec_off = job->line_off && rows ? job->line_off + max + 1 : NULL;
-			if (!job->line_off || !spare_take(s, s->refs[idx].info.raw_size * 2, &c->linebuf))
-				k = -ENOMEM;
-		} else if (!s->keep && !(job->ents = spare_take(s, max * sizeof(struct fr_window_entry), &c->entbuf)))
-			/* kept whole, records are decoded again from the
-			 * payload when looked at: 32 bytes an item, not a
-			 * decoded record each */
-			k = -ENOMEM;
-		if (k < 0) {
-			job->k = k;
-			job->done = true;
-			break;
-		}
-		w->cd[idx].ents = job->ents;
-		w->cd[idx].rec_off = job->rec_off;
+		s->jobs[s->next++] = (struct window_job){ .idx = idx, .max = window_chunk_max_items(&s->refs[idx]),
+							   .rows = rows };
 		bytes += s->refs[idx].info.raw_size;
 	}
 	s->batch_end[s->nbatches++] = s->next;
 	pthread_mutex_lock(&s->lock);
-	/* a job that failed here is done already: the threads skip it */
-	s->limit = k < 0 ? s->next - 1 : s->next;
+	s->limit = s->next;
 	pthread_cond_broadcast(&s->work);
 	pthread_mutex_unlock(&s->lock);
-	return k;
 }
 
 int window_workers_start(struct fr_window *w)
