@@ -238,15 +238,15 @@ durable, full, marks = sys.argv[1:4]
 ready, cut, bound_ms = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 i, mode, how, incidents = sys.argv[7], sys.argv[8], sys.argv[9], sys.argv[10]
 def load(p):
-    keys, seen, gaps = {}, {}, {}
+    keys, seen, gaps = {}, set(), {}
     for line in open(p, encoding="utf-8"):
         r = json.loads(line)
         k = (r["type"], r["time"], r.get("cpu"), r.get("pid"), r.get("tid"))
         keys[k] = keys.get(k, 0) + 1
         if r["type"] == "exec" and len(r.get("argv", [])) == 2 and r["argv"][1].startswith("cutmark-"):
-            seen[int(r["argv"][1][8:])] = r["time"]
+            seen.add(int(r["argv"][1][8:]))
         elif r["type"] == "gap":
-            gaps.setdefault(r["cpu"], []).append((r["time"], int(r["lost"])))
+            gaps.setdefault(r["cpu"], []).append([r["time"], int(r["lost"])])
     return keys, seen, gaps
 dk, dseen, dgaps = load(durable)
 fk, fseen, _ = load(full)
@@ -257,17 +257,16 @@ for g in dgaps.values():
 # not silent: the next gap record of the CPU it ran on counts it.  Which
 # CPU is not known, so a missing marker is the kernel's when, on some CPU,
 # the first durable gap record after it counts losses; and no more
-# markers are the kernel's than those gap records count.
+# markers are the kernel's than those gap records count (each one's lost
+# is spent as markers are put down to it).
 def rfc3339(ns):
     return "%s.%09dZ" % (datetime.datetime.fromtimestamp(ns // 10**9, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"), ns % 10**9)
 def kernel_gap(t):
     when = rfc3339(t)
-    for cpu, g in dgaps.items():
-        for at, n in g:
-            if at >= when:
-                if n > 0:
-                    return (cpu, at)
-                break
+    for g in dgaps.values():
+        first = next((gap for gap in g if gap[0] >= when), None)
+        if first and first[1] > 0:
+            return first
     return None
 extra = [k for k, n in dk.items() if fk.get(k, 0) < n]
 if extra:
@@ -278,7 +277,7 @@ lost = sum(n - dk.get(k, 0) for k, n in fk.items())
 # lost in all: markers exec'd while the daemon ran that did not survive
 # (still in the rings, the daemon's memory, or unsynced on the disk)
 must, missing, gone, oldest = 0, [], 0, 0.0
-kernel, kgap_left = 0, {}
+kernel = 0
 for line in open(marks):
     w = line.split()
     if len(w) != 2:
@@ -288,8 +287,8 @@ for line in open(marks):
         continue
     if n not in dseen:
         g = kernel_gap(t)
-        if g is not None and kgap_left.setdefault(g, dict(dgaps[g[0]])[g[1]]) > 0:
-            kgap_left[g] -= 1
+        if g:
+            g[1] -= 1
             kernel += 1
             continue
         gone += 1
