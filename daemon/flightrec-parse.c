@@ -12,6 +12,7 @@
  * daemon's pid (if that is no longer the parent, it leaves).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +22,10 @@
 #include <unistd.h>
 
 #include "../lib/chunk.h"
+#include "../lib/clock.h"
 #include "../lib/macro.h"
 #include "../lib/store-format.h"
+#include "heap.h"
 #include "parse-sandbox.h"
 #include "parser-proto.h"
 #include "proc-access.h"
@@ -35,6 +38,8 @@ static size_t reply_max = FR_PARSE_MSG_MAX;
 struct helper {
 	struct fr_symbolizer *sym;
 	struct fr_unwinder *unw;
+	uint64_t heap_max;        /* sources.sample.parse_memory (fr_pm_trim) */
+	uint64_t heap_checked_at; /* CLOCK_MONOTONIC */
 	uint8_t *in, *out;
 	uint64_t frames[FR_SAMPLE_FRAMES_MAX];
 };
@@ -97,6 +102,37 @@ static bool put_desc(uint8_t *out, size_t *len, const struct fr_frame_desc *d)
 	return true;
 }
 
+/* The bound of the helper's heap: libdw's per-process unwind tables (a
+ * compiler's: ~5 MiB each), the symbol tables and the debug information.
+ * Looked at once a second (at each trim) and before the stack of a
+ * process the unwinder does not hold yet, at most every @every_ns: a
+ * compile's burst of new compilers grew the heap by 35 MiB within one
+ * second, and glibc's count walks every free list (17 % of the daemon's
+ * CPU when it was asked at every drain).  Over it, the unwinder keeps the
+ * most recently sampled quarter of its processes; still over, the
+ * symbolizer closes its debug information and halves its symbol tables.
+ * 32 MiB, unwinder only, let a compile loop take the daemon's memory
+ * cgroup to 95 MiB at its peak; 16 MiB, 81 MiB, with as many stacks
+ * unwound whole (93 %) for 4 % more CPU (tests/bench/memory.sh
+ * WORKLOAD=compile, BENCHMARKS.md, issue 48). */
+#define HEAP_CHECK_NS 1000000000ULL
+#define HEAP_CHECK_NEW_NS 50000000ULL
+
+static void heap_bound(struct helper *h, uint64_t every_ns)
+{
+	uint64_t now = fr_now_ns(CLOCK_MONOTONIC);
+
+	if (now - h->heap_checked_at < every_ns)
+		return;
+	h->heap_checked_at = now;
+	if (fr_heap_in_use() <= h->heap_max)
+		return;
+	fr_unwinder_shed(h->unw);
+	if (fr_heap_in_use() > h->heap_max)
+		fr_symbolizer_shed(h->sym);
+	(void)malloc_trim(0); /* back to the system, not only to malloc */
+}
+
 static void on_stack(struct helper *h, const uint8_t *buf, size_t len)
 {
 	const struct fr_pm_stack *q = (const void *)buf;
@@ -110,6 +146,9 @@ static void on_stack(struct helper *h, const uint8_t *buf, size_t len)
 	if (q->flags & FR_PM_UNWIND) {
 		struct fr_ustack s = { .pid = q->pid, .tid = q->tid, .ppid = q->ppid, .exe_ino = q->exe_ino,
 				       .regs = q->regs, .stack = buf + sizeof(*q), .stack_len = q->stack_len };
+
+		if (!fr_unwinder_has(h->unw, q->pid))
+			heap_bound(h, HEAP_CHECK_NEW_NS);
 		n = max >= 2 ? fr_unwinder_unwind(h->unw, &s, h->frames, max) : 0;
 	} else {
 		n = MIN((size_t)q->nframes, max);
@@ -137,13 +176,18 @@ static void on_stack(struct helper *h, const uint8_t *buf, size_t len)
 	send_or_leave(h->out, at);
 }
 
-static void on_trim(struct helper *h)
+static void on_trim(struct helper *h, const uint8_t *buf, size_t len)
 {
+	const struct fr_pm_trim *q = (const void *)buf;
 	struct fr_pm_stats *s = (void *)h->out;
 
+	if (len != sizeof(*q))
+		_exit(4);
+	h->heap_max = q->heap_max;
 	fr_symbolizer_trim(h->sym);
 	fr_unwinder_trim(h->unw);
-	*s = (struct fr_pm_stats){ .type = FR_PM_STATS };
+	heap_bound(h, HEAP_CHECK_NS);
+	*s = (struct fr_pm_stats){ .type = FR_PM_STATS, .heap = fr_heap_in_use() };
 	fr_symbolizer_get_stats(h->sym, &s->sym);
 	fr_unwinder_get_stats(h->unw, &s->unw);
 	fr_symbolizer_get_jit_stats(h->sym, &s->jit);
@@ -168,7 +212,7 @@ const char *__ubsan_default_options(void)
 int main(int argc, char **argv)
 {
 	struct fr_pm_hello hello = { .type = FR_PM_HELLO, .proto = FR_PARSE_PROTO };
-	struct helper h = {};
+	struct helper h = { .heap_max = FR_PARSER_HEAP_MAX };
 	const char *what;
 	int r;
 
@@ -218,7 +262,7 @@ int main(int argc, char **argv)
 			on_stack(&h, h.in, (size_t)n);
 			break;
 		case FR_PM_TRIM:
-			on_trim(&h);
+			on_trim(&h, h.in, (size_t)n);
 			break;
 		default:
 			_exit(4);

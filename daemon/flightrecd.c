@@ -529,6 +529,7 @@ static struct json_object *status_json(struct daemon *d)
 				json_object_object_add(po, "quarantine_refused", json_object_new_uint64(ps.quarantine_refused));
 				json_object_object_add(po, "descs_cut", json_object_new_uint64(ps.descs_cut));
 				json_object_object_add(po, "wait_us_max", json_object_new_uint64(ps.wait_ns_max / 1000));
+				json_object_object_add(po, "heap_bytes", json_object_new_uint64(ps.heap_bytes));
 				json_object_object_add(smp, "parser", po);
 			}
 		}
@@ -924,7 +925,8 @@ static void start_symbolizer(struct daemon *d)
 	if (k == -ENOMEM)
 		log_oom();
 	else if (k >= 0) {
-		fr_parser_set_limits(p, d->conf.parse_timeout_ns, d->conf.parse_cpu_percent);
+		fr_parser_set_limits(p, d->conf.parse_timeout_ns, d->conf.parse_cpu_percent,
+				     d->conf.parse_memory);
 		fr_parser_on_start(p, parser_started, d);
 		fr_recorder_set_parser(d->rec, p);
 	}
@@ -1036,7 +1038,8 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 		log_warning_errno(k, "Failed to give the annotation socket %s to group '%s' (not a socket of ours "
 				  "now, left alone): %m", d->annotate_path, d->conf.control_group);
 	if (fr_recorder_parser(d->rec))
-		fr_parser_set_limits(fr_recorder_parser(d->rec), d->conf.parse_timeout_ns, d->conf.parse_cpu_percent);
+		fr_parser_set_limits(fr_recorder_parser(d->rec), d->conf.parse_timeout_ns, d->conf.parse_cpu_percent,
+				     d->conf.parse_memory);
 	changed = fr_sources_update(d->sources, &d->conf);
 	if (changed & (1u << FR_SRC_SAMPLE | 1u << FR_SRC_SCHED) && wants_symbolizer(&d->conf))
 		start_symbolizer(d);

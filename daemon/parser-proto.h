@@ -52,8 +52,10 @@ enum {
 	FR_PM_STATS,
 };
 
+/* the sizes of the two largest structs, and a base for changes they do
+ * not show (2: TRIM carries the heap bound) */
 #define FR_PARSE_PROTO                                                                                       \
-	(1000000u + (uint32_t)sizeof(struct fr_pm_stack) * 100u + (uint32_t)sizeof(struct fr_pm_stats) / 8u)
+	(2000000u + (uint32_t)sizeof(struct fr_pm_stack) * 100u + (uint32_t)sizeof(struct fr_pm_stats) / 8u)
 
 struct fr_pm_hello {
 	uint32_t type;
@@ -130,9 +132,22 @@ struct fr_pm_opened {
 	uint64_t exe_ino; /* FR_NEED_MAPS, FR_NEED_MAPS_GONE */
 };
 
+/* the default of sources.sample.parse_memory (lib/conf.c), which the
+ * helper holds to until the daemon's first TRIM */
+#define FR_PARSER_HEAP_MAX (16ull << 20)
+
+/* Asks for the caches to be trimmed and the STATS; with the bound of the
+ * helper's heap (sources.sample.parse_memory), which holds from then on. */
+struct fr_pm_trim {
+	uint32_t type;
+	uint32_t pad;
+	uint64_t heap_max;
+};
+
 struct fr_pm_stats {
 	uint32_t type;
 	uint32_t pad;
+	uint64_t heap; /* the helper's heap in use, after the trim (a gauge) */
 	struct fr_symbolizer_stats sym;
 	struct fr_unwinder_stats unw;
 	struct fr_perf_maps_stats jit;

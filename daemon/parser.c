@@ -48,7 +48,7 @@ struct fr_parser {
 	int sock;   /* -EBADF: no helper */
 	pid_t pid;
 	uint64_t next_start; /* CLOCK_MONOTONIC: no start before */
-	uint64_t timeout, budget; /* ns: fr_parser_set_limits() */
+	uint64_t timeout, budget, heap_max; /* ns, ns, bytes: fr_parser_set_limits() */
 	void (*started)(void *userdata, pid_t pid); /* fr_parser_on_start() */
 	void *started_data;
 	uint64_t window, spent; /* this second's start, and the time exchanges took in it */
@@ -139,6 +139,7 @@ int fr_parser_new(struct fr_parser **ret)
 	p->exe_fd = p->sock = p->crumb_fd = -EBADF;
 	p->timeout = FR_PARSER_TIMEOUT_MS * NSEC_PER_MSEC;
 	p->budget = FR_PARSER_CPU_PERCENT * (NSEC_PER_SEC / 100);
+	p->heap_max = FR_PARSER_HEAP_MAX;
 	/* sealed: the helper can neither shrink it under our mapping nor grow it */
 	p->crumb_fd = memfd_create("flightrec-parse-crumb", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (p->crumb_fd < 0 || ftruncate(p->crumb_fd, FR_PARSE_CRUMB_SIZE) < 0 ||
@@ -430,8 +431,9 @@ void fr_parser_on_start(struct fr_parser *p, void (*fn)(void *userdata, pid_t pi
 	p->started_data = userdata;
 }
 
-void fr_parser_set_limits(struct fr_parser *p, uint64_t timeout_ns, unsigned cpu_percent)
+void fr_parser_set_limits(struct fr_parser *p, uint64_t timeout_ns, unsigned cpu_percent, uint64_t heap_max)
 {
+	p->heap_max = heap_max;
 	p->timeout = timeout_ns;
 	p->budget = (uint64_t)MIN(cpu_percent, 100u) * (NSEC_PER_SEC / 100);
 	if (p->sock >= 0)
@@ -761,8 +763,8 @@ void fr_parser_tick(struct fr_parser *p)
 {
 	uint64_t deadline = fr_now_ns(CLOCK_MONOTONIC) + p->timeout;
 	struct fr_pm_stats *s = (void *)p->msg;
-	uint32_t type = FR_PM_TRIM;
-	struct iovec iov = { &type, sizeof(type) };
+	struct fr_pm_trim trim = { .type = FR_PM_TRIM, .heap_max = p->heap_max };
+	struct iovec iov = { &trim, sizeof(trim) };
 	ssize_t n;
 
 	if (p->sock < 0)
@@ -791,6 +793,7 @@ void fr_parser_get_stats(const struct fr_parser *p, struct fr_parser_stats *ret,
 	add_stats(&all, &p->last);
 	*ret = p->st;
 	ret->pid = p->pid;
+	ret->heap_bytes = p->last.heap;
 	*sym = all.sym;
 	*unw = all.unw;
 	*jit = all.jit;

@@ -22,7 +22,9 @@
  * set; plus the one that
  * passes it): past that, stacks keep their leaf frame until the next
  * second, counted, so that files slow to parse, each short of the
- * deadline, cannot keep the daemon waiting either.  Rare stacks (those of
+ * deadline, cannot keep the daemon waiting either.  The helper's heap is
+ * bounded by sources.sample.parse_memory (FR_PARSER_HEAP_MAX unless set):
+ * past it, it drops most of its caches (flightrec-parse.c).  Rare stacks (those of
  * fatal signals, bounded in BPF) have a budget of their own, the same:
  * a busy second of samples does not cost a crash its stack.  Everything is counted
  * (fr_parser_get_stats(), frctl status: sampler.parser).
@@ -53,9 +55,11 @@ struct fr_parser;
  * The helper itself starts at the first stack. */
 int fr_parser_new(struct fr_parser **ret);
 struct fr_parser *fr_parser_free(struct fr_parser *p);
-/* The longest one exchange may take, and the share of each second that
- * exchanges may take in all (sources.sample.parse_timeout, parse_cpu). */
-void fr_parser_set_limits(struct fr_parser *p, uint64_t timeout_ns, unsigned cpu_percent);
+/* The longest one exchange may take, the share of each second that
+ * exchanges may take in all, and the bound of the helper's heap
+ * (sources.sample.parse_timeout, parse_cpu, parse_memory; the last is
+ * sent with every trim, once a second). */
+void fr_parser_set_limits(struct fr_parser *p, uint64_t timeout_ns, unsigned cpu_percent, uint64_t heap_max);
 /* @fn is called with each helper's pid as it starts (before its first
  * instruction of its own), and with 0 when a failed one was stopped. */
 void fr_parser_on_start(struct fr_parser *p, void (*fn)(void *userdata, pid_t pid), void *userdata);
@@ -108,6 +112,7 @@ struct fr_parser_stats {
 	uint64_t quarantine_refused; /* files not handed out: in quarantine */
 	uint64_t descs_cut;   /* frames left unnamed: their names did not fit one message */
 	uint64_t wait_ns_max; /* the longest exchange */
+	uint64_t heap_bytes;  /* the running helper's heap at its last trim (parse_memory bounds it) */
 };
 /* The helper's counters (since the daemon started, over all helpers;
  * the gauges are the running one's) into @sym, @unw and @jit. */

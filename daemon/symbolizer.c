@@ -32,6 +32,7 @@
 #include "../lib/pid-map.h"
 #include "../lib/range-find.h"
 #include "../lib/record-fields.h"
+#include "heap.h"
 #include "mapped-file.h"
 #include "proc-access.h"
 #include "perf-map.h"
@@ -221,6 +222,29 @@ static void file_close_dwarf(struct fr_symbolizer *s, struct elf_file *f)
 	f->dwarf = NULL;
 	f->dwarf_elf = NULL;
 	f->dwarf_fd = -EBADF;
+}
+
+/* Closes debug information, the files whose lookups grew the heap most
+ * first, until what it grew is at most @max; each closed file is opened
+ * again, empty, DWARF_REOPEN_NS later at the earliest.  Whether any was. */
+static bool dwarf_shrink(struct fr_symbolizer *s, size_t max)
+{
+	bool closed = false;
+
+	while (s->dwarf_heap > max || (max == 0 && s->ndwarf)) {
+		struct elf_file *big = NULL;
+		for (struct elf_file *g = s->files; g; g = g->next)
+			if (g->dwarf && (!big || g->dwarf_heap > big->dwarf_heap))
+				big = g;
+		if (!big)
+			break;
+		file_close_dwarf(s, big);
+		big->dwarf_tried = false;
+		big->dwarf_reopen_at = fr_now_ns(CLOCK_MONOTONIC) + DWARF_REOPEN_NS;
+		s->st.dwarf_trimmed++;
+		closed = true;
+	}
+	return closed;
 }
 
 static void file_unload(struct fr_symbolizer *s, struct elf_file *f)
@@ -474,12 +498,6 @@ static int file_load(struct fr_symbolizer *s, struct elf_file *f, uint32_t pid, 
 	return r;
 }
 
-static size_t heap_in_use(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-	return mi.uordblks + mi.hblkhd;
-}
-
 /* Opens @f's debug information: its separate debug file, else its own
  * (a binary built with -g and not stripped).  At most DWARF_FILES_MAX
  * files have theirs open: the least recently used one is closed. */
@@ -509,7 +527,7 @@ static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_
 			file_close_dwarf(s, victim);
 		}
 		/* opening decompresses its sections: that counts too */
-		size_t before = heap_in_use();
+		size_t before = fr_heap_in_use();
 		/* private: fr_elf_names_only() writes to its section headers */
 		elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 		if (elf && elf_kind(elf) == ELF_K_ELF &&
@@ -550,7 +568,7 @@ static bool file_open_dwarf(struct fr_symbolizer *s, struct elf_file *f, uint32_
 		f->dwarf_bytes = (size_t)st.st_size;
 		s->dwarf_bytes += f->dwarf_bytes;
 		s->ndwarf++;
-		size_t after = heap_in_use();
+		size_t after = fr_heap_in_use();
 		f->dwarf_heap = after > before ? after - before : 0;
 		s->dwarf_heap += f->dwarf_heap;
 		if (f->dwarf_heap > DWARF_HEAP_MAX) {
@@ -579,13 +597,13 @@ static const struct inline_names *file_inlines(struct fr_symbolizer *s, struct e
 		return slot;
 	free(slot->names); /* a collision replaces the older address */
 	*slot = (struct inline_names){ .vaddr = vaddr };
-	size_t before = heap_in_use();
+	size_t before = fr_heap_in_use();
 	fr_access_parsing(f->dwarf_dev, f->dwarf_ino);
 	if (fr_elf_inlined_names(f->dwarf, vaddr, &names, &len) == 0) {
 		slot->names = names;
 		slot->len = len;
 	}
-	size_t after = heap_in_use();
+	size_t after = fr_heap_in_use();
 	if (after > before) {
 		f->dwarf_heap += after - before;
 		s->dwarf_heap += after - before;
@@ -894,21 +912,7 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 		}
 		/* over the bound: what grew most goes (@in with it: copied),
 		 * and the heap it freed goes back to the system */
-		bool trimmed = false;
-		while (s->dwarf_heap > DWARF_HEAP_MAX) {
-			struct elf_file *big = NULL;
-			for (struct elf_file *g = s->files; g; g = g->next)
-				if (g->dwarf && (!big || g->dwarf_heap > big->dwarf_heap))
-					big = g;
-			if (!big)
-				break;
-			file_close_dwarf(s, big);
-			big->dwarf_tried = false;
-			big->dwarf_reopen_at = fr_now_ns(CLOCK_MONOTONIC) + DWARF_REOPEN_NS;
-			s->st.dwarf_trimmed++;
-			trimmed = true;
-		}
-		if (trimmed)
+		if (dwarf_shrink(s, DWARF_HEAP_MAX))
 			(void)malloc_trim(0);
 	}
 	ret->symbol = (struct fr_record){ .type = FR_REC_SYMBOL, .pid = pid };
@@ -1006,6 +1010,29 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Symbol tables down to @max bytes: of files no process maps first, then
+ * the least recently used. */
+static void tables_shrink(struct fr_symbolizer *s, size_t max)
+{
+	while (s->st.cache_bytes > max) {
+		struct elf_file **pp, **victim = NULL;
+
+		for (pp = &s->files; *pp; pp = &(*pp)->next)
+			if ((*pp)->tab.bytes && (!victim || ((*pp)->refs == 0) > ((*victim)->refs == 0) ||
+					     (((*pp)->refs == 0) == ((*victim)->refs == 0) && (*pp)->used < (*victim)->used)))
+				victim = pp;
+		if (!victim)
+			break;
+		file_unload(s, *victim);
+	}
+}
+
+void fr_symbolizer_shed(struct fr_symbolizer *s)
+{
+	dwarf_shrink(s, 0);
+	tables_shrink(s, s->st.cache_bytes / 2);
+}
+
 void fr_symbolizer_trim(struct fr_symbolizer *s)
 {
 	free_retired(s);
@@ -1033,18 +1060,7 @@ void fr_symbolizer_trim(struct fr_symbolizer *s)
 		free(used);
 		free(victims);
 	}
-	/* symbol tables: unused files go first, then the least recently used */
-	while (s->st.cache_bytes > CACHE_BYTES_MAX) {
-		struct elf_file **pp, **victim = NULL;
-
-		for (pp = &s->files; *pp; pp = &(*pp)->next)
-			if ((*pp)->tab.bytes && (!victim || ((*pp)->refs == 0) > ((*victim)->refs == 0) ||
-					     (((*pp)->refs == 0) == ((*victim)->refs == 0) && (*pp)->used < (*victim)->used)))
-				victim = pp;
-		if (!victim)
-			break;
-		file_unload(s, *victim);
-	}
+	tables_shrink(s, CACHE_BYTES_MAX);
 	/* entries of files no process maps any more, once their table is
 	 * gone (kept until then: the same binary is often run again) */
 	for (struct elf_file **pp = &s->files; *pp;) {
@@ -1052,7 +1068,7 @@ void fr_symbolizer_trim(struct fr_symbolizer *s)
 		if (f->refs == 0 && f->tab.bytes == 0) {
 			*pp = f->next;
 			file_unload(s, f);
-				free(f);
+			free(f);
 			s->st.files--;
 		} else
 			pp = &f->next;

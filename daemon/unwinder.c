@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,24 +29,11 @@
  * table entries looked up so far, which libdw keeps per process: ~5 MiB
  * for a clang compile, ~100 KiB for a small program.  Processes that
  * exited go a second after their exit record (samples taken before it
- * may still be in another CPU's ring); then the least recently used, and
- * all but the most recent quarter when the parser's heap (its arenas and
- * its large blocks, the symbol cache's too) passes HEAP_MAX.  32 MiB, and
- * the arenas alone, let a compile loop take the daemon's memory cgroup to
- * 95 MiB at its peak; 16 MiB, large blocks counted, 81 MiB, with as many
- * stacks unwound whole (93 %) for 4 % more CPU (tests/bench/memory.sh
- * WORKLOAD=compile, BENCHMARKS.md, issue 48).  Looked at only once a
- * second, the heap still reached 60 MiB between two looks when new
- * compilers came in a burst (each one's first stack adds ~5 MiB): it is
- * looked at before each new process too (heap_bound()). */
+ * may still be in another CPU's ring); then the least recently used; and
+ * all but the most recent quarter when the helper's heap passes its
+ * bound (fr_unwinder_shed(), flightrec-parse.c). */
 #define PROCS_MAX 64
 #define EXITED_KEEP_NS 1000000000ULL
-#define HEAP_MAX (16u << 20)
-/* How often the heap is looked at: at every trim (the daemon asks once a
- * second), and before a new process's tables, at most every
- * HEAP_CHECK_NEW_NS (bounds mallinfo2's cost under a fork storm). */
-#define HEAP_CHECK_NS 1000000000ULL
-#define HEAP_CHECK_NEW_NS 50000000ULL
 /* A process whose stack reaches code outside every module it had (a
  * library loaded since) has its mappings read again, at most this often. */
 #define REREAD_NS 1000000000ULL
@@ -114,7 +100,6 @@ struct fr_unwinder {
 	struct ufile *files;
 	size_t nfiles;
 	uint64_t clock;
-	uint64_t heap_checked_at;
 	struct uproc *reporting; /* the process whose modules are being opened */
 	struct vma *vmas;        /* its file mappings, by start (reporting only) */
 	size_t nvmas, vmacap;
@@ -612,8 +597,6 @@ static bool walk(struct fr_unwinder *u, struct uproc *p)
 	return r == 0 && !u->read_past;
 }
 
-static void heap_bound(struct fr_unwinder *u, uint64_t now, uint64_t every_ns);
-
 size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint64_t *out, size_t max)
 {
 	struct uproc *p;
@@ -622,12 +605,6 @@ size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint
 	if (max < 2 || !s->regs[7] || !s->regs[16])
 		return 0;
 	u->st.stacks++;
-	/* a process not seen yet is about to get its tables (a compiler's
-	 * first stack: ~5 MiB of libdw's): the heap is looked at before,
-	 * not only at the next trim; a compile's burst of new compilers
-	 * grew it by 35 MiB within one second */
-	if (!fr_pid_map_get(&u->procs, s->pid))
-		heap_bound(u, fr_now_ns(CLOCK_MONOTONIC), HEAP_CHECK_NEW_NS);
 	p = uproc_get(u, s->pid, s->ppid, s->exe_ino);
 	if (p)
 		p->used = ++u->clock;
@@ -759,22 +736,16 @@ static void keep_recent(struct fr_unwinder *u, size_t keep)
 	drop_where(u, used_before, used[n - keep]);
 }
 
-/* libdw's tables are not counted anywhere we can ask: the heap is, at
- * most every @every_ns (mallinfo2 walks every free list: 17 % of the
- * daemon's CPU when asked at every drain). */
-static void heap_bound(struct fr_unwinder *u, uint64_t now, uint64_t every_ns)
+bool fr_unwinder_has(const struct fr_unwinder *u, uint32_t pid)
 {
-	struct mallinfo2 mi;
+	return fr_pid_map_get(&u->procs, pid) != NULL;
+}
 
-	if (u->procs.n <= 4 || now - u->heap_checked_at < every_ns)
-		return;
-	u->heap_checked_at = now;
-	mi = mallinfo2();
-	if (mi.uordblks + mi.hblkhd <= HEAP_MAX)
-		return;
-	keep_recent(u, u->procs.n / 4);
-	malloc_trim(0); /* give it back, not only to malloc */
+void fr_unwinder_shed(struct fr_unwinder *u)
+{
 	u->st.heap_trims++;
+	if (u->procs.n > 4)
+		keep_recent(u, u->procs.n / 4);
 }
 
 void fr_unwinder_trim(struct fr_unwinder *u)
@@ -785,7 +756,6 @@ void fr_unwinder_trim(struct fr_unwinder *u)
 		drop_where(u, exited_before, now - EXITED_KEEP_NS);
 	if (u->procs.n > PROCS_MAX)
 		keep_recent(u, PROCS_MAX * 3 / 4);
-	heap_bound(u, now, HEAP_CHECK_NS);
 }
 
 void fr_unwinder_get_stats(const struct fr_unwinder *u, struct fr_unwinder_stats *ret)

@@ -9,7 +9,7 @@
  * one Dwfl per process, made from /proc/PID/maps when the process is
  * first sampled and kept, so a process that exits before the drain is
  * still unwound.  Memory is bounded by the number of processes held,
- * least recently used first out.
+ * least recently used first out, and by the helper's heap (fr_unwinder_shed()).
  *
  * The stack a sample gets is leaf first: the interrupted instruction, then
  * return addresses; when unwinding stops before the outermost frame, the
@@ -18,6 +18,7 @@
 #ifndef FR_UNWINDER_H
 #define FR_UNWINDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,12 @@ void fr_unwinder_fork(struct fr_unwinder *u, uint32_t parent, uint32_t child);
 void fr_unwinder_exited(struct fr_unwinder *u, uint32_t pid);
 /* Evicts beyond the bounds; call between batches of samples. */
 void fr_unwinder_trim(struct fr_unwinder *u);
+/* Whether @pid's state is held: a stack of a process not held is about
+ * to read its maps and grow the heap (a compiler's first: ~5 MiB). */
+bool fr_unwinder_has(const struct fr_unwinder *u, uint32_t pid);
+/* The heap is over its bound: all but the most recently used quarter of
+ * the processes go (when more than 4 are held); counted (heap_trims). */
+void fr_unwinder_shed(struct fr_unwinder *u);
 
 struct fr_unwinder_stats {
 	uint64_t stacks;        /* user stacks unwound */
@@ -63,7 +70,7 @@ struct fr_unwinder_stats {
 	uint64_t inherited;     /* forked children given their parent's mappings */
 	uint64_t maps_capped;   /* reads stopped at FR_MAPS_FILES_MAX mappings of files */
 	uint64_t evicted;       /* processes dropped: exited, or by the bounds */
-	uint64_t heap_trims;    /* times the heap bound dropped most processes */
+	uint64_t heap_trims;    /* times the helper's heap was over its bound (fr_unwinder_shed()) */
 	uint64_t files;         /* mapped files held open (shared by processes) */
 	uint64_t files_evicted; /* files closed by the bound */
 	uint64_t files_refused; /* not opened: another file, or no regular file, is

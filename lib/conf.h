@@ -64,6 +64,7 @@ struct fr_conf {
 	char *debug_dir;        /* separate debug files: DIR/.build-id/xx/rest.debug */
 	uint64_t parse_timeout_ns;  /* the longest the daemon waits for one stack's names */
 	uint32_t parse_cpu_percent; /* of each second, the most spent waiting for them */
+	uint64_t parse_memory;      /* the parser helper's heap, at most (bytes) */
 	bool metrics_enabled;
 	uint64_t metrics_interval_ns;
 	uint64_t metrics_top_interval_ns;
