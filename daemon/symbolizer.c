@@ -224,29 +224,6 @@ static void file_close_dwarf(struct fr_symbolizer *s, struct elf_file *f)
 	f->dwarf_fd = -EBADF;
 }
 
-/* Closes debug information, the files whose lookups grew the heap most
- * first, until what it grew is at most @max; each closed file is opened
- * again, empty, DWARF_REOPEN_NS later at the earliest.  Whether any was. */
-static bool dwarf_shrink(struct fr_symbolizer *s, size_t max)
-{
-	bool closed = false;
-
-	while (s->dwarf_heap > max || (max == 0 && s->ndwarf)) {
-		struct elf_file *big = NULL;
-		for (struct elf_file *g = s->files; g; g = g->next)
-			if (g->dwarf && (!big || g->dwarf_heap > big->dwarf_heap))
-				big = g;
-		if (!big)
-			break;
-		file_close_dwarf(s, big);
-		big->dwarf_tried = false;
-		big->dwarf_reopen_at = fr_now_ns(CLOCK_MONOTONIC) + DWARF_REOPEN_NS;
-		s->st.dwarf_trimmed++;
-		closed = true;
-	}
-	return closed;
-}
-
 static void file_unload(struct fr_symbolizer *s, struct elf_file *f)
 {
 	file_close_dwarf(s, f);
@@ -912,7 +889,21 @@ void fr_symbolizer_user(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino,
 		}
 		/* over the bound: what grew most goes (@in with it: copied),
 		 * and the heap it freed goes back to the system */
-		if (dwarf_shrink(s, DWARF_HEAP_MAX))
+		bool trimmed = false;
+		while (s->dwarf_heap > DWARF_HEAP_MAX) {
+			struct elf_file *big = NULL;
+			for (struct elf_file *g = s->files; g; g = g->next)
+				if (g->dwarf && (!big || g->dwarf_heap > big->dwarf_heap))
+					big = g;
+			if (!big)
+				break;
+			file_close_dwarf(s, big);
+			big->dwarf_tried = false;
+			big->dwarf_reopen_at = fr_now_ns(CLOCK_MONOTONIC) + DWARF_REOPEN_NS;
+			s->st.dwarf_trimmed++;
+			trimmed = true;
+		}
+		if (trimmed)
 			(void)malloc_trim(0);
 	}
 	ret->symbol = (struct fr_record){ .type = FR_REC_SYMBOL, .pid = pid };
@@ -1010,29 +1001,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Symbol tables down to @max bytes: of files no process maps first, then
- * the least recently used. */
-static void tables_shrink(struct fr_symbolizer *s, size_t max)
-{
-	while (s->st.cache_bytes > max) {
-		struct elf_file **pp, **victim = NULL;
-
-		for (pp = &s->files; *pp; pp = &(*pp)->next)
-			if ((*pp)->tab.bytes && (!victim || ((*pp)->refs == 0) > ((*victim)->refs == 0) ||
-					     (((*pp)->refs == 0) == ((*victim)->refs == 0) && (*pp)->used < (*victim)->used)))
-				victim = pp;
-		if (!victim)
-			break;
-		file_unload(s, *victim);
-	}
-}
-
-void fr_symbolizer_shed(struct fr_symbolizer *s)
-{
-	dwarf_shrink(s, 0);
-	tables_shrink(s, s->st.cache_bytes / 2);
-}
-
 void fr_symbolizer_trim(struct fr_symbolizer *s)
 {
 	free_retired(s);
@@ -1060,7 +1028,18 @@ void fr_symbolizer_trim(struct fr_symbolizer *s)
 		free(used);
 		free(victims);
 	}
-	tables_shrink(s, CACHE_BYTES_MAX);
+	/* symbol tables: unused files go first, then the least recently used */
+	while (s->st.cache_bytes > CACHE_BYTES_MAX) {
+		struct elf_file **pp, **victim = NULL;
+
+		for (pp = &s->files; *pp; pp = &(*pp)->next)
+			if ((*pp)->tab.bytes && (!victim || ((*pp)->refs == 0) > ((*victim)->refs == 0) ||
+					     (((*pp)->refs == 0) == ((*victim)->refs == 0) && (*pp)->used < (*victim)->used)))
+				victim = pp;
+		if (!victim)
+			break;
+		file_unload(s, *victim);
+	}
 	/* entries of files no process maps any more, once their table is
 	 * gone (kept until then: the same binary is often run again) */
 	for (struct elf_file **pp = &s->files; *pp;) {

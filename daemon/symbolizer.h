@@ -88,16 +88,11 @@ void fr_symbolizer_fork(struct fr_symbolizer *s, uint32_t parent, uint32_t child
 void fr_symbolizer_parent(struct fr_symbolizer *s, uint32_t pid, uint32_t ppid, uint64_t exe_ino);
 /* Evicts beyond the cache bounds; call between batches of samples. */
 void fr_symbolizer_trim(struct fr_symbolizer *s);
-/* The heap is over its bound (flightrec-parse.c): all debug information
- * is closed (opened again, empty, 10 s later at the earliest) and half of
- * the symbol tables' bytes go, least recently used first. */
-void fr_symbolizer_shed(struct fr_symbolizer *s);
 
 struct fr_symbolizer_stats {
 	uint64_t frames_named;    /* user frames resolved to a function */
 	uint64_t frames_inlined;  /* of which with inlined functions, from debug information */
-	uint64_t dwarf_trimmed;   /* debug information closed for the memory bound (DWARF_HEAP_MAX,
-				     or the helper's heap: fr_symbolizer_shed()) */
+	uint64_t dwarf_trimmed;   /* debug information closed for the memory bound (DWARF_HEAP_MAX) */
 	uint64_t dwarf_too_big;   /* debug information not used: opening it alone is over the
 				     bound, or its compressed sections say they inflate past it */
 	uint64_t frames_jit;      /* of which named by a perf map (JIT code) */

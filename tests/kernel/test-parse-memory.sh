@@ -2,8 +2,8 @@
 # The parser helper's heap bound, sources.sample.parse_memory (issue 48):
 # eight Python processes run by nobody are sampled at 499 Hz under a
 # 1 MiB bound, which their unwind and symbol tables pass (2-4 MiB): the
-# helper sheds (sampler.unwind.heap_trims > 0; its symbol tables are cut
-# too), reports its heap (sampler.parser.heap_bytes), and still unwinds
+# helper sheds (sampler.unwind.heap_trims > 0), reports its heap
+# (sampler.parser.heap_bytes), and still unwinds
 # and names their stacks (at least half whole; a sample of the last
 # second of their run named down to the interpreter).  Then the bound is
 # raised to 256 MiB by SIGHUP and the same workload sheds nothing more:
