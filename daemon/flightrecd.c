@@ -511,6 +511,7 @@ static struct json_object *status_json(struct daemon *d)
 				json_object_object_add(uw, "files_evicted", json_object_new_uint64(us.files_evicted));
 				json_object_object_add(uw, "files_refused", json_object_new_uint64(us.files_refused));
 				json_object_object_add(uw, "files_too_big", json_object_new_uint64(us.files_too_big));
+				json_object_object_add(uw, "files_eh_by_table", json_object_new_uint64(us.files_eh_by_table));
 				json_object_object_add(smp, "unwind", uw);
 				/* the sandboxed helper that does both */
 				json_object_object_add(po, "path", json_object_new_string(fr_parser_path(parser)));

@@ -16,6 +16,7 @@
 
 #include "../bpf/event.h"
 #include "../lib/clock.h"
+#include "../lib/elf-eh-frame.h"
 #include "../lib/elf-inflated.h"
 #include "../lib/macro.h"
 #include "../lib/pid-map.h"
@@ -226,6 +227,10 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 		victim->elf = NULL;
 		u->st.files_too_big++;
 	}
+	/* its unwind table searched, not parsed up to each address
+	 * (lld-linked libraries; lib/elf-eh-frame.h) */
+	if (victim->elf && fr_elf_eh_frame_by_table(victim->elf) > 0)
+		u->st.files_eh_by_table++;
 	close(fd);
 	if (!victim->elf) {
 		*victim = u->files[--u->nfiles];

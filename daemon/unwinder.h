@@ -77,6 +77,8 @@ struct fr_unwinder_stats {
 				   mapped there now (fr_open_mapped_file()) */
 	uint64_t files_too_big; /* not used: compressed sections that inflate past
 				   the limit (lib/elf-inflated.h), frame pointers only */
+	uint64_t files_eh_by_table; /* opened with their unwind table's search table
+				       given back to libdw (lib/elf-eh-frame.h) */
 };
 void fr_unwinder_get_stats(const struct fr_unwinder *u, struct fr_unwinder_stats *ret);
 
