@@ -64,6 +64,18 @@ static int text_range(Elf *elf, GElf_Addr *start, GElf_Addr *end)
 	return -1;
 }
 
+/* The range of the FDE covering @a into @range, {0, 0} for none. */
+static void lookup(Dwarf_CFI *cfi, Dwarf_Addr a, Dwarf_Addr range[2])
+{
+	Dwarf_Frame *f = NULL;
+	bool sig;
+
+	range[0] = range[1] = 0;
+	if (dwarf_cfi_addrframe(cfi, a, &f) == 0)
+		dwarf_frame_info(f, &range[0], &range[1], &sig);
+	free(f);
+}
+
 /* Looks up LOOKUPS addresses in both; returns the heap the changed
  * one's lookups took. */
 static size_t compare(const char *path, int want_changed)
@@ -79,31 +91,16 @@ static size_t compare(const char *path, int want_changed)
 	CHECK(text_range(plain.elf, &start, &end) == 0);
 	before = fr_heap_in_use();
 	/* the changed file first: its heap is measured alone */
-	Dwarf_Addr got[LOOKUPS][2];
-	for (int i = 0; i < LOOKUPS; i++) {
-		Dwarf_Addr a = start + (end - start) / LOOKUPS * (GElf_Addr)i + 7, s = 0, e = 0;
-		Dwarf_Frame *f = NULL;
-		bool sig;
-
-		if (dwarf_cfi_addrframe(by_table.cfi, a, &f) == 0)
-			dwarf_frame_info(f, &s, &e, &sig);
-		free(f);
-		got[i][0] = s;
-		got[i][1] = e;
-	}
+	Dwarf_Addr got[LOOKUPS][2], want[2];
+	for (int i = 0; i < LOOKUPS; i++)
+		lookup(by_table.cfi, start + (end - start) / LOOKUPS * (GElf_Addr)i + 7, got[i]);
 	after = fr_heap_in_use();
 	int found = 0;
 	for (int i = 0; i < LOOKUPS; i++) {
-		Dwarf_Addr a = start + (end - start) / LOOKUPS * (GElf_Addr)i + 7, s = 0, e = 0;
-		Dwarf_Frame *f = NULL;
-		bool sig;
-
-		if (dwarf_cfi_addrframe(plain.cfi, a, &f) == 0)
-			dwarf_frame_info(f, &s, &e, &sig);
-		free(f);
-		CHECK_EQ(got[i][0], s);
-		CHECK_EQ(got[i][1], e);
-		found += s != 0;
+		lookup(plain.cfi, start + (end - start) / LOOKUPS * (GElf_Addr)i + 7, want);
+		CHECK_EQ(got[i][0], want[0]);
+		CHECK_EQ(got[i][1], want[1]);
+		found += want[0] != 0;
 	}
 	CHECK(found >= LOOKUPS / 2);
 	printf("%s: changed %d, %d of %d addresses have an FDE, the same in both; lookups took %zu KiB\n", path,
