@@ -103,19 +103,18 @@ static bool put_desc(uint8_t *out, size_t *len, const struct fr_frame_desc *d)
 }
 
 /* The bound of the helper's heap, which holds libdw's per-process unwind
- * tables (a compiler's: ~5 MiB each) besides the symbolizer's caches
- * (bounded by their own sizes).  Looked at once a second (at each trim)
- * and before the stack of a process the unwinder does not hold yet, at
- * most every @every_ns: a compile's burst of new compilers grew the heap
- * by 35 MiB within one second, and glibc's count walks every free list
- * (17 % of the daemon's CPU when it was asked at every drain).  Over it,
+ * tables besides the symbolizer's caches (bounded by their own sizes).
+ * Looked at once a second (at each trim) and before the stack of a
+ * process the unwinder does not hold yet, at most every @every_ns (glibc's
+ * count walks every free list: 17 % of the daemon's CPU when it was asked
+ * at every drain); what one stack grows it by is not bounded here (a
+ * clang process's first took 5.4 MiB until lib/elf-eh-frame.c).  Over it,
  * the unwinder keeps the most recently sampled quarter of its processes.
  * 32 MiB let a compile loop take the daemon's memory cgroup to 95 MiB at
  * its peak; 16 MiB, 81 MiB, with as many stacks unwound whole (93 %) for
  * 4 % more CPU (tests/bench/memory.sh WORKLOAD=compile, BENCHMARKS.md,
  * issue 48).  Shedding the symbolizer's tables too cost the compile loop
- * 6 % more CPU and lowered no peak (what passes the bound between two
- * looks is the unwinder's), so they keep their own bounds. */
+ * 6 % more CPU and lowered no peak, so they keep their own bounds. */
 #define HEAP_CHECK_NS 1000000000ULL
 #define HEAP_CHECK_NEW_NS 50000000ULL
 

@@ -27,8 +27,9 @@
 #include "unwinder.h"
 
 /* Processes held, each with its Dwfl: the modules it maps and the unwind
- * table entries looked up so far, which libdw keeps per process: ~5 MiB
- * for a clang compile, ~100 KiB for a small program.  Processes that
+ * table entries looked up so far, which libdw keeps per process: ~100
+ * KiB for a small program (5 MiB for a clang process, before
+ * lib/elf-eh-frame.c gave libdw its libraries' search tables).  Processes that
  * exited go a second after their exit record (samples taken before it
  * may still be in another CPU's ring); then the least recently used; and
  * all but the most recent quarter when the helper's heap passes its
