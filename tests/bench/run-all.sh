@@ -56,6 +56,10 @@ failed=()
 for b in "${benches[@]}"; do
 	name=${b%%:*} cmd=${b#*:}
 	if [ -n "${ONLY:-}" ] && ! grep -qw "$name" <<<"$ONLY"; then continue; fi
+	# the writeback the benchmark before left is written out first: an
+	# incident's fdatasync queued behind it measured 3.20x fio after the
+	# compile loop, 1.38x alone (BENCHMARKS.md, 2026-12-05)
+	sync
 	echo "=== $name: $cmd ($(date -u +%H:%M:%SZ), load $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$LOG"
 	t0=$(date +%s)
 	if ! $cmd 2>&1 | tee -a "$LOG"; then failed+=("$name"); fi
