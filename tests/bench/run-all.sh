@@ -56,9 +56,9 @@ failed=()
 for b in "${benches[@]}"; do
 	name=${b%%:*} cmd=${b#*:}
 	if [ -n "${ONLY:-}" ] && ! grep -qw "$name" <<<"$ONLY"; then continue; fi
-	# the writeback the benchmark before left is written out first: an
-	# incident's fdatasync queued behind it measured 3.20x fio after the
-	# compile loop, 1.38x alone (BENCHMARKS.md, 2026-12-05)
+	# the writeback the benchmark before left is written out first
+	# (incident-latency measured 3.20x fio right after the compile loop,
+	# 1.38x run alone after a sync: BENCHMARKS.md, 2026-12-05)
 	sync
 	echo "=== $name: $cmd ($(date -u +%H:%M:%SZ), load $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$LOG"
 	t0=$(date +%s)
