@@ -632,6 +632,80 @@ static void take_waker(struct fr_recorder *r, struct fr_record *rec, const struc
 	r->waker_context[k->context]++;
 }
 
+/* The most switch records a batch adds, encoded. */
+static size_t switches_max_size(size_t n)
+{
+	static size_t one;
+
+	if (!one) {
+		struct fr_record rec;
+
+		fr_record_clear(&rec);
+		rec.type = FR_REC_SWITCH;
+		rec.sw.next_comm_len = FR_COMM_LEN;
+		one = fr_record_max_encoded_size(&rec);
+	}
+	return n * one;
+}
+
+/* A batch of @n switch events of @cpu (delivered, not counted yet), the
+ * records of full mode: hundreds of thousands a second, so they go into
+ * the chunk a run at a time, encoded straight from the events, with no
+ * struct fr_record each (fr_chunk_builder_add_switch_events()), the room
+ * in the chunk checked and the triggers asked once for the run.  Their
+ * bytes are those record_event() would add; what it alone does goes
+ * through it, one record at a time: a switch when a trigger may match
+ * switches, the first of a cgroup the open chunk has not described yet,
+ * one that may not fit the open chunk (record_event() closes it), and
+ * an event of another type among them. */
+static void record_switches(struct fr_recorder *r, unsigned cpu, const struct fr_event_switch *e, size_t n)
+{
+	struct cpu_state *c = &r->cpu[cpu];
+	struct fr_chunk_builder *b = c->b;
+	size_t i = 0;
+
+	c->delivered += n;
+	if (r->triggers && fr_triggers_may_match(r->triggers, FR_REC_SWITCH)) {
+		for (; i < n; i++)
+			(void)record_event(r, cpu, &e[i], sizeof(*e), false);
+		return;
+	}
+	while (i < n) {
+		uint64_t described = 0; /* a cgroup the open chunk has described */
+		size_t start = i;
+
+		if (fr_chunk_builder_raw_size(b) + switches_max_size(n - i) > r->conf->chunk_size) {
+			(void)record_event(r, cpu, &e[i++], sizeof(*e), false);
+			continue;
+		}
+		for (; i < n; i++) {
+			uint64_t id = e[i].hdr.cgroup_id;
+
+			if (e[i].hdr.type != FR_EV_SWITCH)
+				break;
+			if (id && id != described) {
+				if (!fr_chunk_builder_cgroup_described(b, id))
+					break;
+				described = id;
+			}
+		}
+		if (i > start) {
+			if (fr_chunk_builder_count(b) == 0)
+				fr_chunk_builder_set_opened(b, fr_now_ns(CLOCK_MONOTONIC));
+			if (fr_chunk_builder_add_switch_events(b, &e[start], i - start) == 0) {
+				c->open_events += i - start;
+				r->records += i - start;
+			} else {
+				/* cannot happen (the room is checked); as add_to() */
+				for (size_t j = start; j < i; j++)
+					(void)record_event(r, cpu, &e[j], sizeof(*e), false);
+			}
+		}
+		if (i < n)
+			(void)record_event(r, cpu, &e[i++], sizeof(*e), false);
+	}
+}
+
 int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t size)
 {
 	struct fr_recorder *r = userdata;
@@ -642,8 +716,7 @@ int fr_recorder_on_event(void *userdata, unsigned cpu, const void *data, size_t 
 	/* switch records come in batches, back to back (event.h) */
 	if (size > sizeof(struct fr_event_switch) && size % sizeof(struct fr_event_switch) == 0 &&
 	    h->type == FR_EV_SWITCH) {
-		for (size_t at = 0; at < size; at += sizeof(struct fr_event_switch))
-			(void)fr_recorder_on_event(r, cpu, (const uint8_t *)data + at, sizeof(struct fr_event_switch));
+		record_switches(r, cpu, data, size / sizeof(struct fr_event_switch));
 		return 0;
 	}
 	/* no record of its own, nor counted as one in BPF: kept for its

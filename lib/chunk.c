@@ -7,6 +7,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "../bpf/event.h"
 #include "clock.h"
 #include "chunk.h"
 #include "macro.h"
@@ -162,6 +163,27 @@ int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r)
 			b->ndescribed++;
 		}
 	}
+	return 0;
+}
+
+int fr_chunk_builder_add_switch_events(struct fr_chunk_builder *b, const struct fr_event_switch *e, size_t n)
+{
+	int k;
+
+	if (n == 0)
+		return 0;
+	k = fr_record_encode_switch_events(&b->codec, e, n, &b->streams, b->raw_max - b->raw_len);
+	if (k < 0)
+		return k;
+	b->raw_len += (size_t)k;
+	for (size_t i = 0; i < n; i++) {
+		if (b->count == 0 || e[i].hdr.ts < b->first_ts)
+			b->first_ts = e[i].hdr.ts;
+		if (b->count == 0 || e[i].hdr.ts > b->last_ts)
+			b->last_ts = e[i].hdr.ts;
+		b->count++;
+	}
+	b->nevents += (uint32_t)n;
 	return 0;
 }
 

@@ -37,6 +37,12 @@ struct fr_chunk_builder *fr_chunk_builder_free(struct fr_chunk_builder *b);
 
 /* Appends a record.  -ENOBUFS when the chunk is full: close it and retry. */
 int fr_chunk_builder_add(struct fr_chunk_builder *b, const struct fr_record *r);
+/* Appends the switch records of @n BPF switch events, as
+ * fr_chunk_builder_add() of each record would (record.h,
+ * fr_record_encode_switch_events()): all or none.  Their cgroups are
+ * described by the caller first.  -ENOBUFS when they do not all fit. */
+struct fr_event_switch; /* bpf/event.h */
+int fr_chunk_builder_add_switch_events(struct fr_chunk_builder *b, const struct fr_event_switch *e, size_t n);
 size_t fr_chunk_builder_raw_size(const struct fr_chunk_builder *b);
 /* Encoded size of the chunk closed last (for logs and statistics). */
 size_t fr_chunk_builder_last_raw(const struct fr_chunk_builder *b);

@@ -41,6 +41,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../bpf/event.h"
 #include "macro.h"
 #include "record.h"
 #include "store-format.h"
@@ -450,22 +451,42 @@ size_t fr_record_max_encoded_size(const struct fr_record *r)
 	return n;
 }
 
+/* What every record starts with: its type and flags, then the fields of
+ * its header (struct fr_record), time as the delta from the record
+ * before. */
+static _always_inline_ void put_prefix(struct writer *w, uint16_t type, uint8_t flags, uint64_t ts, uint64_t prev_ts,
+				       uint32_t pid, uint32_t tid, uint64_t cgroup_id, const char *comm)
+{
+	uint8_t comm_len = fr_comm_len(comm);
+
+	put_u8(w, S_HEAD, (uint8_t)type);
+	put_u8(w, S_HEAD, flags);
+	put_svarint(w, S_TS, (int64_t)(ts - prev_ts));
+	put_varint(w, S_PID, pid);
+	put_svarint(w, S_TID, (int64_t)tid - (int64_t)pid);
+	put_varint(w, S_CGROUP, cgroup_id);
+	put_u8(w, S_COMM, comm_len);
+	put_bytes(w, S_COMM, comm, comm_len);
+}
+
+/* A switch record's own fields. */
+static _always_inline_ void put_switch(struct writer *w, uint32_t prev_state, uint32_t next_pid, uint32_t next_tid,
+				       const char *next_comm, uint8_t next_comm_len)
+{
+	put_varint(w, S_STATE, prev_state);
+	put_varint(w, S_NEXT_PID, next_pid);
+	put_svarint(w, S_NEXT_TID, (int64_t)next_tid - (int64_t)next_pid);
+	put_str(w, S_NEXT_COMM, next_comm, next_comm_len);
+}
+
 static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_record *r, struct writer *w)
 {
-	uint8_t comm_len = fr_comm_len(r->comm);
-
 	bool ext = has_ext(st, r);
 
-	put_u8(w, S_HEAD, (uint8_t)r->type);
 	/* the extension is this writer's own: what the record says, not
 	 * whether one read had it */
-	put_u8(w, S_HEAD, (uint8_t)((r->flags & ~FR_REC_F_EXT) | (ext ? FR_REC_F_EXT : 0)));
-	put_svarint(w, S_TS, (int64_t)(r->ts - st->prev_ts));
-	put_varint(w, S_PID, r->pid);
-	put_svarint(w, S_TID, (int64_t)r->tid - (int64_t)r->pid);
-	put_varint(w, S_CGROUP, r->cgroup_id);
-	put_u8(w, S_COMM, comm_len);
-	put_bytes(w, S_COMM, r->comm, comm_len);
+	put_prefix(w, r->type, (uint8_t)((r->flags & ~FR_REC_F_EXT) | (ext ? FR_REC_F_EXT : 0)), r->ts, st->prev_ts,
+		   r->pid, r->tid, r->cgroup_id, r->comm);
 
 	/* on the enum: a type this switch lacks does not build (-Wswitch-enum) */
 	switch ((enum fr_record_type)r->type) {
@@ -537,10 +558,7 @@ static _always_inline_ int encode(struct fr_codec_state *st, const struct fr_rec
 			return -EINVAL;
 		break;
 	case FR_REC_SWITCH:
-		put_varint(w, S_STATE, r->sw.prev_state);
-		put_varint(w, S_NEXT_PID, r->sw.next_pid);
-		put_svarint(w, S_NEXT_TID, (int64_t)r->sw.next_tid - (int64_t)r->sw.next_pid);
-		put_str(w, S_NEXT_COMM, r->sw.next_comm, r->sw.next_comm_len);
+		put_switch(w, r->sw.prev_state, r->sw.next_pid, r->sw.next_tid, r->sw.next_comm, r->sw.next_comm_len);
 		break;
 	case FR_REC_MARK:
 		put_str(w, S_OTHER, r->mark.text, r->mark.text_len);
@@ -633,6 +651,31 @@ int fr_record_encode_streams(struct fr_codec_state *st, const struct fr_record *
 		st->prev_ts = prev_ts;
 		return k;
 	}
+	return (int)w.added;
+}
+
+int fr_record_encode_switch_events(struct fr_codec_state *st, const struct fr_event_switch *e, size_t n,
+				   struct fr_record_streams *out, size_t room)
+{
+	/* the streams' ends in a copy of its own, which no byte written
+	 * can alias: they stay in registers across the batch */
+	struct fr_record_streams s = *out;
+	struct writer w = { .out = &s, .columns = true };
+	uint64_t prev_ts = st->prev_ts;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fr_event_switch *x = &e[i];
+
+		/* as record_event() in the daemon makes the record: no flags */
+		put_prefix(&w, FR_REC_SWITCH, 0, x->hdr.ts, prev_ts, x->hdr.pid, x->hdr.tid, x->hdr.cgroup_id,
+			   x->hdr.comm);
+		put_switch(&w, x->prev_state, x->next_pid, x->next_tid, x->next_comm, fr_comm_len(x->next_comm));
+		prev_ts = x->hdr.ts;
+	}
+	if (w.overflow || w.added > room)
+		return -ENOBUFS; /* nothing written: out's lengths unchanged */
+	memcpy(out->len, s.len, sizeof(s.len));
+	st->prev_ts = prev_ts;
 	return (int)w.added;
 }
 

@@ -482,6 +482,16 @@ void fr_record_streams_table(const struct fr_record_streams *s, uint8_t table[FR
 int fr_record_encode_streams(struct fr_codec_state *st, const struct fr_record *r,
 			     struct fr_record_streams *out, size_t room);
 
+/* Appends the switch records of @n BPF switch events @e, as
+ * fr_record_encode_streams() would append the records the daemon makes of
+ * them one by one (type FR_REC_SWITCH, no flags), byte for byte: the
+ * batch path of full mode, with no struct fr_record per switch.  Returns
+ * the bytes added, or -ENOBUFS when they do not all fit (nothing
+ * written). */
+struct fr_event_switch; /* bpf/event.h */
+int fr_record_encode_switch_events(struct fr_codec_state *st, const struct fr_event_switch *e, size_t n,
+				   struct fr_record_streams *out, size_t room);
+
 /* Where a stream is read: its next byte, and its end. */
 struct fr_byte_cursor {
 	const uint8_t *p, *end;

@@ -8,13 +8,15 @@
  * chunks of every format read back, and a chunk with an incompatible flag
  * this reader does not know is refused, not misread.  Inline records
  * (FR_REC_INLINE): bounded names, and the chunk flag that keeps older
- * readers from misreading chunks that hold them. */
+ * readers from misreading chunks that hold them.  Full mode's batches of
+ * switch events encode as their records one by one would. */
 #include <endian.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <zstd.h>
 
+#include "../bpf/event.h"
 #include "chunk.h"
 #include "macro.h"
 #include "record.h"
@@ -1122,6 +1124,159 @@ static void check_pycode(void)
 	CHECK(!memcmp(got, frames, sizeof(frames)));
 }
 
+/* A switch event as the sched program writes it (bpf/event.h). */
+static struct fr_event_switch switch_event(unsigned i)
+{
+	static const char *const comms[] = { "switch-gen", "", "kworker/u4:2-events_unbound", "a", "sixteen-chars-xx" };
+	struct fr_event_switch e;
+
+	memset(&e, 0, sizeof(e));
+	e.hdr.type = FR_EV_SWITCH;
+	/* mostly later, sometimes earlier (a negative delta) */
+	e.hdr.ts = 1000000000ULL + i * 1500ULL - (i % 7 == 3 ? 4000 : 0);
+	e.hdr.pid = 100 + i % 3;
+	e.hdr.tid = e.hdr.pid + i % 2;
+	e.hdr.cgroup_id = i % 4 == 0 ? 0 : 7000 + i % 2;
+	/* the kernel's comm: NUL-padded, or all 16 bytes */
+	memcpy(e.hdr.comm, comms[i % 5], MIN(strlen(comms[i % 5]), sizeof(e.hdr.comm)));
+	e.prev_state = i % 3 == 0 ? 0 : 1u << (i % 11);
+	e.next_pid = 200 + i;
+	e.next_tid = i % 5 == 0 ? e.next_pid - 3 : e.next_pid;
+	memcpy(e.next_comm, comms[(i + 2) % 5], MIN(strlen(comms[(i + 2) % 5]), sizeof(e.next_comm)));
+	return e;
+}
+
+/* The record the daemon makes of @e one at a time (record_event()). */
+static struct fr_record switch_record(const struct fr_event_switch *e)
+{
+	struct fr_record r;
+
+	fr_record_clear(&r);
+	r.type = FR_REC_SWITCH;
+	r.ts = e->hdr.ts;
+	r.pid = e->hdr.pid;
+	r.tid = e->hdr.tid;
+	r.cgroup_id = e->hdr.cgroup_id;
+	memcpy(r.comm, e->hdr.comm, FR_COMM_LEN);
+	r.comm[FR_COMM_LEN] = 0;
+	r.comm_len = fr_comm_len(r.comm);
+	r.sw.prev_state = e->prev_state;
+	r.sw.next_pid = e->next_pid;
+	r.sw.next_tid = e->next_tid;
+	r.sw.next_comm = e->next_comm;
+	r.sw.next_comm_len = fr_comm_len(e->next_comm);
+	return r;
+}
+
+/* Full mode's batch path (fr_record_encode_switch_events()): a batch of
+ * switch events encodes to the very bytes of their records encoded one by
+ * one, in every stream, after other records and between them; all or
+ * nothing when they do not fit.  Through the chunk builder, the chunk
+ * reads back as the events, and it is the same size as the one built a
+ * record at a time. */
+static void check_switch_events(void)
+{
+	enum { N = FR_SWITCH_BATCH };
+	struct fr_codec_state ea = { .incompat_flags = FR_CHUNK_INCOMPAT_WRITE },
+			      eb = { .incompat_flags = FR_CHUNK_INCOMPAT_WRITE };
+	struct fr_record_streams a, b;
+	struct fr_event_switch ev[3 * N];
+	struct fr_record other, rec[3 * N];
+	struct fr_chunk_builder *ba, *bb;
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	const uint8_t boot[16] = { 1 };
+	void *ca, *cb;
+	size_t la, lb;
+	int ka = 0, kb = 0;
+
+	for (unsigned i = 0; i < 3 * N; i++)
+		ev[i] = switch_event(i);
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		a.buf[i] = malloc(8192);
+		b.buf[i] = malloc(8192);
+		CHECK(a.buf[i] && b.buf[i]);
+		a.cap[i] = b.cap[i] = 8192;
+		a.len[i] = b.len[i] = 0;
+	}
+	/* a record of another type first: the batch's first delta is from it */
+	fill(&other, 3);
+	CHECK(fr_record_encode_streams(&ea, &other, &a, SIZE_MAX) > 0);
+	CHECK(fr_record_encode_streams(&eb, &other, &b, SIZE_MAX) > 0);
+	/* a whole batch, a short one, then one of one */
+	ka += fr_record_encode_switch_events(&ea, ev, N, &a, SIZE_MAX);
+	ka += fr_record_encode_switch_events(&ea, ev + N, N - 5, &a, SIZE_MAX);
+	CHECK(fr_record_encode_streams(&ea, &other, &a, SIZE_MAX) > 0);
+	ka += fr_record_encode_switch_events(&ea, ev + 2 * N - 5, 1, &a, SIZE_MAX);
+	for (unsigned i = 0; i < 2 * N - 4; i++) {
+		struct fr_record r = switch_record(&ev[i]);
+		if (i == 2 * N - 5)
+			CHECK(fr_record_encode_streams(&eb, &other, &b, SIZE_MAX) > 0);
+		kb += fr_record_encode_streams(&eb, &r, &b, SIZE_MAX);
+	}
+	CHECK(ka > 0);
+	CHECK_EQ(ka, kb);
+	CHECK_EQ(ea.prev_ts, eb.prev_ts);
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		CHECK_EQ(a.len[i], b.len[i]);
+		CHECK(!memcmp(a.buf[i], b.buf[i], a.len[i]));
+	}
+	/* no room for all: none written, the time delta base kept */
+	{
+		size_t before[FR_REC_STREAMS];
+		uint64_t prev = ea.prev_ts;
+		for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+			before[i] = a.len[i];
+		CHECK_EQ(fr_record_encode_switch_events(&ea, ev, N, &a, (size_t)kb / 4), -ENOBUFS);
+		for (unsigned i = 0; i < FR_REC_STREAMS; i++)
+			CHECK_EQ(a.len[i], before[i]);
+		CHECK_EQ(ea.prev_ts, prev);
+	}
+	for (unsigned i = 0; i < FR_REC_STREAMS; i++) {
+		free(a.buf[i]);
+		free(b.buf[i]);
+	}
+
+	/* through the chunk builder */
+	CHECK_EQ(fr_chunk_builder_new(1, 4096, &ba), 0);
+	CHECK_EQ(fr_chunk_builder_new(1, 4096, &bb), 0);
+	CHECK_EQ(fr_chunk_builder_add_switch_events(ba, ev, 3 * N), 0);
+	for (unsigned i = 0; i < 3 * N; i++) {
+		rec[i] = switch_record(&ev[i]);
+		CHECK_EQ(fr_chunk_builder_add(bb, &rec[i]), 0);
+	}
+	CHECK_EQ(fr_chunk_builder_raw_size(ba), fr_chunk_builder_raw_size(bb));
+	CHECK_EQ(fr_chunk_builder_count(ba), 3 * N);
+	CHECK_EQ(fr_chunk_builder_first_ts(ba), fr_chunk_builder_first_ts(bb));
+	/* more than a 4 KiB chunk holds: refused whole */
+	{
+		size_t raw = fr_chunk_builder_raw_size(ba);
+		struct fr_event_switch many[256];
+		for (unsigned i = 0; i < 256; i++)
+			many[i] = ev[i % (3 * N)];
+		CHECK_EQ(fr_chunk_builder_add_switch_events(ba, many, 256), -ENOBUFS);
+		CHECK_EQ(fr_chunk_builder_raw_size(ba), raw);
+		CHECK_EQ(fr_chunk_builder_count(ba), 3 * N);
+	}
+	CHECK_EQ(fr_chunk_builder_close(ba, cctx, 5, boot, &ca, &la), 0);
+	CHECK_EQ(fr_chunk_builder_close(bb, cctx, 5, boot, &cb, &lb), 0);
+	{
+		const struct fr_chunk_header *ha = ca, *hb = cb;
+		struct fr_record out[3 * N];
+		CHECK_EQ(le32toh(ha->nevents), 3 * N);
+		CHECK_EQ(le64toh(ha->first_ts), le64toh(hb->first_ts));
+		CHECK_EQ(le64toh(ha->last_ts), le64toh(hb->last_ts));
+		chunk_read(ca, out, 3 * N);
+		for (unsigned i = 0; i < 3 * N; i++)
+			check_same(&rec[i], &out[i], FR_CHUNK_INCOMPAT_WRITE);
+		chunk_read_done();
+	}
+	free(ca);
+	free(cb);
+	fr_chunk_builder_free(ba);
+	fr_chunk_builder_free(bb);
+	ZSTD_freeCCtx(cctx);
+}
+
 int main(void)
 {
 	enum { N = 90 };
@@ -1266,6 +1421,7 @@ int main(void)
 	check_pycode();
 	check_extensions();
 	check_trigger_cause();
+	check_switch_events();
 	check_store();
 	CHECK_STR(fr_record_type_name(FR_REC_SYSCALL), "syscall");
 	CHECK_STR(fr_record_type_name(FR_REC_INLINE), "inline");
