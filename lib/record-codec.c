@@ -126,6 +126,8 @@ struct writer {
 	struct fr_record_streams *out; /* columns */
 	size_t added; /* bytes written, all streams */
 	bool columns; /* a constant where encode() is inlined */
+	bool roomy;   /* columns with room for all that is written: no
+			 test a write (a constant where it is set) */
 	bool overflow;
 };
 
@@ -139,7 +141,7 @@ static _always_inline_ uint8_t *wbegin(struct writer *w, enum stream sid, size_t
 		return w->row.p;
 	}
 	n = w->out->len[sid];
-	*avail = w->out->cap[sid] - n;
+	*avail = w->roomy ? SIZE_MAX : w->out->cap[sid] - n;
 	return w->out->buf[sid] + n;
 }
 
@@ -654,29 +656,52 @@ int fr_record_encode_streams(struct fr_codec_state *st, const struct fr_record *
 	return (int)w.added;
 }
 
+/* The most a switch record writes to one stream: a comm, its length
+ * byte first (a varint takes 10 at most). */
+#define SWITCH_STREAM_MAX (1 + FR_REC_COMM_MAX)
+_Static_assert(SWITCH_STREAM_MAX >= 10, "room for a varint");
+
+/* The records of @e[0..n) into @s, from time *@prev_ts (set to the
+ * last's); @roomy: every stream of @s has room for them all.  Returns the
+ * bytes written, or -ENOBUFS (some may be). */
+static _always_inline_ long put_switch_events(struct fr_record_streams *s, const struct fr_event_switch *e, size_t n,
+					      uint64_t *prev_ts, bool roomy)
+{
+	struct writer w = { .out = s, .columns = true, .roomy = roomy };
+	uint64_t prev = *prev_ts;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fr_event_switch *x = &e[i];
+
+		/* as record_event() in the daemon makes the record: no flags */
+		put_prefix(&w, FR_REC_SWITCH, 0, x->hdr.ts, prev, x->hdr.pid, x->hdr.tid, x->hdr.cgroup_id,
+			   x->hdr.comm);
+		put_switch(&w, x->prev_state, x->next_pid, x->next_tid, x->next_comm, fr_comm_len(x->next_comm));
+		prev = x->hdr.ts;
+	}
+	*prev_ts = prev;
+	return w.overflow ? -ENOBUFS : (long)w.added;
+}
+
 int fr_record_encode_switch_events(struct fr_codec_state *st, const struct fr_event_switch *e, size_t n,
 				   struct fr_record_streams *out, size_t room)
 {
 	/* the streams' ends in a copy of its own, which no byte written
 	 * can alias: they stay in registers across the batch */
 	struct fr_record_streams s = *out;
-	struct writer w = { .out = &s, .columns = true };
 	uint64_t prev_ts = st->prev_ts;
+	bool roomy = n <= SIZE_MAX / SWITCH_STREAM_MAX;
+	long k;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct fr_event_switch *x = &e[i];
-
-		/* as record_event() in the daemon makes the record: no flags */
-		put_prefix(&w, FR_REC_SWITCH, 0, x->hdr.ts, prev_ts, x->hdr.pid, x->hdr.tid, x->hdr.cgroup_id,
-			   x->hdr.comm);
-		put_switch(&w, x->prev_state, x->next_pid, x->next_tid, x->next_comm, fr_comm_len(x->next_comm));
-		prev_ts = x->hdr.ts;
-	}
-	if (w.overflow || w.added > room)
+	for (unsigned i = 0; i < FR_REC_STREAMS && roomy; i++)
+		roomy = s.cap[i] - s.len[i] >= n * SWITCH_STREAM_MAX;
+	/* the common case, with every write's test gone */
+	k = roomy ? put_switch_events(&s, e, n, &prev_ts, true) : put_switch_events(&s, e, n, &prev_ts, false);
+	if (k < 0 || (size_t)k > room)
 		return -ENOBUFS; /* nothing written: out's lengths unchanged */
 	memcpy(out->len, s.len, sizeof(s.len));
 	st->prev_ts = prev_ts;
-	return (int)w.added;
+	return (int)k;
 }
 
 /* Reads come from the cursor of their stream (rows have one, c[0], for
