@@ -236,12 +236,16 @@ static int close_chunk(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, uin
 		content += b->streams.len[i];
 	}
 	bound = ZSTD_compressBound(content);
-	buf = calloc(1, sizeof(h) + bound + 8);
+	/* not zeroed: zstd's bound is the raw size and more, and what is
+	 * written is a fraction of it (only the padding to 8 is zeroed) */
+	buf = malloc(sizeof(h) + bound + 8);
 	if (!buf)
 		return -ENOMEM;
 	z = ZSTD_compress2(cctx, buf + sizeof(h), bound, b->content, content);
 	if (ZSTD_isError(z))
 		return -EIO;
+	total = ALIGN8(sizeof(h) + z);
+	memset(buf + sizeof(h) + z, 0, total - sizeof(h) - z);
 
 	memcpy(h.magic, FR_CHUNK_MAGIC, FR_MAGIC_LEN);
 	h.header_size = htole32(sizeof(h));
@@ -262,7 +266,6 @@ static int close_chunk(struct fr_chunk_builder *b, struct ZSTD_CCtx_s *cctx, uin
 	h.gap_lost = htole64(b->gap_lost);
 	h.header_crc = htole32(fr_crc32(&h, offsetof(struct fr_chunk_header, header_crc)));
 	memcpy(buf, &h, sizeof(h));
-	total = ALIGN8(sizeof(h) + z);
 
 	b->last_raw = b->raw_len;
 	b->raw_len = 0;
