@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Writing the segment ring.
+ * Writing the segment ring.  Long because the ordering below, the chunks
+ * held while the disk is slow and the recovery of a torn tail are one
+ * state machine, kept in one place.
  *
  * Ordering that makes the store crash-safe:
  *   - a segment is reused by truncating it to zero, then writing its header
@@ -36,9 +38,17 @@
 #include "store.h"
 
 #define RING_ENTRIES 256
-/* Bounded write-behind: past this the writer waits for completions, which
- * backs pressure up into the BPF rings, where losses are counted. */
+/* Bounded write-behind: past this, chunks are held (below). */
 #define INFLIGHT_MAX 128
+/* The writer never waits in the caller's loop: a chunk that cannot be
+ * queued yet (INFLIGHT_MAX in flight, or the segment before it still
+ * syncing: rotate()) is held, in order, until completions make room.
+ * Waiting there instead stopped the daemon's drain for 4.5 s behind one
+ * slow fdatasync at a segment's end, and the BPF rings overflowed
+ * (BENCHMARKS.md, 2026-12-06).  Held chunks are bounded in bytes: 16 MiB
+ * is ~10 s of the busiest load measured (1.6 MB/s of chunks at the
+ * context-switch ceiling); past it, appending waits for the disk. */
+#define HELD_BYTES_MAX (16ULL << 20)
 
 enum op_kind { OP_WRITE, OP_SYNC };
 
@@ -53,6 +63,7 @@ struct op {
 	uint64_t gap_lost;
 	uint64_t seg_seq;  /* of the segment it writes to */
 	uint64_t kf_wall;  /* a keyframe chunk: its first record's wall time */
+	struct op *next;   /* held: the chunk appended after it */
 };
 
 struct fr_store_writer {
@@ -77,6 +88,13 @@ struct fr_store_writer {
 	int event_fd;
 	unsigned inflight;
 	unsigned writes_inflight; /* of inflight, the writes (not syncs) */
+
+	/* chunks not queued yet, oldest first (HELD_BYTES_MAX) */
+	struct op *held, **held_tail;
+	uint64_t held_bytes;
+	bool rotating;    /* the sync that ends the current segment is queued */
+	bool sync_wanted; /* a sync asked for while chunks were held: queued
+			     after the last of them */
 
 	/* Records written since the last completed sync, per CPU: a sync
 	 * that fails leaves them in doubt (the kernel may have dropped the
@@ -262,6 +280,8 @@ static void complete(struct fr_store_writer *w, struct op *op, int res)
 	op_free(op);
 }
 
+static void advance(struct fr_store_writer *w);
+
 int fr_store_writer_process(struct fr_store_writer *w)
 {
 	struct io_uring_cqe *cqe;
@@ -276,6 +296,8 @@ int fr_store_writer_process(struct fr_store_writer *w)
 		io_uring_cqe_seen(&w->ring, cqe);
 		complete(w, op, res);
 	}
+	/* room in flight, or the segment before synced: held chunks move */
+	advance(w);
 	return 0;
 }
 
@@ -291,16 +313,22 @@ static int wait_one(struct fr_store_writer *w)
 	return fr_store_writer_process(w);
 }
 
-/* Reaps completions until *counter (one of the in-flight counts, which
- * the completions decrement) is zero. */
+/* Reaps completions until no chunk is held and *counter (one of the
+ * in-flight counts, which the completions decrement) is zero.  Held
+ * chunks always wait for something in flight (advance()), so there is
+ * always a completion to wait for. */
 static int wait_until_zero(struct fr_store_writer *w, const unsigned *counter)
 {
-	while (*counter > 0) {
-		int r = wait_one(w);
+	for (;;) {
+		int r;
+
+		advance(w);
+		if (!w->held && *counter == 0)
+			return 0;
+		r = wait_one(w);
 		if (r < 0 && r != -EINTR)
 			return r;
 	}
-	return 0;
 }
 
 int fr_store_writer_drain(struct fr_store_writer *w)
@@ -338,20 +366,15 @@ static uint64_t oldest_created(struct fr_store_writer *w, uint32_t skip)
 	return oldest;
 }
 
-/* Moves to the next slot: the oldest segment is emptied and restarted. */
+/* Moves to the next slot: the oldest segment is emptied and restarted.
+ * The finished segment is durable before its successor exists: advance()
+ * calls this once the segment's sync, and every write to it, completed. */
 static int rotate(struct fr_store_writer *w)
 {
 	_cleanup_close_ int fd = -EBADF;
 	uint32_t next = (w->cur + 1) % w->nseg;
 	int r;
 
-	/* Make the finished segment durable before its successor exists. */
-	r = fr_store_writer_sync(w);
-	if (r < 0)
-		return r;
-	r = fr_store_writer_drain(w);
-	if (r < 0)
-		return r;
 	/* every write to it has completed: what it holds is known */
 	struct fr_segment_prev prev = {
 		.known = w->cur_fd >= 0,
@@ -397,69 +420,34 @@ static void note_chunk(const struct fr_chunk_header *h, uint64_t *last_wall, uin
 		*kf_wall = le64toh(h->first_ts) + off;
 }
 
-int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len)
+/* Queues the write of held chunk @op at the end of the current segment;
+ * on failure its loss is counted. */
+static void place(struct fr_store_writer *w, struct op *op)
 {
-	struct fr_chunk_header *h = buf;
-	struct op *op;
+	struct fr_chunk_header *h = (struct fr_chunk_header *)op->buf;
 	int r;
 
-	op = calloc(1, sizeof(*op));
-	if (!op) {
-		/* the chunk is lost like one the disk refused: counted, and
-		 * its gaps' counts reported again */
-		count_loss(w, le32toh(h->cpu), 1, le32toh(h->nevents), le64toh(h->gap_lost), -ENOMEM);
-		free(buf);
-		return -ENOMEM;
-	}
-	op->kind = OP_WRITE;
-	op->buf = buf;
-	op->len = len;
-	op->fd = -EBADF;
-	op->cpu = le32toh(h->cpu);
-	/* gaps and metadata are not counted as lost: only events are */
-	op->nrecords = le32toh(h->nevents);
-	op->gap_lost = le64toh(h->gap_lost);
-
-	r = -EFBIG;
-	if (len + sizeof(struct fr_segment_header) > w->seg_size)
-		goto fail;
-	if (w->cur_off + len > w->seg_size || w->cur_fd < 0) {
-		r = rotate(w);
-		if (r < 0)
-			goto fail;
-	}
 	/* chunk seqnum: segment seqnum, then position in the segment */
 	h->seqnum = htole64((w->cur_seq << 32) | w->cur_chunks);
 	op->seg_seq = w->cur_seq;
 	note_chunk(h, &w->cur_last_wall, &op->kf_wall);
 	h->header_crc = htole32(fr_crc32(h, offsetof(struct fr_chunk_header, header_crc)));
-
-	while (w->inflight >= INFLIGHT_MAX) {
-		r = wait_one(w);
-		if (r < 0 && r != -EINTR)
-			goto fail;
-	}
 	op->fd = fcntl(w->cur_fd, F_DUPFD_CLOEXEC, 3);
-	if (op->fd < 0) {
-		r = negative_errno();
-		goto fail;
-	}
 	op->off = w->cur_off;
-	r = queue_op(w, op);
-	if (r < 0)
-		goto fail;
-	w->cur_off += len;
+	r = op->fd < 0 ? negative_errno() : queue_op(w, op);
+	if (r < 0) {
+		report_loss(w, op, r);
+		if (op->fd >= 0)
+			close(op->fd);
+		op_free(op);
+		return;
+	}
+	w->cur_off += op->len;
 	w->cur_chunks++;
-	return 0;
-fail:
-	report_loss(w, op, r);
-	if (op->fd >= 0)
-		close(op->fd);
-	op_free(op);
-	return r;
 }
 
-int fr_store_writer_sync(struct fr_store_writer *w)
+/* A sync of what is queued on the current segment (none without one). */
+static int queue_sync(struct fr_store_writer *w)
 {
 	struct op *op;
 	int r;
@@ -481,8 +469,122 @@ int fr_store_writer_sync(struct fr_store_writer *w)
 	if (r < 0) {
 		close(op->fd);
 		free(op);
-		return r;
 	}
+	return r;
+}
+
+/* Queues the held chunks, in order, as far as it can without waiting: a
+ * chunk that needs a new segment waits for the current one's sync and
+ * for all I/O on it, any chunk for room in flight.  Called after appends
+ * and completions; nothing else moves them. */
+static void advance(struct fr_store_writer *w)
+{
+	struct op *op;
+	int r;
+
+	while ((op = w->held)) {
+		if (w->cur_off + op->len > w->seg_size || w->cur_fd < 0) {
+			if (!w->rotating) {
+				r = queue_sync(w);
+				if (r < 0)
+					goto lost;
+				w->rotating = true;
+				(void)io_uring_submit(&w->ring);
+			}
+			if (w->inflight > 0)
+				return;
+			w->rotating = false;
+			r = rotate(w);
+			if (r < 0)
+				goto lost;
+		}
+		if (w->inflight >= INFLIGHT_MAX)
+			return;
+		w->held = op->next;
+		w->held_bytes -= op->len;
+		op->next = NULL;
+		place(w, op);
+		continue;
+	lost:
+		/* as before it was held: this chunk is lost, counted; the
+		 * next tries again */
+		w->held = op->next;
+		w->held_bytes -= op->len;
+		report_loss(w, op, r);
+		op_free(op);
+	}
+	w->held_tail = &w->held;
+	if (w->sync_wanted) {
+		w->sync_wanted = false;
+		(void)queue_sync(w);
+	}
+	(void)io_uring_submit(&w->ring);
+}
+
+int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len)
+{
+	struct fr_chunk_header *h;
+	struct op *op;
+	void *fit;
+	int r;
+
+	/* a chunk's buffer is sized for the worst case (zstd's bound), and
+	 * it is held or in flight for a while: only what is written stays */
+	fit = realloc(buf, len);
+	if (fit)
+		buf = fit;
+	h = buf;
+	op = calloc(1, sizeof(*op));
+	if (!op) {
+		/* the chunk is lost like one the disk refused: counted, and
+		 * its gaps' counts reported again */
+		count_loss(w, le32toh(h->cpu), 1, le32toh(h->nevents), le64toh(h->gap_lost), -ENOMEM);
+		free(buf);
+		return -ENOMEM;
+	}
+	op->kind = OP_WRITE;
+	op->buf = buf;
+	op->len = len;
+	op->fd = -EBADF;
+	op->cpu = le32toh(h->cpu);
+	/* gaps and metadata are not counted as lost: only events are */
+	op->nrecords = le32toh(h->nevents);
+	op->gap_lost = le64toh(h->gap_lost);
+
+	r = -EFBIG;
+	if (len + sizeof(struct fr_segment_header) > w->seg_size)
+		goto fail;
+	/* past the bound, back-pressure: wait for the disk, as the rings
+	 * then fill and BPF counts what they drop (held chunks always have
+	 * I/O in flight to wait for: advance()) */
+	while (w->held && w->held_bytes + len > HELD_BYTES_MAX) {
+		r = wait_one(w);
+		if (r < 0 && r != -EINTR)
+			goto fail;
+	}
+	*w->held_tail = op;
+	w->held_tail = &op->next;
+	w->held_bytes += len;
+	advance(w);
+	return 0;
+fail:
+	report_loss(w, op, r);
+	op_free(op);
+	return r;
+}
+
+int fr_store_writer_sync(struct fr_store_writer *w)
+{
+	int r;
+
+	/* after the chunks held, which it must cover too */
+	if (w->held) {
+		w->sync_wanted = true;
+		return 0;
+	}
+	r = queue_sync(w);
+	if (r < 0)
+		return r;
 	return fr_store_writer_submit(w);
 }
 
@@ -686,6 +788,7 @@ int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 	w->size_bound = p->size;
 	w->loss_cb = loss_cb;
 	w->userdata = userdata;
+	w->held_tail = &w->held;
 
 	r = fr_store_create_dirs(dir);
 	if (r < 0)
@@ -756,6 +859,13 @@ struct fr_store_writer *fr_store_writer_close(struct fr_store_writer *w)
 		(void)fr_store_writer_sync(w);
 		(void)fr_store_writer_drain(w);
 		io_uring_queue_exit(&w->ring);
+	}
+	/* held still (the drain failed): lost, counted */
+	while (w->held) {
+		struct op *op = w->held;
+		w->held = op->next;
+		report_loss(w, op, -EIO);
+		op_free(op);
 	}
 	closep(&w->event_fd);
 	closep(&w->cur_fd);

@@ -29,7 +29,9 @@
  * Faults (--faults FILE, read again on SIGHUP): lines "OP ERRNO [PATH]",
  * OP one of write, fsync, read, ERRNO one of EIO, ENOSPC; the operation
  * fails with that error for files whose path contains PATH (all files
- * without it) until the file changes.  A failed fsync loses the file's
+ * without it) until the file changes.  ERRNO SLOW<ms> (SLOW3000) instead
+ * does the operation that much later: a slow disk, every other request
+ * waiting behind it (the file system is single-threaded).  A failed fsync loses the file's
  * unsynced writes, as Linux's writeback does when the disk refuses them.
  *
  * --ignore-fsync makes fsync a no-op that keeps nothing: a program that
@@ -58,6 +60,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 #include <dirent.h>
 
@@ -84,6 +87,7 @@ enum mode { MODE_DROP, MODE_TORN, MODE_REORDER };
 struct fault {
 	char op[16];
 	int err;
+	unsigned slow_ms; /* SLOW<ms>: done, that much later */
 	char path[256];
 };
 
@@ -193,7 +197,8 @@ static void load_faults(void)
 		if (n < 2 || op[0] == '#')
 			continue;
 		snprintf(x->op, sizeof(x->op), "%s", op);
-		x->err = !strcmp(err, "ENOSPC") ? ENOSPC : EIO;
+		x->slow_ms = !strncmp(err, "SLOW", 4) ? (unsigned)strtoul(err + 4, NULL, 10) : 0;
+		x->err = x->slow_ms ? 0 : !strcmp(err, "ENOSPC") ? ENOSPC : EIO;
 		snprintf(x->path, sizeof(x->path), "%s", n == 3 ? path : "");
 		fs.nfaults++;
 	}
@@ -204,9 +209,16 @@ static int fault(const char *op, const char *path)
 {
 	if (fs.reload_faults)
 		load_faults();
-	for (int i = 0; i < fs.nfaults; i++)
-		if (!strcmp(fs.faults[i].op, op) && strstr(path, fs.faults[i].path))
+	for (int i = 0; i < fs.nfaults; i++) {
+		if (strcmp(fs.faults[i].op, op) || !strstr(path, fs.faults[i].path))
+			continue;
+		if (!fs.faults[i].slow_ms)
 			return -fs.faults[i].err;
+		/* a slow disk: single-threaded, every request waits behind it */
+		(void)nanosleep(&(struct timespec){ fs.faults[i].slow_ms / 1000, (long)(fs.faults[i].slow_ms % 1000) * 1000000 },
+				NULL);
+		return 0;
+	}
 	return 0;
 }
 
