@@ -16,8 +16,9 @@
 #     once the disk is fast).  Not none in the kernel: the rotation's own
 #     file operations (open, truncate, the new header) are still made in
 #     the loop, and on this file system they wait behind the sleeping
-#     sync (up to 1 802 records dropped in 1 run of 3; on ext4 they
-#     would not wait for another file's sync);
+#     sync (while this test was written: up to 1 824 records dropped,
+#     in 3 of 7 runs; on ext4 they would not wait for another file's
+#     sync);
 #   - the segments rotated during the slow spell, and every record written
 #     reads back: the store's switch records are the sched source's.
 BUILD=$1
