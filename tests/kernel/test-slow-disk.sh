@@ -38,12 +38,7 @@ mkdir -p "$DISK" "$MNT"
 cat >"$T/fr.conf" <<CONF
 store = { size = "4M"; segments = 8; sync_interval = "1s"; };
 recorder = { chunk_size = "64K"; };
-sources = {
-  syscall = { enabled = false; }; block = { enabled = false; }; oom = { enabled = false; };
-  signal = { enabled = false; }; tcp = { enabled = false; }; sample = { enabled = false; };
-  sched = { enabled = true; full = true; };
-};
-metrics = { enabled = false; };
+sources = { sched = { full = true; }; };
 CONF
 
 teardown() {
