@@ -41,17 +41,13 @@ recorder = { chunk_size = "64K"; };
 sources = { sched = { full = true; }; };
 CONF
 
+# the daemon, then the file system it writes to; the rest (the load in
+# PIDS) as every test's (lib.sh)
 teardown() {
-	cleanup_pids
 	end_daemon
 	[ -n "$FSPID" ] && { kill -USR1 "$FSPID" 2>/dev/null || true; wait "$FSPID" 2>/dev/null || true; }
 	umount -l "$MNT" 2>/dev/null || true
 	cleanup
-}
-cleanup_pids() {
-	local p
-	for p in $PIDS; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
-	PIDS=
 }
 trap teardown EXIT
 
