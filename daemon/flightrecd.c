@@ -649,6 +649,11 @@ static struct json_object *status_json(struct daemon *d)
 	json_object_object_add(store, "chunks_failed", json_object_new_uint64(ws.chunks_failed));
 	json_object_object_add(store, "syncs", json_object_new_uint64(ws.syncs));
 	json_object_object_add(store, "syncs_failed", json_object_new_uint64(ws.syncs_failed));
+	/* a slow disk shows here before it costs records: chunks wait in
+	 * memory (up to 16 MiB) rather than stop the drain */
+	json_object_object_add(store, "inflight", json_object_new_uint64(ws.inflight));
+	json_object_object_add(store, "held_chunks", json_object_new_uint64(ws.held_chunks));
+	json_object_object_add(store, "held_bytes", json_object_new_uint64(ws.held_bytes));
 	if (ws.last_error < 0)
 		json_object_object_add(store, "last_error", json_object_new_string(strerror(-ws.last_error)));
 	json_object_object_add(o, "store", store);

@@ -221,6 +221,9 @@ static void store(FILE *f, struct json_object *st)
 	       u64(st, "syncs_failed"));
 	single(f, "flightrec_store_limit_bytes", "gauge", "The store's bound on disk (store.size).",
 	       u64(st, "bytes_bound"));
+	single(f, "flightrec_store_held_bytes", "gauge",
+	       "Chunks waiting in memory for a slow disk (up to 16 MiB, then records drop).",
+	       u64(st, "held_bytes"));
 	/* a few headers: the segment files and the oldest one's first chunk */
 	if (path && fr_store_reader_open(path, &r) >= 0) {
 		(void)fr_store_reader_foreach(r, first_chunk, &oldest);

@@ -20,6 +20,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,7 @@
 #define INFLIGHT_MAX 128
 /* The writer never waits in the caller's loop: a chunk that cannot be
  * queued yet (INFLIGHT_MAX in flight, or the segment before it still
- * syncing: rotate()) is held, in order, until completions make room.
+ * syncing: advance()) is held, in order, until completions make room.
  * Waiting there instead stopped the daemon's drain for 4.5 s behind one
  * slow fdatasync at a segment's end, and the BPF rings overflowed
  * (BENCHMARKS.md, 2026-12-06).  Held chunks are bounded in bytes: 16 MiB
@@ -64,6 +66,27 @@ struct op {
 	uint64_t seg_seq;  /* of the segment it writes to */
 	uint64_t kf_wall;  /* a keyframe chunk: its first record's wall time */
 	struct op *next;   /* held: the chunk appended after it */
+};
+
+/* A rotation's file operations: opening the next slot, truncating it,
+ * keeping the bound, pruning the boot files and writing the new header.
+ * They run on a thread of their own, so that a file system that takes
+ * seconds over one of them (waiting behind a sync, a stalled FUSE or NFS
+ * server) stops only the writer, whose chunks are held meanwhile, not
+ * the caller's loop and its drain of the rings. */
+struct rotation {
+	pthread_t thread;
+	bool started;     /* its file operations began: the thread, or inline */
+	bool joinable;    /* a thread runs or ran them, not joined yet */
+	atomic_bool done; /* they ended (the thread then wakes event_fd) */
+	/* in: */
+	uint32_t next;
+	uint64_t seq;
+	struct fr_segment_prev prev;
+	/* out: */
+	int fd;           /* the new segment, its header written */
+	int r;
+	unsigned trimmed; /* segments enforce_bound() emptied */
 };
 
 struct fr_store_writer {
@@ -92,7 +115,9 @@ struct fr_store_writer {
 	/* chunks not queued yet, oldest first (HELD_BYTES_MAX) */
 	struct op *held, **held_tail;
 	uint64_t held_bytes;
+	unsigned held_chunks;
 	bool rotating;    /* the sync that ends the current segment is queued */
+	struct rotation rot;
 	bool sync_wanted; /* a sync asked for while chunks were held: queued
 			     after the last of them */
 
@@ -301,11 +326,19 @@ int fr_store_writer_process(struct fr_store_writer *w)
 	return 0;
 }
 
+static bool rotation_joined(struct fr_store_writer *w, bool block);
+
 static int wait_one(struct fr_store_writer *w)
 {
 	struct io_uring_cqe *cqe;
 	int r;
 
+	/* a rotation's files are the one thing held chunks wait for that is
+	 * not in flight (advance() starts it when nothing is) */
+	if (w->rot.joinable) {
+		(void)rotation_joined(w, true);
+		return fr_store_writer_process(w);
+	}
 	io_uring_submit(&w->ring);
 	r = io_uring_wait_cqe(&w->ring, &cqe);
 	if (r < 0)
@@ -315,8 +348,8 @@ static int wait_one(struct fr_store_writer *w)
 
 /* Reaps completions until no chunk is held and *counter (one of the
  * in-flight counts, which the completions decrement) is zero.  Held
- * chunks always wait for something in flight (advance()), so there is
- * always a completion to wait for. */
+ * chunks always wait for something in flight or for a rotation's thread
+ * (advance()), so there is always something to wait for. */
 static int wait_until_zero(struct fr_store_writer *w, const unsigned *counter)
 {
 	for (;;) {
@@ -347,7 +380,7 @@ int fr_store_writer_wait_written(struct fr_store_writer *w)
 	return wait_until_zero(w, &w->writes_inflight);
 }
 
-static int enforce_bound(struct fr_store_writer *w, int skip_slot, uint64_t reserve);
+static int enforce_bound(struct fr_store_writer *w, int skip_slot, uint64_t reserve, unsigned *trimmed);
 
 /* When the oldest segment but @skip was started (wall ns): no chunk of the
  * store is older.  0 when none is readable. */
@@ -366,42 +399,106 @@ static uint64_t oldest_created(struct fr_store_writer *w, uint32_t skip)
 	return oldest;
 }
 
-/* Moves to the next slot: the oldest segment is emptied and restarted.
- * The finished segment is durable before its successor exists: advance()
- * calls this once the segment's sync, and every write to it, completed. */
-static int rotate(struct fr_store_writer *w)
+/* The next slot's files, made ready as @rot says: the oldest segment is
+ * emptied and restarted with the new sequence number.  Runs on the
+ * rotation's thread: it reads only what stays fixed while chunks are
+ * held for it (the slots, the bound, the current slot) and writes only
+ * @rot. */
+static int rotation_files(struct fr_store_writer *w, struct rotation *rot)
 {
 	_cleanup_close_ int fd = -EBADF;
-	uint32_t next = (w->cur + 1) % w->nseg;
+	uint64_t oldest;
 	int r;
 
-	/* every write to it has completed: what it holds is known */
-	struct fr_segment_prev prev = {
-		.known = w->cur_fd >= 0,
-		.last_wall = w->cur_last_wall,
-		.keyframe_wall = w->cur_kf_wall,
-	};
-
-	fd = open_slot(w, next, O_RDWR | O_CREAT);
+	fd = open_slot(w, rot->next, O_RDWR | O_CREAT);
 	if (fd < 0)
 		return negative_errno();
 	if (ftruncate(fd, 0) < 0)
 		return negative_errno();
-	r = enforce_bound(w, (int)next, w->seg_size);
+	r = enforce_bound(w, (int)rot->next, w->seg_size, &rot->trimmed);
 	if (r < 0)
 		return r;
-	fr_ksyms_prune(w->dir_fd, oldest_created(w, next));
-	fr_boot_host_prune(w->dir_fd, oldest_created(w, next));
+	oldest = oldest_created(w, rot->next);
+	fr_ksyms_prune(w->dir_fd, oldest);
+	fr_boot_host_prune(w->dir_fd, oldest);
 	/* the store holds command lines: not for every user, whatever the umask */
 	if (fchmod(fd, 0640) < 0)
 		return negative_errno();
-	r = fr_store_segment_header_write(fd, w->cur_seq + 1, w->seg_size, &prev);
+	r = fr_store_segment_header_write(fd, rot->seq, w->seg_size, &rot->prev);
 	if (r < 0)
 		return r;
+	rot->fd = TAKE_FD(fd);
+	return 0;
+}
+
+static void *rotation_run(void *userdata)
+{
+	struct fr_store_writer *w = userdata;
+
+	w->rot.r = rotation_files(w, &w->rot);
+	atomic_store(&w->rot.done, true);
+	/* the loop's wakeup: fr_store_writer_process() moves on */
+	(void)eventfd_write(w->event_fd, 1);
+	return NULL;
+}
+
+/* Starts moving to the next slot.  The finished segment is durable
+ * before its successor exists: advance() calls this once the segment's
+ * sync, and every write to it, completed. */
+static void rotation_start(struct fr_store_writer *w)
+{
+	struct rotation *rot = &w->rot;
+
+	*rot = (struct rotation){
+		.started = true,
+		.next = (w->cur + 1) % w->nseg,
+		.seq = w->cur_seq + 1,
+		/* every write to it has completed: what it holds is known */
+		.prev = {
+			.known = w->cur_fd >= 0,
+			.last_wall = w->cur_last_wall,
+			.keyframe_wall = w->cur_kf_wall,
+		},
+		.fd = -EBADF,
+	};
+	atomic_init(&rot->done, false);
+	if (pthread_create(&rot->thread, NULL, rotation_run, w) == 0) {
+		rot->joinable = true;
+		return;
+	}
+	/* no thread (the tasks limit): in the caller's loop, as before */
+	rot->r = rotation_files(w, rot);
+	atomic_store(&rot->done, true);
+}
+
+/* Whether the rotation's file operations ended (waiting for them if
+ * @block). */
+static bool rotation_joined(struct fr_store_writer *w, bool block)
+{
+	struct rotation *rot = &w->rot;
+
+	if (rot->joinable) {
+		if (!block && !atomic_load(&rot->done))
+			return false;
+		(void)pthread_join(rot->thread, NULL);
+		rot->joinable = false;
+	}
+	return true;
+}
+
+/* The ended rotation's result: the writer moves to the new segment. */
+static int rotation_finish(struct fr_store_writer *w)
+{
+	struct rotation *rot = &w->rot;
+
+	rot->started = false;
+	w->st.segments_trimmed += rot->trimmed;
+	if (rot->r < 0)
+		return rot->r;
 	closep(&w->cur_fd);
-	w->cur_fd = TAKE_FD(fd);
-	w->cur = next;
-	w->cur_seq++;
+	w->cur_fd = TAKE_FD(rot->fd);
+	w->cur = rot->next;
+	w->cur_seq = rot->seq;
 	w->cur_off = sizeof(struct fr_segment_header);
 	w->cur_chunks = 0;
 	w->cur_last_wall = w->cur_kf_wall = 0;
@@ -493,8 +590,12 @@ static void advance(struct fr_store_writer *w)
 			}
 			if (w->inflight > 0)
 				return;
+			if (!w->rot.started)
+				rotation_start(w);
+			if (!rotation_joined(w, false))
+				return; /* its thread wakes the loop */
 			w->rotating = false;
-			r = rotate(w);
+			r = rotation_finish(w);
 			if (r < 0)
 				goto lost;
 		}
@@ -502,6 +603,7 @@ static void advance(struct fr_store_writer *w)
 			return;
 		w->held = op->next;
 		w->held_bytes -= op->len;
+		w->held_chunks--;
 		op->next = NULL;
 		place(w, op);
 		continue;
@@ -510,6 +612,7 @@ static void advance(struct fr_store_writer *w)
 		 * next tries again */
 		w->held = op->next;
 		w->held_bytes -= op->len;
+		w->held_chunks--;
 		report_loss(w, op, r);
 		op_free(op);
 	}
@@ -565,6 +668,7 @@ int fr_store_writer_append(struct fr_store_writer *w, void *buf, size_t len)
 	*w->held_tail = op;
 	w->held_tail = &op->next;
 	w->held_bytes += len;
+	w->held_chunks++;
 	advance(w);
 	return 0;
 fail:
@@ -608,6 +712,8 @@ void fr_store_writer_get_stats(struct fr_store_writer *w, struct fr_store_writer
 {
 	*ret = w->st;
 	ret->inflight = w->inflight;
+	ret->held_chunks = w->held_chunks;
+	ret->held_bytes = w->held_bytes;
 }
 
 uint64_t fr_store_writer_segment_size(struct fr_store_writer *w)
@@ -651,7 +757,7 @@ static int recover_cb(uint64_t offset, const struct fr_chunk_info *ci, void *use
  * oldest segment goes.  Normally a no-op; it matters after store.size or
  * store.segments were made smaller, when segments written under the old
  * sizes remain.  Counts what it empties in segments_trimmed. */
-static int enforce_bound(struct fr_store_writer *w, int skip_slot, uint64_t reserve)
+static int enforce_bound(struct fr_store_writer *w, int skip_slot, uint64_t reserve, unsigned *trimmed)
 {
 	/* kernel symbol snapshots and boots' hosts live beside the segments,
 	 * inside the bound */
@@ -686,7 +792,7 @@ static int enforce_bound(struct fr_store_writer *w, int skip_slot, uint64_t rese
 		_cleanup_close_ int fd = open_slot(w, (uint32_t)oldest, O_RDWR);
 		if (fd < 0 || ftruncate(fd, 0) < 0)
 			return negative_errno();
-		w->st.segments_trimmed++;
+		(*trimmed)++;
 	}
 }
 
@@ -789,6 +895,7 @@ int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 	w->loss_cb = loss_cb;
 	w->userdata = userdata;
 	w->held_tail = &w->held;
+	w->rot.fd = -EBADF;
 
 	r = fr_store_create_dirs(dir);
 	if (r < 0)
@@ -829,7 +936,7 @@ int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 	 * rotation looks again: room for all of it (counted at what it holds
 	 * now, it grew past the bound after store.size was made smaller:
 	 * 96 KiB over 512 in test-store, 2 runs in 100) */
-	r = enforce_bound(w, w->cur_fd >= 0 ? (int)w->cur : -1, w->seg_size);
+	r = enforce_bound(w, w->cur_fd >= 0 ? (int)w->cur : -1, w->seg_size, &w->st.segments_trimmed);
 	if (r < 0)
 		goto fail;
 	r = io_uring_queue_init(RING_ENTRIES, &w->ring, 0);
@@ -860,6 +967,9 @@ struct fr_store_writer *fr_store_writer_close(struct fr_store_writer *w)
 		(void)fr_store_writer_drain(w);
 		io_uring_queue_exit(&w->ring);
 	}
+	/* a rotation the drain did not see end (it failed) */
+	(void)rotation_joined(w, true);
+	closep(&w->rot.fd);
 	/* held still (the drain failed): lost, counted */
 	while (w->held) {
 		struct op *op = w->held;

@@ -35,7 +35,9 @@ struct fr_store_writer_stats {
 	unsigned segments_trimmed; /* emptied to keep the bound after the store
 				      was made smaller (store.size/segments) */
 	unsigned segments_removed; /* at open: slots beyond store.segments */
-	unsigned inflight;
+	unsigned inflight;  /* writes and syncs queued to the disk */
+	unsigned held_chunks; /* chunks waiting to be queued (a slow disk, a rotation) */
+	uint64_t held_bytes;
 };
 
 /* Opens (creating if needed) the store at @dir, takes the writer lock,
