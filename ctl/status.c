@@ -5,6 +5,7 @@
  * read from disk, so it answers even when the daemon is down.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -13,6 +14,8 @@
 
 #include "../lib/parse.h"
 #include "../lib/store-reader.h"
+#include "../lib/store.h"
+#include "../lib/macro.h"
 #include "control-client.h"
 #include "frctl-error.h"
 #include "frctl.h"
@@ -42,6 +45,22 @@ static struct json_object *time_or_null(uint64_t wall_ns, bool have)
 {
 	char buf[64];
 	return have ? json_object_new_string(fr_format_rfc3339(wall_ns, buf, sizeof(buf))) : NULL;
+}
+
+/* The bound the configuration sets for the store at @path: store.size,
+ * or what "auto" comes to on its file system; 0 if not known (no store
+ * there yet). */
+static uint64_t conf_bound(const struct fr_conf *c, const char *path)
+{
+	_cleanup_close_ int fd = -EBADF;
+	uint64_t size, fs;
+
+	if (c->store_size)
+		return c->store_size;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fr_store_auto_size(fd, c->store_segments, fr_conf_max_chunk(c), &size, &fs) < 0)
+		return 0;
+	return size;
 }
 
 static struct json_object *store_json(const char *path, uint64_t bound, int *ret_err)
@@ -252,7 +271,7 @@ int verb_status(struct frctl *f, int argc, char **argv)
 		store_path = json_object_get_string(json_object_object_get(dstore, "path"));
 		bound = get_u64(dstore, "bytes_bound");
 	} else if (f->store_arg == NULL || f->config_explicit)
-		bound = f->conf.store_size;
+		bound = conf_bound(&f->conf, store_path);
 	store = store_json(store_path, bound, &serr);
 	if (running && json_object_object_get_ex(st, "store", &dstore)) {
 		json_object_object_foreach(dstore, key, val) {

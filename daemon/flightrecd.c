@@ -286,7 +286,7 @@ static void status_line(struct daemon *d, char *buf, size_t len)
 		 " lost, %s written, store bound %s",
 		 d->records_per_s, fr_recorder_records(d->rec), total_dropped(d),
 		 fr_format_size(ws.bytes_written, a, sizeof(a)),
-		 fr_format_size(d->conf.store_size, b, sizeof(b)));
+		 fr_format_size(fr_store_writer_size_bound(d->writer, NULL), b, sizeof(b)));
 }
 
 /* Closes open chunks and queues a sync: everything recorded before this
@@ -643,7 +643,8 @@ static struct json_object *status_json(struct daemon *d)
 	}
 	fr_store_writer_get_stats(d->writer, &ws);
 	json_object_object_add(store, "path", json_object_new_string(d->conf.store_path));
-	json_object_object_add(store, "bytes_bound", json_object_new_uint64(d->conf.store_size));
+	json_object_object_add(store, "bytes_bound", json_object_new_uint64(fr_store_writer_size_bound(d->writer, NULL)));
+	json_object_object_add(store, "bound_auto", json_object_new_boolean(d->conf.store_size == 0));
 	json_object_object_add(store, "bytes_written", json_object_new_uint64(ws.bytes_written));
 	json_object_object_add(store, "chunks_written", json_object_new_uint64(ws.chunks_written));
 	json_object_object_add(store, "chunks_failed", json_object_new_uint64(ws.chunks_failed));
@@ -1067,7 +1068,7 @@ static int run(struct daemon *d)
 	struct fr_store_params sp = {
 		.size = d->conf.store_size,
 		.nsegments = d->conf.store_segments,
-		.max_chunk = d->conf.chunk_size + 4096,
+		.max_chunk = fr_conf_max_chunk(&d->conf),
 	};
 	sigset_t mask;
 	int k, ncpu;
@@ -1129,6 +1130,13 @@ static int run(struct daemon *d)
 	if (k < 0)
 		return log_error_errno(k, "Failed to open store %s: %m", d->conf.store_path);
 	fr_recorder_set_writer(d->rec, d->writer);
+	if (d->conf.store_size == 0) {
+		uint64_t fs, bound = fr_store_writer_size_bound(d->writer, &fs);
+		char a[32], b[32];
+		log_info("Store bound %s: store.size \"auto\" is 1G, at most %d%% of the %s file system the store "
+			 "is on, at least what %u segments need.", fr_format_size(bound, a, sizeof(a)),
+			 FR_STORE_AUTO_PERCENT, fr_format_size(fs, b, sizeof(b)), d->conf.store_segments);
+	}
 	{
 		struct fr_store_writer_stats ws;
 		fr_store_writer_get_stats(d->writer, &ws);
@@ -1207,7 +1215,7 @@ static int run(struct daemon *d)
 	lifecycle_mark(d, FR_MARK_STARTED);
 
 	log_info("Recording to %s (bound %" PRIu64 " bytes, %u CPUs, %u sources); control socket %s.",
-		 d->conf.store_path, d->conf.store_size, fr_rings_ncpu(d->rings),
+		 d->conf.store_path, fr_store_writer_size_bound(d->writer, NULL), fr_rings_ncpu(d->rings),
 		 fr_sources_attached(d->sources), d->socket_path);
 	/* the textfile from the start: a scrape soon after boot finds the
 	 * recorder up; a reload may turn it on, so the timer always runs */

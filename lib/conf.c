@@ -31,7 +31,8 @@ static const char *const default_exclude[] = {
 };
 
 /* K_STRING_OPT: a string where "" means off (NULL) */
-enum kind { K_BOOL, K_INT, K_SIZE, K_DURATION, K_STRING, K_STRING_OPT, K_SYSCALLS, K_SIGNALS, K_RULES };
+/* K_SIZE_AUTO: a size, or "auto" (0) */
+enum kind { K_BOOL, K_INT, K_SIZE, K_SIZE_AUTO, K_DURATION, K_STRING, K_STRING_OPT, K_SYSCALLS, K_SIGNALS, K_RULES };
 
 struct setting {
 	const char *group; /* dotted path of the parent group */
@@ -44,7 +45,7 @@ struct setting {
 #define OFF(f) offsetof(struct fr_conf, f)
 static const struct setting settings[] = {
 	{ "store", "path", K_STRING, 0, 0, OFF(store_path) },
-	{ "store", "size", K_SIZE, 1ULL << 20, 1ULL << 42, OFF(store_size) },
+	{ "store", "size", K_SIZE_AUTO, 1ULL << 20, 1ULL << 42, OFF(store_size) },
 	{ "store", "segments", K_INT, 2, 1024, OFF(store_segments) },
 	{ "store", "sync_interval", K_DURATION, 10 * NSEC_PER_MSEC, 60 * NSEC_PER_SEC, OFF(sync_interval_ns) },
 	{ "store", "keyframe_interval", K_DURATION, NSEC_PER_SEC, 600 * NSEC_PER_SEC, OFF(keyframe_interval_ns) },
@@ -110,7 +111,7 @@ void fr_conf_init_defaults(struct fr_conf *c)
 {
 	*c = (struct fr_conf){
 		.store_path = strdup(FR_STORE_DEFAULT_PATH),
-		.store_size = 256ULL << 20,
+		.store_size = 0, /* "auto" */
 		.store_segments = 16,
 		.sync_interval_ns = NSEC_PER_SEC,
 		.keyframe_interval_ns = 30 * NSEC_PER_SEC,
@@ -248,19 +249,25 @@ static int apply(const struct fr_conf_ctx *x, struct fr_conf *c, const struct se
 		return 0;
 	}
 	case K_SIZE:
+	case K_SIZE_AUTO:
 	case K_DURATION: {
+		bool size = d->kind != K_DURATION;
 		const char *str;
 		char a[32], b[32];
 		if (type != CONFIG_TYPE_STRING)
-			return fr_conf_fail(x, s, "'%s' must be a string such as \"%s\"", name,
-				    d->kind == K_SIZE ? "256M" : "100ms");
+			return fr_conf_fail(x, s, "'%s' must be a string such as \"%s\"%s", name,
+				    size ? "256M" : "100ms", d->kind == K_SIZE_AUTO ? " or \"auto\"" : "");
 		str = config_setting_get_string(s);
-		r = d->kind == K_SIZE ? fr_parse_size(str, &v) : fr_parse_duration(str, &v);
+		if (d->kind == K_SIZE_AUTO && strcmp(str, "auto") == 0) {
+			*(uint64_t *)target = 0;
+			return 0;
+		}
+		r = size ? fr_parse_size(str, &v) : fr_parse_duration(str, &v);
 		if (r < 0)
-			return fr_conf_fail(x, s, "'%s': invalid %s \"%s\"", name,
-				    d->kind == K_SIZE ? "size" : "duration", str);
+			return fr_conf_fail(x, s, "'%s': invalid %s \"%s\"%s", name, size ? "size" : "duration", str,
+				    d->kind == K_SIZE_AUTO ? " (a size such as \"1G\", or \"auto\")" : "");
 		if (v < d->min || v > d->max) {
-			if (d->kind == K_SIZE) {
+			if (size) {
 				fr_format_size(d->min, a, sizeof(a));
 				fr_format_size(d->max, b, sizeof(b));
 			} else {
@@ -424,7 +431,7 @@ static int check_relations(const struct fr_conf_ctx *x, struct fr_conf *c, confi
 		s = config_lookup(cfg, "store.segments");
 	if (!s)
 		s = config_lookup(cfg, "recorder.chunk_size");
-	if (seg < 4 * c->chunk_size + 4096)
+	if (c->store_size && seg < 4 * c->chunk_size + 4096)
 		return fr_conf_fail(x, s,
 			    "store.size / store.segments (%llu bytes) must be at least 4 x recorder.chunk_size + 4K",
 			    (unsigned long long)seg);

@@ -28,7 +28,7 @@
 
 struct fr_conf {
 	char *store_path;
-	uint64_t store_size;
+	uint64_t store_size; /* 0: "auto" (fr_store_auto_size()) */
 	uint32_t store_segments;
 	uint64_t sync_interval_ns;
 	uint64_t keyframe_interval_ns;
@@ -106,6 +106,13 @@ unsigned fr_conf_lower_for_rules(struct fr_conf *c);
 static inline bool fr_conf_syscall_excluded(const struct fr_conf *c, unsigned nr)
 {
 	return nr < FR_CONF_SYSCALL_MAX && (c->syscall_exclude[nr / 64] >> (nr % 64)) & 1;
+}
+
+/* The largest chunk the recorder gives the store: recorder.chunk_size,
+ * and room for its header and a frame that ran past it. */
+static inline uint64_t fr_conf_max_chunk(const struct fr_conf *c)
+{
+	return c->chunk_size + 4096;
 }
 
 #endif

@@ -94,7 +94,8 @@ struct fr_store_writer {
 	int seg_dir_fd;
 	uint32_t nseg;
 	uint64_t seg_size;
-	uint64_t size_bound;
+	uint64_t size_bound; /* store.size, or what "auto" came to */
+	uint64_t fs_size;    /* "auto": the file system's size; else 0 */
 	uint64_t max_chunk;
 
 	uint32_t cur;      /* slot being written */
@@ -721,6 +722,13 @@ uint64_t fr_store_writer_segment_size(struct fr_store_writer *w)
 	return w->seg_size;
 }
 
+uint64_t fr_store_writer_size_bound(const struct fr_store_writer *w, uint64_t *ret_fs)
+{
+	if (ret_fs)
+		*ret_fs = w->fs_size;
+	return w->size_bound;
+}
+
 struct recover_ctx {
 	int fd;
 	uint64_t end;        /* end of the last chunk whose payload verifies */
@@ -880,7 +888,7 @@ int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 
 	if (p->nsegments < 2 || p->nsegments > FR_STORE_SEGMENTS_MAX)
 		return -EINVAL;
-	if (p->size / p->nsegments < sizeof(struct fr_segment_header) + 2 * p->max_chunk)
+	if (p->size && p->size / p->nsegments < sizeof(struct fr_segment_header) + 2 * p->max_chunk)
 		return -EINVAL;
 
 	w = calloc(1, sizeof(*w));
@@ -888,8 +896,6 @@ int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 		return -ENOMEM;
 	w->dir_fd = w->seg_dir_fd = w->cur_fd = w->event_fd = -EBADF;
 	w->nseg = p->nsegments;
-	/* whole pages, so du matches what we count */
-	w->seg_size = (p->size / p->nsegments) & ~(uint64_t)4095;
 	w->max_chunk = p->max_chunk;
 	w->size_bound = p->size;
 	w->loss_cb = loss_cb;
@@ -909,6 +915,13 @@ int fr_store_writer_open(const char *dir, const struct fr_store_params *p,
 		r = errno == EWOULDBLOCK ? -EBUSY : negative_errno();
 		goto fail;
 	}
+	if (w->size_bound == 0) {
+		r = fr_store_auto_size(w->dir_fd, w->nseg, w->max_chunk, &w->size_bound, &w->fs_size);
+		if (r < 0)
+			goto fail;
+	}
+	/* whole pages, so du matches what we count */
+	w->seg_size = (w->size_bound / w->nseg) & ~(uint64_t)4095;
 	w->seg_dir_fd = openat(w->dir_fd, FR_STORE_SEGMENT_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (w->seg_dir_fd < 0) {
 		r = negative_errno();

@@ -13,7 +13,8 @@
 struct fr_store_writer;
 
 struct fr_store_params {
-	uint64_t size;      /* bound on the bytes of all segments */
+	uint64_t size;      /* bound on the bytes of all segments; 0: "auto"
+			       (fr_store_auto_size()) */
 	uint32_t nsegments; /* ring slots; segment size = size / nsegments */
 	uint64_t max_chunk; /* largest chunk the caller will append (for checks) */
 };
@@ -80,5 +81,8 @@ int fr_store_writer_wait_written(struct fr_store_writer *w);
 
 void fr_store_writer_get_stats(struct fr_store_writer *w, struct fr_store_writer_stats *ret);
 uint64_t fr_store_writer_segment_size(struct fr_store_writer *w);
+/* The bound on the bytes of all segments; *@ret_fs (may be NULL): the
+ * size of the file system "auto" took its share of, or 0 (a set size). */
+uint64_t fr_store_writer_size_bound(const struct fr_store_writer *w, uint64_t *ret_fs);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,22 @@
 void fr_store_segment_name(uint32_t slot, char *buf, size_t len)
 {
 	snprintf(buf, len, "%04u.frs", slot);
+}
+
+int fr_store_auto_size(int dir_fd, uint32_t nsegments, uint64_t max_chunk, uint64_t *ret_size, uint64_t *ret_fs)
+{
+	uint64_t fs, size, seg_min;
+	struct statvfs sv;
+
+	if (fstatvfs(dir_fd, &sv) < 0)
+		return negative_errno();
+	fs = (uint64_t)sv.f_blocks * (sv.f_frsize ? sv.f_frsize : sv.f_bsize);
+	size = MIN(FR_STORE_AUTO_SIZE, fs / 100 * FR_STORE_AUTO_PERCENT);
+	/* whole pages a segment, as the writer cuts them */
+	seg_min = (sizeof(struct fr_segment_header) + 4 * max_chunk + 4095) & ~(uint64_t)4095;
+	*ret_size = MAX(size, seg_min * nsegments);
+	*ret_fs = fs;
+	return 0;
 }
 
 /* Creates @path with exactly @mode (whatever the umask); an existing

@@ -15,9 +15,21 @@
 #define FR_BOOT_HOST_DIR "hosts"
 #define FR_STORE_SEGMENTS_MAX 1024
 
+/* store.size = "auto" (flightrec.conf(5)): FR_STORE_AUTO_SIZE, but at most
+ * FR_STORE_AUTO_PERCENT of the file system the store is on. */
+#define FR_STORE_AUTO_SIZE (1ULL << 30)
+#define FR_STORE_AUTO_PERCENT 10
+
 void fr_store_segment_name(uint32_t slot, char *buf, size_t len);
 /* Creates @dir (0750, parents 0755 as needed) and its segments/ folder. */
 int fr_store_create_dirs(const char *dir);
+/* The bound store.size = "auto" stands for, for the store directory
+ * @dir_fd with @nsegments segments whose largest chunk is @max_chunk:
+ * FR_STORE_AUTO_SIZE capped at FR_STORE_AUTO_PERCENT of its file system
+ * (journald's rule for its own default), and no less than the smallest
+ * store those segments allow (4 of the largest chunks a segment).  Sets
+ * *@ret_fs to the file system's size.  0 or -errno (fstatvfs). */
+int fr_store_auto_size(int dir_fd, uint32_t nsegments, uint64_t max_chunk, uint64_t *ret_size, uint64_t *ret_fs);
 /* A root daemon writes into the store: whoever else may write to its
  * directories could aim those writes (a segment placed as a symbolic link
  * to /etc/shadow is truncated) or read them (a segment made 0666

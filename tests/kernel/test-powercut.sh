@@ -50,7 +50,7 @@ mkdir -p "$DISK" "$MNT"
 # the shipped configuration; a 24 MiB store (16 segments of 1.5 MiB: the
 # storm reuses one every few seconds) and the manual rule's window 1 s
 # after, so that the freeze loop writes an incident every few seconds
-sed -e 's/^  size = "256M";/  size = "24M";/' \
+sed -e 's/^  size = "auto";/  size = "24M";/' \
 	-e 's/{ name = "manual"; condition = "manual"; before = "5min"; after = "30s"; }/{ name = "manual"; condition = "manual"; before = "10s"; after = "1s"; cooldown = "0s"; max_per_hour = 3600; }/' \
 	"$SHIPPED" >"$T/fr.conf"
 grep -q '"24M"' "$T/fr.conf" && grep -q 'before = "10s"; after = "1s"' "$T/fr.conf" ||

@@ -117,6 +117,10 @@ int main(int argc, char **argv)
 	CHECK_EQ(c.drain_cpu_percent, FR_CONF_DRAIN_CPU_DEFAULT);
 	CHECK(!c.syscall_enabled); /* every syscall hooked: opt in */
 	CHECK(c.sched_enabled && c.offcpu_enabled);
+	CHECK_EQ(c.store_size, 0); /* "auto": the store's file system decides */
+	fr_conf_done(&c);
+	CHECK_EQ(load("store = { size = \"auto\"; segments = 2; };\n", err, sizeof(err), &c), 0);
+	CHECK_EQ(c.store_size, 0);
 	fr_conf_done(&c);
 
 	/* a good file */
@@ -143,8 +147,9 @@ int main(int argc, char **argv)
 
 	bad("store = {\n  sise = \"1G\";\n};\n", "F:2: unknown setting 'sise' in 'store'");
 	bad("stor = { size = \"1G\"; };\n", "F:1: unknown section 'stor'");
-	bad("store = {\n size = 5;\n};\n", "F:2: 'size' must be a string such as \"256M\"");
-	bad("store = { size = \"12Q\"; };\n", "F:1: 'size': invalid size \"12Q\"");
+	bad("store = {\n size = 5;\n};\n", "F:2: 'size' must be a string such as \"256M\" or \"auto\"");
+	bad("store = { size = \"12Q\"; };\n", "F:1: 'size': invalid size \"12Q\" (a size such as \"1G\", or \"auto\")");
+	bad("store = { size = \"Auto\"; };\n", "F:1: 'size': invalid size \"Auto\" (a size such as \"1G\", or \"auto\")");
 	bad("\n\nsources = { syscall = { threshold = \"fast\"; }; };\n",
 	    "F:3: 'threshold': invalid duration \"fast\"");
 	bad("sources = { syscall = { exclude = [ \"read\",\n \"nosuchcall\" ]; }; };\n",
@@ -172,7 +177,7 @@ int main(int argc, char **argv)
 	bad("store = { size = \"0\"; };\n",
 	    "F:1: 'size' = \"0\" is out of range [1.0M, 4.0T]");
 	bad("store = { size = \"-1G\"; };\n",
-	    "F:1: 'size': invalid size \"-1G\"");
+	    "F:1: 'size': invalid size \"-1G\" (a size such as \"1G\", or \"auto\")");
 	bad("store = { segments = 0; };\n",
 	    "F:1: 'segments' = 0 is out of range [2, 1024]");
 	bad("store = { segments = 99999999999L; };\n",
