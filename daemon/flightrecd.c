@@ -1133,7 +1133,7 @@ static int run(struct daemon *d)
 	if (d->conf.store_size == 0) {
 		uint64_t fs, bound = fr_store_writer_size_bound(d->writer, &fs);
 		char a[32], b[32];
-		log_info("Store bound %s: store.size \"auto\" is 1G, at most %d%% of the %s file system the store "
+		log_info("Store bound %s: store.size \"auto\" is 2G, at most %d%% of the %s file system the store "
 			 "is on, at least what %u segments need.", fr_format_size(bound, a, sizeof(a)),
 			 FR_STORE_AUTO_PERCENT, fr_format_size(fs, b, sizeof(b)), d->conf.store_segments);
 	}

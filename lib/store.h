@@ -17,7 +17,7 @@
 
 /* store.size = "auto" (flightrec.conf(5)): FR_STORE_AUTO_SIZE, but at most
  * FR_STORE_AUTO_PERCENT of the file system the store is on. */
-#define FR_STORE_AUTO_SIZE (1ULL << 30)
+#define FR_STORE_AUTO_SIZE (2ULL << 30)
 #define FR_STORE_AUTO_PERCENT 10
 
 void fr_store_segment_name(uint32_t slot, char *buf, size_t len);

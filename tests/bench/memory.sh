@@ -141,13 +141,20 @@ parser_watch() {
 }
 
 declare -A rss bpf rings hwm
+# the store's bytes written a second while busy, each run (the compile
+# loop's retention row), and the bound store.size "auto" came to
+wrate=
+bound=
 for i in $(seq "$REPS"); do
 	mkdir "$MCG"
 	CG=$MCG
 	start_flightrecd "$CONF" "$MCG"
 	echo "0 0 0" >"$T/parser-rss"
 	parser_watch "$TOOL" & watch=$!
+	w0=$(frstatus | jq .store.bytes_written); t0=$(now)
 	busy
+	read -r w1 bound < <(frstatus | jq -r '"\(.store.bytes_written) \(.store.bytes_bound)"'); t1=$(now)
+	wrate+="$(calc "($w1 - $w0) / ($t1 - $t0)") "
 	kill "$watch" 2>/dev/null; wait "$watch" 2>/dev/null || true
 	read -r pr pa pf <"$T/parser-rss"
 	p_rss+="$(calc "$pr / 1024") "; p_anon+="$(calc "$pa / 1024") "; p_file+="$(calc "$pf / 1024") "
@@ -210,6 +217,9 @@ echo "flightrecd's CPU (daemon and parser): $(med "$cpu_s") s (runs $cpu_s); its
 cat "$T/unwind.txt"
 echo "flightrecd's memory cgroup: peak $(med "$cg_peak") MiB (runs $cg_peak); at the end anonymous $(med "$cg_anon") MiB, page cache $(med "$cg_file") MiB"
 echo "flightrecd's maps (last run):"; cat "$T/maps.txt"
+rate=$(med "$wrate")
+printf 'the store written while busy: %.0f bytes/s (runs %s): the shipped store (%s bytes here) holds %.1f hours, 256 MiB %.1f (EXTRAPOLATED)\n' \
+	"$rate" "$wrate" "$bound" "$(calc "$bound / $rate / 3600")" "$(calc "268435456 / $rate / 3600")"
 tot=$(calc "$(med "${rss[flightrecd]}") + $(med "${bpf[flightrecd]}")")
 ptot=null
 [ "${PEER:-1}" = 1 ] && ptot=$(calc "$(med "${rss[perf]}") + $(med "${bpf[perf]}")")
@@ -229,3 +239,13 @@ result "daemon peak (VmHWM of daemon and parser) + BPF map memory, default confi
 		'{workload: $w, settle_s: $s, daemon_hwm_runs_mib: $own, parser_hwm_runs_mib: $parser,
 		  cgroup_peak_runs_mib: $cgp, cgroup_anon_runs_mib: $cga, cgroup_file_runs_mib: $cgf,
 		  parser_rss_max_runs_mib: $pr, parser_anon_max_runs_mib: $pa, parser_file_max_runs_mib: $pf}')"
+# the compile loop is the issue's second busy workload for retention
+# (the first is retention.sh's messaging loop)
+if [ "$WORKLOAD" = compile ]; then
+	h=$(calc "$bound / $rate / 3600")
+	result "retention of the shipped store (store.size \"auto\"), shipped config, compile loop (extrapolated)" "hours" "$h" null \
+		"-" null ">= 24 h" "$(ge "$h" 24)" \
+		"$(jq -cn --argjson r "$rate" --arg runs "$wrate" --argjson b "$bound" --argjson s "$SETTLE" \
+			'{bytes_per_s: $r, bytes_per_s_runs: $runs, bytes_bound: $b, measured_s: $s, extrapolated: true,
+			  hours_256mib: (268435456 / $r / 3600)}')"
+fi

@@ -1,8 +1,8 @@
 #!/bin/bash
-# store.size = "auto", the default: 1 GiB, at most 10 % of the store's
+# store.size = "auto", the default: 2 GiB, at most 10 % of the store's
 # file system, at least what the segments need.  The store is a tmpfs of
 # each size in turn (a tmpfs's size is only its limit: 64G costs nothing):
-#   - 64 GiB: the bound is 1 GiB, and status says it is the default's;
+#   - 64 GiB: the bound is 2 GiB, and status says it is the default's;
 #   - 200 MiB: a tenth of it, 20 MiB; frctl status with the daemon stopped
 #     works out the same bound from the configuration;
 #   - 20 MiB, 4 segments of 16K chunks: 2 MiB, and an exec storm of five
@@ -44,12 +44,12 @@ CONF
 
 store_fs 64G
 start_daemon "$T/auto.conf"
-[ "$(bound .store.bytes_bound)" = $((1024 * MiB)) ] || fail "bound $(bound .store.bytes_bound) on a 64G file system, not 1 GiB"
+[ "$(bound .store.bytes_bound)" = $((2048 * MiB)) ] || fail "bound $(bound .store.bytes_bound) on a 64G file system, not 2 GiB"
 [ "$(bound .store.bound_auto)" = true ] || fail "status does not say the bound is store.size \"auto\"'s"
-grep -q 'Store bound 1.0G: store.size "auto" is 1G, at most 10% of the 64.0G file system' "$T/daemon.log" ||
+grep -q 'Store bound 2.0G: store.size "auto" is 2G, at most 10% of the 64.0G file system' "$T/daemon.log" ||
 	fail "the daemon did not log the bound it chose: $(grep -i bound "$T/daemon.log")"
 stop_daemon
-ok "64 GiB file system: the bound is 1 GiB, logged and in status"
+ok "64 GiB file system: the bound is 2 GiB, logged and in status"
 
 store_fs 200M
 start_daemon "$T/auto.conf"
