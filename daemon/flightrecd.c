@@ -1219,9 +1219,8 @@ static int run(struct daemon *d)
 		 fr_sources_attached(d->sources), d->socket_path);
 	/* the textfile from the start: a scrape soon after boot finds the
 	 * recorder up; a reload may turn it on, so the timer always runs */
-	d->textfile = fr_textfile_new();
-	if (!d->textfile)
-		return log_oom();
+	if ((k = fr_textfile_new(d->event, &d->textfile)) < 0)
+		return log_error_errno(k, "Failed to set up the textfile: %m");
 	if ((k = add_timer(d, &d->textfile_timer, d->conf.textfile_interval_ns, on_textfile)) < 0)
 		return log_error_errno(k, "Failed to set up the textfile timer: %m");
 	write_textfile(d, true);
@@ -1279,7 +1278,6 @@ static void daemon_done(struct daemon *d)
 	sd_event_source_disable_unref(d->keyframe_timer);
 	sd_event_source_disable_unref(d->metrics_timer);
 	sd_event_source_disable_unref(d->textfile_timer);
-	fr_textfile_free(d->textfile);
 	fr_metrics_free(d->metrics);
 	fr_pmu_counters_free(d->pmu);
 	fr_disk_latency_free(d->disk_latency);
@@ -1288,6 +1286,9 @@ static void daemon_done(struct daemon *d)
 	/* detach probes before the rings go away */
 	fr_sources_free(d->sources);
 	fr_store_writer_close(d->writer); /* syncs */
+	/* its last write (flightrec_up 0) ends here, after the store is
+	 * safe: a textfile on a file system that stalls delays only the exit */
+	fr_textfile_free(d->textfile);
 	if (d->running)
 		log_accounting(d);
 	if (d->triggers)

@@ -12,14 +12,25 @@
  * has no C client library for it.  Label values are escaped as the format
  * says (backslash, double quote, newline); rule and source names are the
  * only values that come from outside.
+ *
+ * Off the daemon's loop: the file is rendered and written, and the store's
+ * headers read, on a thread started for each write, so that a file system
+ * that stalls (the store's or the textfile's: NFS, FUSE, a dying disk)
+ * stops this file, not the drain.  The loop hands the thread its status
+ * object; the thread wakes the loop (an eventfd) when it is done, and the
+ * loop takes the outcome.  A write that has not ended by the next interval
+ * is left to end (that interval's is skipped, counted, said once).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,22 +40,76 @@
 #include "log.h"
 #include "textfile.h"
 
+/* One write, on its thread: what it was given, and what came of it. */
+struct job {
+	pthread_t thread;
+	char *path;
+	char *old_path;           /* the file written before, to remove: NULL */
+	struct json_object *status;
+	bool up;
+	int r;                    /* 0 or -errno */
+	int old_r;                /* of removing old_path */
+	int done_fd;              /* the textfile's, written when done */
+	bool threaded;            /* (else it ran in the loop) */
+	uint64_t cpu_ns;
+	atomic_bool done;
+};
+
 struct fr_textfile {
 	char *path;        /* the file last written, removed if the path changes */
 	int last_error;    /* of the last failed write, 0 after a success */
 	uint64_t written, failed;
+	uint64_t skipped;  /* intervals whose write found the last one running */
+	bool slow_said;    /* a write was found running at the next interval */
+	bool skipped_last; /* the last interval was skipped */
 	uint64_t cpu_ns;   /* thread CPU time spent on it, all writes */
+	struct job *job;   /* the write under way, or ended and not yet taken */
+	int done_fd;       /* eventfd: a write's thread ended */
+	sd_event_source *done_src;
 };
 
-struct fr_textfile *fr_textfile_new(void)
+static void reap(struct fr_textfile *t, bool block);
+
+static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	return calloc(1, sizeof(struct fr_textfile));
+	eventfd_t n;
+
+	(void)eventfd_read(fd, &n);
+	reap(userdata, false);
+	return 0;
+}
+
+int fr_textfile_new(sd_event *event, struct fr_textfile **ret)
+{
+	struct fr_textfile *t = calloc(1, sizeof(*t));
+	int k;
+
+	if (!t)
+		return -ENOMEM;
+	t->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (t->done_fd < 0) {
+		k = -errno;
+		free(t);
+		return k;
+	}
+	k = sd_event_add_io(event, &t->done_src, t->done_fd, EPOLLIN, on_done, t);
+	if (k < 0) {
+		close(t->done_fd);
+		free(t);
+		return k;
+	}
+	*ret = t;
+	return 0;
 }
 
 struct fr_textfile *fr_textfile_free(struct fr_textfile *t)
 {
-	if (t)
+	if (t) {
+		reap(t, true);
+		sd_event_source_disable_unref(t->done_src);
+		close(t->done_fd);
 		free(t->path);
+	}
 	free(t);
 	return NULL;
 }
@@ -403,46 +468,125 @@ static int write_file(const char *path, const char *data, size_t len)
 	return k;
 }
 
-int fr_textfile_write(struct fr_textfile *t, const char *path, struct json_object *status, bool up)
+static void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	free(j->path);
+	free(j->old_path);
+	json_object_put(j->status);
+	free(j);
+}
+
+static void job_write(struct job *j)
 {
 	_cleanup_free_ char *buf = NULL;
+	uint64_t t0 = fr_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	size_t len = 0;
-	uint64_t t0;
 	FILE *f;
-	int k;
 
-	if (t->path && (!path || strcmp(t->path, path) != 0)) {
-		if (unlink(t->path) < 0 && errno != ENOENT)
-			log_warning_errno(-errno, "Failed to remove the old textfile %s: %m", t->path);
-		free(t->path);
-		t->path = NULL;
+	if (j->old_path && unlink(j->old_path) < 0 && errno != ENOENT)
+		j->old_r = -errno;
+	if (j->path) {
+		f = open_memstream(&buf, &len);
+		if (!f)
+			j->r = -ENOMEM;
+		else {
+			render(f, j->status, j->up);
+			j->r = fclose(f) != 0 ? -ENOMEM : write_file(j->path, buf, len);
+		}
 	}
-	if (!path)
-		return 0;
-	t0 = fr_now_ns(CLOCK_THREAD_CPUTIME_ID);
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return log_oom();
-	render(f, status, up);
-	if (fclose(f) != 0)
-		return log_oom();
-	k = write_file(path, buf, len);
-	t->cpu_ns += fr_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
-	if (k < 0) {
+	j->cpu_ns = fr_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	atomic_store(&j->done, true);
+}
+
+static void *job_run(void *userdata)
+{
+	struct job *j = userdata;
+
+	job_write(j);
+	(void)eventfd_write(j->done_fd, 1);
+	return NULL;
+}
+
+/* Takes the outcome of the last write if it ended (waiting for it if
+ * @block), logging what went wrong once per kind. */
+static void reap(struct fr_textfile *t, bool block)
+{
+	struct job *j = t->job;
+
+	if (!j || (!block && !atomic_load(&j->done)))
+		return;
+	if (j->threaded)
+		(void)pthread_join(j->thread, NULL);
+	t->job = NULL;
+	t->cpu_ns += j->cpu_ns;
+	if (j->old_r < 0)
+		log_warning_errno(j->old_r, "Failed to remove the old textfile %s: %m", j->old_path);
+	if (j->path && j->r < 0) {
 		t->failed++;
 		/* once per kind of failure: a missing directory stays missing */
-		if (k != t->last_error)
-			log_warning_errno(k, "Failed to write the Prometheus textfile %s (tried again every prometheus.interval): %m",
-					  path);
-		t->last_error = k;
-		return k;
+		if (j->r != t->last_error)
+			log_warning_errno(j->r, "Failed to write the Prometheus textfile %s (tried again every prometheus.interval): %m",
+					  j->path);
+		t->last_error = j->r;
+	} else if (j->path) {
+		if (t->last_error)
+			log_info("Writing the Prometheus textfile %s again.", j->path);
+		t->last_error = 0;
+		t->written++;
 	}
-	if (t->last_error)
-		log_info("Writing the Prometheus textfile %s again.", path);
-	t->last_error = 0;
-	t->written++;
-	if (!t->path)
+	job_free(j);
+}
+
+int fr_textfile_write(struct fr_textfile *t, const char *path, struct json_object *status, bool up)
+{
+	struct job *j;
+	int k;
+
+	reap(t, false);
+	if (t->job) {
+		t->skipped++;
+		if (!t->slow_said)
+			log_warning("The Prometheus textfile's last write has not ended after an interval (a file system "
+				    "that does not answer?); the figures wait for it to end.");
+		t->slow_said = t->skipped_last = true;
+		return -EBUSY;
+	}
+	/* said again only once a whole interval went by unskipped */
+	if (t->slow_said && !t->skipped_last) {
+		log_info("The Prometheus textfile's writes keep up again.");
+		t->slow_said = false;
+	}
+	t->skipped_last = false;
+	if (!path && !t->path)
+		return 0;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return log_oom();
+	j->up = up;
+	j->done_fd = t->done_fd;
+	j->status = json_object_get(status);
+	if (path && !(j->path = strdup(path))) {
+		job_free(j);
+		return log_oom();
+	}
+	/* a write to another path removes the last one, so a reload that
+	 * moves the file leaves no stale copy to be scraped */
+	if (t->path && (!path || strcmp(t->path, path) != 0))
+		j->old_path = TAKE_PTR(t->path);
+	if (path && !t->path)
 		t->path = strdup(path); /* out of memory: only a stale file later */
+	k = pthread_create(&j->thread, NULL, job_run, j);
+	j->threaded = k == 0;
+	if (k != 0) {
+		/* no thread (the tasks limit): here, as before */
+		job_write(j);
+		t->job = j;
+		reap(t, true);
+		return 0;
+	}
+	t->job = j;
 	return 0;
 }
 
@@ -453,6 +597,7 @@ struct json_object *fr_textfile_status(const struct fr_textfile *t, const char *
 	json_object_object_add(o, "path", path ? json_object_new_string(path) : NULL);
 	json_object_object_add(o, "written", json_object_new_uint64(t->written));
 	json_object_object_add(o, "failed", json_object_new_uint64(t->failed));
+	json_object_object_add(o, "skipped", json_object_new_uint64(t->skipped));
 	json_object_object_add(o, "cpu_ns", json_object_new_uint64(t->cpu_ns));
 	json_object_object_add(o, "error", t->last_error ? json_object_new_string(strerror(-t->last_error)) : NULL);
 	return o;
