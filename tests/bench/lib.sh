@@ -2,6 +2,11 @@
 # machine line, a private flightrecd, tracefs for the peers, and results
 # appended as JSON Lines to $FR_BENCH_JSON when it is set.
 set -euo pipefail
+# a benchmark that stops on an error says which command, where: set -e
+# alone exits without a word (run-all.sh's table lost its servers rows so
+# on 2026-12-06, from a 0 s run that printed nothing)
+set -E
+trap 'fr_rc=$?; echo "$(basename "$0"): line $LINENO: '"'"'$BASH_COMMAND'"'"' failed with status $fr_rc" >&2' ERR
 T=$(mktemp -d "${TMPDIR:-/var/tmp}/fr-bench-XXXXXX")
 TOOL=
 TRACEFS_MOUNTED=
