@@ -177,3 +177,50 @@ task_work_here() {
 	TW_REASON=$(grep -m1 -i 'sleepable\|invalid\|not allowed\|unknown\|not supported' "$T/probe.log")
 	return $rc
 }
+
+# cutfs_mount CUTFS MNT: fr-cutfs (tests/helpers/fr-cutfs.c) over $T/disk
+# on MNT, its faults read from $T/faults (cutfs_faults sets them), FSPID
+# its pid.  At exit cutfs_teardown ends the test's load ($PIDS, and
+# $LOADPIDS if set) and its daemon before the file system they use, then
+# does the rest of cleanup.
+cutfs_mount() {
+	CUTFS_MNT=$2
+	mkdir -p "$T/disk" "$CUTFS_MNT"
+	: >"$T/faults"
+	trap cutfs_teardown EXIT
+	"$1" --faults "$T/faults" "$T/disk" "$CUTFS_MNT" 2>>"$T/cutfs.log" &
+	FSPID=$!
+	for _ in $(seq 100); do mountpoint -q "$CUTFS_MNT" && return 0; sleep 0.05; done
+	fail "fr-cutfs did not mount"
+}
+cutfs_teardown() {
+	[ -n "${LOADPIDS:-}" ] && { kill $LOADPIDS 2>/dev/null || true; wait $LOADPIDS 2>/dev/null || true; }
+	end_daemon
+	[ -n "${FSPID:-}" ] && { kill -USR1 "$FSPID" 2>/dev/null || true; wait "$FSPID" 2>/dev/null || true; }
+	umount -l "$CUTFS_MNT" 2>/dev/null || true
+	cleanup
+}
+# cutfs_faults [LINE...]: the faults fr-cutfs applies from now on (none
+# without a LINE)
+cutfs_faults() {
+	if [ $# -gt 0 ]; then printf '%s\n' "$@" >"$T/faults"; else : >"$T/faults"; fi
+	kill -HUP "$FSPID"
+}
+
+# segments_du: the bytes the store's segment files take on disk
+segments_du() { du -c --block-size=1 "$T/store/segments/"*.frs | tail -1 | cut -f1; }
+# storm_over BOUND STORM: exec storms (fr-exec-storm) until the daemon has
+# written 5 x BOUND bytes into its store (40 rounds at most), du of its
+# segments looked at after each; sets MAX_DU and WRITTEN
+storm_over() {
+	local used
+	MAX_DU=0
+	for _ in $(seq 40); do
+		"$2" 1000
+		used=$(segments_du)
+		[ "$used" -gt "$MAX_DU" ] && MAX_DU=$used
+		WRITTEN=$("$FRCTL" --store "$T/store" status --json | jq .store.bytes_written)
+		[ "$WRITTEN" -ge $((5 * $1)) ] && return 0
+	done
+	fail "only $WRITTEN bytes written after 40 storms"
+}

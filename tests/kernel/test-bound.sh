@@ -14,22 +14,15 @@ CONF
 
 start_daemon "$T/fr.conf"
 
-max_du=0
-for round in $(seq 40); do
-	"$STORM" 1000
-	used=$(du -c --block-size=1 "$T/store/segments/"*.frs | tail -1 | cut -f1)
-	[ "$used" -gt "$max_du" ] && max_du=$used
-	written=$("$FRCTL" --store "$T/store" status --json | jq .store.bytes_written)
-	[ "$written" -ge $((5 * BOUND)) ] && break
-done
-[ "$written" -ge $((5 * BOUND)) ] || fail "only $written bytes written after $round rounds"
+storm_over "$BOUND" "$STORM"
+max_du=$MAX_DU written=$WRITTEN
 
 MARKER="newest-$$-$RANDOM"
 /bin/true "$MARKER"
 wait_for_record ".type == \"exec\" and (.argv | index(\"$MARKER\"))"
 stop_daemon
 
-used=$(du -c --block-size=1 "$T/store/segments/"*.frs | tail -1 | cut -f1)
+used=$(segments_du)
 [ "$used" -gt "$max_du" ] && max_du=$used
 echo "written $written bytes into a $BOUND byte store; du peaked at $max_du, now $used"
 [ "$max_du" -le "$BOUND" ] || fail "du $max_du exceeds the bound $BOUND"

@@ -18,12 +18,8 @@ HELPERS=$2
 . "$(dirname "$0")/lib.sh"
 SHIPPED="$(dirname "$0")/../../conf/flightrec.conf"
 CUTFS="$HELPERS/fr-cutfs"
-DISK=$T/disk
 MNT=$T/mnt
 STORE=$MNT/store
-FSPID=
-mkdir -p "$DISK" "$MNT"
-: >"$T/faults"
 
 # the shipped configuration, the manual rule's window short, the
 # Prometheus textfile beside the test
@@ -33,20 +29,9 @@ sed -e 's/{ name = "manual"; condition = "manual"; before = "5min"; after = "30s
 grep -q 'before = "10s"; after = "1s"' "$T/fr.conf" && grep -q "textfile = \"$T/flightrec.prom\"" "$T/fr.conf" ||
 	fail "could not shorten the manual rule and move the textfile in a copy of the shipped configuration"
 
-teardown() {
-	[ -n "${LOADPIDS:-}" ] && { kill $LOADPIDS 2>/dev/null || true; wait $LOADPIDS 2>/dev/null || true; }
-	end_daemon
-	[ -n "$FSPID" ] && { kill -USR1 "$FSPID" 2>/dev/null || true; wait "$FSPID" 2>/dev/null || true; }
-	umount -l "$MNT" 2>/dev/null || true
-	cleanup
-}
-trap teardown EXIT
 now_ns() { date +%s%N; }
 
-"$CUTFS" --faults "$T/faults" "$DISK" "$MNT" 2>>"$T/cutfs.log" &
-FSPID=$!
-for _ in $(seq 100); do mountpoint -q "$MNT" && break; sleep 0.05; done
-mountpoint -q "$MNT" || fail "fr-cutfs did not mount"
+cutfs_mount "$CUTFS" "$MNT"
 
 "$FLIGHTRECD" --config "$T/fr.conf" --store "$STORE" >>"$T/daemon.log" 2>&1 &
 DPID=$!
@@ -75,12 +60,10 @@ sleep 2
 # window (ns) goes to $T/windows
 fault_for() {
 	local a
-	echo "$2" >"$T/faults"
 	a=$(now_ns)
-	kill -HUP "$FSPID"
+	cutfs_faults "$2"
 	sleep "$1"
-	: >"$T/faults"
-	kill -HUP "$FSPID"
+	cutfs_faults
 	echo "$a $(now_ns) $2" >>"$T/windows"
 }
 
@@ -118,25 +101,21 @@ jq -e --argjson f "$failed1" '.store.syncs_failed > 0 and .store.chunks_failed >
 ok "fsync EIO: daemon up, said once, $(jq .store.syncs_failed "$T/st.json") syncs failed, their chunks counted failed, resumed"
 
 # reads: frctl cannot read the store, and says so; recording goes on
-echo "read EIO store/segments" >"$T/faults"
-kill -HUP "$FSPID"
+cutfs_faults "read EIO store/segments"
 rc=0
 "$FRCTL" --store "$STORE" dump -q >/dev/null 2>"$T/read.err" || rc=$?
-: >"$T/faults"
-kill -HUP "$FSPID"
+cutfs_faults
 [ "$rc" -ne 0 ] || fail "frctl dump exited 0 on a store it could not read: $(head -c 400 "$T/read.err")"
 [ "$(wc -l <"$T/read.err")" -eq 1 ] && grep -q 'Input/output error' "$T/read.err" ||
 	fail "frctl dump on read errors should say so in one line: $(head -c 400 "$T/read.err")"
 ok "read EIO: frctl dump exits $rc: $(cat "$T/read.err")"
 
 # an incident whose write meets a full disk, then one that does not
-echo "write ENOSPC incidents/" >"$T/faults"
-kill -HUP "$FSPID"
+cutfs_faults "write ENOSPC incidents/"
 a=$(now_ns)
 "$FRCTL" --store "$STORE" freeze --reason "disk full" >/dev/null || fail "freeze refused"
 sleep 4
-: >"$T/faults"
-kill -HUP "$FSPID"
+cutfs_faults
 echo "$a $(now_ns) incident ENOSPC" >>"$T/windows"
 kill -0 "$DPID" 2>/dev/null || fail "flightrecd died on an incident's ENOSPC"
 grep -E -q '<[0-4]>.*(ncident|spare).*No space left on device' "$T/daemon.log" ||

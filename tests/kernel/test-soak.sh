@@ -95,7 +95,7 @@ bad = own > int(sys.argv[3]) or cache_top > (24 << 10) or end_fds > base_fds
 sys.exit(1 if bad else 0)
 PY
 ok "RSS (without the bounded symbol cache) flat within 5 % after the warm-up, no fd growth"
-used=$(du -c --block-size=1 "$T/store/segments/"*.frs | tail -1 | cut -f1)
+used=$(segments_du)
 bound=$(jq .store.bytes_bound "$T/status.json")
 [ "$used" -le "$bound" ] || fail "store du $used over its bound $bound"
 ok "store du $used within its bound $bound"

@@ -71,20 +71,13 @@ store_fs 20M
 start_daemon "$T/small.conf"
 want=$((20 * MiB / 100 * 10))
 [ "$(bound .store.bytes_bound)" = "$want" ] || fail "bound $(bound .store.bytes_bound) on a 20M file system, not $want"
-max_du=0
-for _ in $(seq 40); do
-	"$STORM" 1000
-	used=$(du -c --block-size=1 "$T/store/segments/"*.frs | tail -1 | cut -f1)
-	[ "$used" -gt "$max_du" ] && max_du=$used
-	written=$(bound .store.bytes_written)
-	[ "$written" -ge $((5 * want)) ] && break
-done
-[ "$written" -ge $((5 * want)) ] || fail "only $written bytes written"
+storm_over "$want" "$STORM"
+max_du=$MAX_DU written=$WRITTEN
 MARKER="newest-$$-$RANDOM"
 /bin/true "$MARKER"
 wait_for_record ".type == \"exec\" and (.argv | index(\"$MARKER\"))"
 stop_daemon
-used=$(du -c --block-size=1 "$T/store/segments/"*.frs | tail -1 | cut -f1)
+used=$(segments_du)
 [ "$used" -gt "$max_du" ] && max_du=$used
 [ "$max_du" -le "$want" ] || fail "du $max_du exceeds the auto bound $want"
 ok "20 MiB file system: $written bytes written into the auto bound of $want; du peaked at $max_du; newest kept"
