@@ -211,16 +211,24 @@ cutfs_faults() {
 segments_du() { du -c --block-size=1 "$T/store/segments/"*.frs | tail -1 | cut -f1; }
 # storm_over BOUND STORM: exec storms (fr-exec-storm) until the daemon has
 # written 5 x BOUND bytes into its store (40 rounds at most), du of its
-# segments looked at after each; sets MAX_DU and WRITTEN
+# segments looked at after each; then an exec whose argv has MARKER,
+# waited for in the store, and the daemon stopped.  Sets WRITTEN, USED
+# (du at the end) and MAX_DU (the most du was, the end included).
 storm_over() {
-	local used
 	MAX_DU=0
 	for _ in $(seq 40); do
 		"$2" 1000
-		used=$(segments_du)
-		[ "$used" -gt "$MAX_DU" ] && MAX_DU=$used
+		USED=$(segments_du)
+		[ "$USED" -gt "$MAX_DU" ] && MAX_DU=$USED
 		WRITTEN=$("$FRCTL" --store "$T/store" status --json | jq .store.bytes_written)
-		[ "$WRITTEN" -ge $((5 * $1)) ] && return 0
+		[ "$WRITTEN" -ge $((5 * $1)) ] && break
 	done
-	fail "only $WRITTEN bytes written after 40 storms"
+	[ "$WRITTEN" -ge $((5 * $1)) ] || fail "only $WRITTEN bytes written after 40 storms"
+	MARKER="newest-$$-$RANDOM"
+	/bin/true "$MARKER"
+	wait_for_record ".type == \"exec\" and (.argv | index(\"$MARKER\"))"
+	stop_daemon
+	USED=$(segments_du)
+	[ "$USED" -gt "$MAX_DU" ] && MAX_DU=$USED
+	return 0
 }
