@@ -108,6 +108,13 @@ grep -A1 '^  syscall = {' "$T/syscall-on.conf" | grep -q 'enabled = true;' || {
 	exit 1
 }
 sed 's/^    wakers = true;/    wakers = false;/' "$CONF" >"$T/wakers-off.conf"
+# the base build runs the configuration its own tree shipped (an older one
+# may not know a newer default: store.size "auto" came after 6e05943)
+if [ -n "${BASE_BUILD:-}" ]; then
+	cp "$BASE_BUILD/../conf/flightrec.conf" "$T/base.conf" 2>/dev/null || cp "$CONF" "$T/base.conf"
+	"$BASE_BUILD/daemon/flightrecd" --check-config --config "$T/base.conf" >/dev/null ||
+		{ echo "$BASE_BUILD's flightrecd does not accept $T/base.conf" >&2; exit 1; }
+fi
 grep -q '^    wakers = false;' "$T/wakers-off.conf" || {
 	echo "could not switch sources.sched.wakers off in a copy of the shipped configuration" >&2
 	exit 1
@@ -260,7 +267,7 @@ start_mode() {
 	case $1 in
 	none) ;;
 	flightrecd) start_flightrecd "$CONF" ;;
-	base) BUILD=$BASE_BUILD start_flightrecd "$CONF" ;;
+	base) BUILD=$BASE_BUILD start_flightrecd "$T/base.conf" ;;
 	+syscall) start_flightrecd "$T/syscall-on.conf" ;;
 	-wakers) start_flightrecd "$T/wakers-off.conf" ;;
 	perf) start_perf -a -g -F 49 -o "$T/perf.data" ;;
@@ -306,7 +313,7 @@ modes_report() {
 			"$(jq -cn --arg on "${tput[$k,flightrecd]}" --arg off "${tput[$k,-wakers]}" --argjson p99 "$off" \
 				'{runs_on: $on, runs_off: $off, p99_added_pct: $p99}')"
 	done
-	echo "daemon CPU per cell (s, from its start): flightrecd ${dcpu[flightrecd]:-}; -wakers ${dcpu[-wakers]:-}"
+	echo "daemon CPU per cell (s, from its start): flightrecd ${dcpu[flightrecd]:-}; -wakers ${dcpu[-wakers]:-}; base ${dcpu[base]:-}"
 	servers_cleanup
 	trap - EXIT
 }
