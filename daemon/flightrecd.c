@@ -653,6 +653,7 @@ static struct json_object *status_json(struct daemon *d)
 	/* a slow disk shows here before it costs records: chunks wait in
 	 * memory (up to 16 MiB) rather than stop the drain */
 	json_object_object_add(store, "inflight", json_object_new_uint64(ws.inflight));
+	json_object_object_add(store, "closes_inflight", json_object_new_uint64(ws.closes_inflight));
 	json_object_object_add(store, "held_chunks", json_object_new_uint64(ws.held_chunks));
 	json_object_object_add(store, "held_bytes", json_object_new_uint64(ws.held_bytes));
 	if (ws.last_error < 0)

@@ -51,6 +51,13 @@
  * is ~10 s of the busiest load measured (1.6 MB/s of chunks at the
  * context-switch ceiling); past it, appending waits for the disk. */
 #define HELD_BYTES_MAX (16ULL << 20)
+/* Each write and sync holds an fd of its own (queue_sync()), closed once
+ * it completes.  close() runs the file system's flush: NFS writes back
+ * the file's dirty pages there, FUSE asks its server and waits, so it is
+ * queued to the ring (IORING_OP_CLOSE, which hands a file with a flush
+ * to a worker) rather than called in the caller's loop.  Past this many
+ * closes in flight, a close is done here, waiting: the fds stay bounded. */
+#define CLOSES_MAX 128
 
 enum op_kind { OP_WRITE, OP_SYNC };
 
@@ -112,6 +119,7 @@ struct fr_store_writer {
 	int event_fd;
 	unsigned inflight;
 	unsigned writes_inflight; /* of inflight, the writes (not syncs) */
+	unsigned closes_inflight; /* fds closed on the ring (CLOSES_MAX) */
 
 	/* chunks not queued yet, oldest first (HELD_BYTES_MAX) */
 	struct op *held, **held_tail;
@@ -185,6 +193,27 @@ static struct io_uring_sqe *get_sqe(struct fr_store_writer *w)
 		sqe = io_uring_get_sqe(&w->ring);
 	}
 	return sqe;
+}
+
+/* A completion's user data that is a close, not an op. */
+static char close_tag;
+
+/* Closes @fd off the caller's loop (CLOSES_MAX).  Its completion only
+ * counts it: an error there is the flush's, and the data it speaks of is
+ * the syncs' to count (sync_done()). */
+static void close_later(struct fr_store_writer *w, int fd)
+{
+	struct io_uring_sqe *sqe;
+
+	if (fd < 0)
+		return;
+	if (!w->ring_ok || w->closes_inflight >= CLOSES_MAX || !(sqe = get_sqe(w))) {
+		close(fd);
+		return;
+	}
+	io_uring_prep_close(sqe, fd);
+	io_uring_sqe_set_data(sqe, &close_tag);
+	w->closes_inflight++;
 }
 
 static void count_loss(struct fr_store_writer *w, uint32_t cpu, uint32_t chunks, uint64_t nrecords,
@@ -274,13 +303,13 @@ static void complete(struct fr_store_writer *w, struct op *op, int res)
 		/* IOSQE_IO_DRAIN: every write queued before it has completed,
 		 * and none queued after it has */
 		sync_done(w, res);
-		close(op->fd);
+		close_later(w, op->fd);
 		op_free(op);
 		return;
 	}
 	if (res < 0) {
 		report_loss(w, op, res);
-		close(op->fd);
+		close_later(w, op->fd);
 		op_free(op);
 		return;
 	}
@@ -302,7 +331,7 @@ static void complete(struct fr_store_writer *w, struct op *op, int res)
 		w->st.chunks_written++;
 		note_unsynced(w, op);
 	}
-	close(op->fd);
+	close_later(w, op->fd);
 	op_free(op);
 }
 
@@ -316,11 +345,14 @@ int fr_store_writer_process(struct fr_store_writer *w)
 	/* the eventfd is only a hint; the CQ is the truth */
 	(void)eventfd_read(w->event_fd, &v);
 	while (io_uring_peek_cqe(&w->ring, &cqe) == 0) {
-		struct op *op = io_uring_cqe_get_data(cqe);
+		void *data = io_uring_cqe_get_data(cqe);
 		int res = cqe->res;
 
 		io_uring_cqe_seen(&w->ring, cqe);
-		complete(w, op, res);
+		if (data == &close_tag)
+			w->closes_inflight--;
+		else
+			complete(w, data, res);
 	}
 	/* room in flight, or the segment before synced: held chunks move */
 	advance(w);
@@ -496,7 +528,7 @@ static int rotation_finish(struct fr_store_writer *w)
 	w->st.segments_trimmed += rot->trimmed;
 	if (rot->r < 0)
 		return rot->r;
-	closep(&w->cur_fd);
+	close_later(w, TAKE_FD(w->cur_fd));
 	w->cur_fd = TAKE_FD(rot->fd);
 	w->cur = rot->next;
 	w->cur_seq = rot->seq;
@@ -713,6 +745,7 @@ void fr_store_writer_get_stats(struct fr_store_writer *w, struct fr_store_writer
 {
 	*ret = w->st;
 	ret->inflight = w->inflight;
+	ret->closes_inflight = w->closes_inflight;
 	ret->held_chunks = w->held_chunks;
 	ret->held_bytes = w->held_bytes;
 }
@@ -978,6 +1011,8 @@ struct fr_store_writer *fr_store_writer_close(struct fr_store_writer *w)
 	if (w->ring_ok) {
 		(void)fr_store_writer_sync(w);
 		(void)fr_store_writer_drain(w);
+		/* and the fds the completions closed on the ring */
+		(void)wait_until_zero(w, &w->closes_inflight);
 		io_uring_queue_exit(&w->ring);
 	}
 	/* a rotation the drain did not see end (it failed) */

@@ -37,6 +37,7 @@ struct fr_store_writer_stats {
 				      was made smaller (store.size/segments) */
 	unsigned segments_removed; /* at open: slots beyond store.segments */
 	unsigned inflight;  /* writes and syncs queued to the disk */
+	unsigned closes_inflight; /* their fds, closed on the ring (a flush can wait) */
 	unsigned held_chunks; /* chunks waiting to be queued (a slow disk, a rotation) */
 	uint64_t held_bytes;
 };

@@ -27,12 +27,14 @@
  * to files the copy left out are skipped).
  *
  * Faults (--faults FILE, read again on SIGHUP): lines "OP ERRNO [PATH]",
- * OP one of write, fsync, read, ERRNO one of EIO, ENOSPC; the operation
- * fails with that error for files whose path contains PATH (all files
- * without it) until the file changes.  ERRNO SLOW<ms> (SLOW3000) instead
- * does the operation that much later: a slow disk, every other request
- * waiting behind it (the file system is single-threaded).  A failed fsync loses the file's
- * unsynced writes, as Linux's writeback does when the disk refuses them.
+ * OP one of write, fsync, read, flush (each close() of a file: the
+ * kernel asks the file system, as NFS writes back there), ERRNO one of
+ * EIO, ENOSPC; the operation fails with that error for files whose path
+ * contains PATH (all files without it) until the file changes.  ERRNO
+ * SLOW<ms> (SLOW3000) instead does the operation that much later: a slow
+ * disk, every other request waiting behind it (the file system is
+ * single-threaded).  A failed fsync loses the file's unsynced writes, as
+ * Linux's writeback does when the disk refuses them.
  *
  * --ignore-fsync makes fsync a no-op that keeps nothing: a program that
  * never syncs, for testing that the harness catches data loss.
@@ -598,6 +600,14 @@ static int do_fallocate(const char *path, int mode, off_t off, off_t len, struct
 	return fallocate((int)fi->fh, mode, off, len) < 0 ? -errno : 0;
 }
 
+/* Sent on every close() of a file, so that a close waits behind a slow
+ * request like any other (fault() "flush") */
+static int do_flush(const char *path, struct fuse_file_info *fi)
+{
+	(void)fi;
+	return fault("flush", path);
+}
+
 static int do_release(const char *path, struct fuse_file_info *fi)
 {
 	(void)path;
@@ -651,6 +661,7 @@ LOCKED(int, write, (const char *p, const char *b, size_t s, off_t o, struct fuse
 LOCKED(int, fsync, (const char *p, int d, struct fuse_file_info *f), (p, d, f))
 LOCKED(int, fsyncdir, (const char *p, int d, struct fuse_file_info *f), (p, d, f))
 LOCKED(int, fallocate, (const char *p, int m, off_t o, off_t l, struct fuse_file_info *f), (p, m, o, l, f))
+LOCKED(int, flush, (const char *p, struct fuse_file_info *f), (p, f))
 LOCKED(int, release, (const char *p, struct fuse_file_info *f), (p, f))
 LOCKED(int, statfs, (const char *p, struct statvfs *s), (p, s))
 
@@ -675,6 +686,7 @@ static const struct fuse_operations ops = {
 	.fsync = locked_fsync,
 	.fsyncdir = locked_fsyncdir,
 	.fallocate = locked_fallocate,
+	.flush = locked_flush,
 	.release = locked_release,
 	.statfs = locked_statfs,
 };
