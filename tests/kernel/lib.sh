@@ -121,8 +121,11 @@ JQ_NS='def ns: (.[0:19] + "Z" | fromdate) * 1e9 + (.[20:29] | tonumber);'
 
 # wait_for_record JQ_FILTER: polls dump until a record matches (chunks are
 # closed within the sync interval).
-wait_for_record() {
-	local rc deadline=$((SECONDS + 20))
+# has_record FILTER [SECONDS]: whether a record matching the jq FILTER is
+# in the store within SECONDS (20); the last dump's exit status in $rc,
+# its records in $T/wait.json
+has_record() {
+	local deadline=$((SECONDS + ${2:-20}))
 	# the last 10 minutes, not the whole store: on a busy machine a test's
 	# store fills with everyone's records, and each look must stay cheap
 	while [ "$SECONDS" -lt "$deadline" ]; do
@@ -133,6 +136,11 @@ wait_for_record() {
 		fi
 		sleep 0.1
 	done
+	return 1
+}
+
+wait_for_record() {
+	has_record "$1" && return 0
 	fail "no record matching $1 within 20 s (last dump: exit $rc, $(head -c 300 "$T/wait.err"))"
 }
 
