@@ -119,8 +119,6 @@ stop_daemon() {
 # ns since the epoch (a double: ~256 ns steps)
 JQ_NS='def ns: (.[0:19] + "Z" | fromdate) * 1e9 + (.[20:29] | tonumber);'
 
-# wait_for_record JQ_FILTER: polls dump until a record matches (chunks are
-# closed within the sync interval).
 # has_record FILTER [SECONDS]: whether a record matching the jq FILTER is
 # in the store within SECONDS (20); the last dump's exit status in $rc,
 # its records in $T/wait.json
@@ -139,6 +137,8 @@ has_record() {
 	return 1
 }
 
+# wait_for_record JQ_FILTER: polls dump until a record matches (chunks are
+# closed within the sync interval), or fails the test.
 wait_for_record() {
 	has_record "$1" && return 0
 	fail "no record matching $1 within 20 s (last dump: exit $rc, $(head -c 300 "$T/wait.err"))"
