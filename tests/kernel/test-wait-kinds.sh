@@ -53,7 +53,8 @@ IDLER='select(.type == "offcpu" and .comm == "fr-idler" and .syscall == "epoll_w
 if ! has_record "$IDLER"; then
 	echo "note: fr-idler's 10 s epoll_wait has no record (try 1 of 2)." \
 		"Its waits: $(jq -c 'select(.type == "offcpu" and .comm == "fr-idler") | [.tid, .syscall, .state, .duration_ns]' "$T/wait.json" | paste -sd' ')." \
-		"Counters: $("$FRCTL" --store "$T/store" status --json | jq -c '{sched: .sources.sched, offcpu: .offcpu_stacks, wakers: .wakers}')" >&2
+		"Counters: $("$FRCTL" --store "$T/store" status --json | jq -c '{sched: .sources.sched, offcpu: .offcpu_stacks, wakers: .wakers}')." \
+		"The switch program's runs the kernel skipped (recursion): $(bpftool prog list --json 2>&1 | jq -c '[.[] | select(.name == "fr_switch") | .recursion_misses // 0]' 2>&1)" >&2
 	idle
 	sleep 11
 	wait_for_record "$IDLER"
