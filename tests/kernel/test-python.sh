@@ -58,10 +58,14 @@ start_daemon "$T/fr.conf"
 # the Python frames of a record, innermost first: "name@file:line"
 PYFRAMES='[.stack // [] | .[] | select(.kind == "python") | "\(.sym)@\(.file):\(.line)"]'
 # stacks the daemon counts as shed under load: the parser's (lib.sh), and
-# off-CPU stacks whose user part was not copied (slots busy, unreadable)
+# off-CPU stacks whose user part was not copied (slots busy, unreadable);
+# and the stacks the unwinder counts as failed: the process's mappings
+# not read yet, or sampled in another image (a sample just after an exec
+# read before the exec record: CI run 69, (e), one sample of the
+# container's python, exec'd by sh in a namespace of its own)
 stacks_shed() {
 	echo $(($(parser_shed) + $("$FRCTL" --store "$T/store" status --json |
-		jq '.offcpu_stacks | (.busy // 0) + (.unreadable // 0)')))
+		jq '(.offcpu_stacks | (.busy // 0) + (.unreadable // 0)) + (.sampler.unwind.failed // 0)')))
 }
 # records dropped in full rings, wakers dropped or recorded without
 records_lost() {
@@ -245,7 +249,7 @@ good=$(grep -c '"tokenize@/mnt/app.py:[0-9]*","parse@/mnt/app.py' "$T/ctr.json" 
 # in (a), left out of the share, at most as many as counted
 shed=$(dump_pid "$CTR" | jq -s '[.[] | select(.type == "sample" and (.stack | length) == (.kernel_frames // 0) + 2 and
 	.stack[-1].sym == "[unwind failed]")] | length')
-[ "$shed" -le $(($(stacks_shed) - shed0)) ] || fail "(e) $shed samples [unwind failed], more than the stacks shed"
+[ "$shed" -le $(($(stacks_shed) - shed0)) ] || fail "(e) $shed samples [unwind failed], more than the stacks shed or failed ($(($(stacks_shed) - shed0)))"
 [ "$shed" -eq 0 ] || echo "note: (e) $shed samples not unwound: the parser was over its time budget"
 total=$((total - shed))
 [ "$total" -ge 40 ] || fail "(e) only $total samples of the container's python unwound ($shed over the parser's budget)"
