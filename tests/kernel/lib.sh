@@ -120,16 +120,17 @@ stop_daemon() {
 JQ_NS='def ns: (.[0:19] + "Z" | fromdate) * 1e9 + (.[20:29] | tonumber);'
 
 # has_record FILTER [SECONDS]: whether a record matching the jq FILTER is
-# in the store within SECONDS (20); the last dump's exit status in $rc,
+# in the store within SECONDS (20); the last dump's exit status in $WAIT_RC
+# (not rc: a test's own variable),
 # its records in $T/wait.json
 has_record() {
 	local deadline=$((SECONDS + ${2:-20}))
 	# the last 10 minutes, not the whole store: on a busy machine a test's
 	# store fills with everyone's records, and each look must stay cheap
 	while [ "$SECONDS" -lt "$deadline" ]; do
-		rc=0
-		"$FRCTL" --store "$T/store" dump --last 10m --format json 2>"$T/wait.err" >"$T/wait.json" || rc=$?
-		if [ "$rc" -eq 0 ] && jq -n -e "any(inputs; $1)" <"$T/wait.json" >/dev/null 2>>"$T/wait.err"; then
+		WAIT_RC=0
+		"$FRCTL" --store "$T/store" dump --last 10m --format json 2>"$T/wait.err" >"$T/wait.json" || WAIT_RC=$?
+		if [ "$WAIT_RC" -eq 0 ] && jq -n -e "any(inputs; $1)" <"$T/wait.json" >/dev/null 2>>"$T/wait.err"; then
 			return 0
 		fi
 		sleep 0.1
@@ -141,7 +142,7 @@ has_record() {
 # closed within the sync interval), or fails the test.
 wait_for_record() {
 	has_record "$1" && return 0
-	fail "no record matching $1 within 20 s (last dump: exit $rc, $(head -c 300 "$T/wait.err"))"
+	fail "no record matching $1 within 20 s (last dump: exit $WAIT_RC, $(head -c 300 "$T/wait.err"))"
 }
 
 # split_debug BIN BINDIR DEBUGDIR: BINDIR/$(basename BIN) is BIN stripped of

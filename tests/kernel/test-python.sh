@@ -116,7 +116,7 @@ read -r LOOP GOOD LEAF EVAL SHED < <(jq -r '"\(.loop) \(.good) \(.native_leaf) \
 # failed], counted as such: left out of the share, at most that many
 unwound_not=$(stacks_shed)
 [ "$SHED" -le "$unwound_not" ] ||
-	fail "(a) $SHED samples [unwind failed] but the parser counts $unwound_not stacks over budget or skipped"
+	fail "(a) $SHED samples [unwind failed] but $unwound_not stacks are counted shed or failed"
 [ "$SHED" -eq 0 ] || echo "note: $SHED samples not unwound: the parser was over its time budget ($unwound_not counted)"
 LOOP=$((LOOP - SHED))
 [ "$LOOP" -ge 80 ] || fail "(a) only $LOOP samples of the 4 s hot loop unwound ($SHED over the parser's budget)"
