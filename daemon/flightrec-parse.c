@@ -156,6 +156,16 @@ static void on_stack(struct helper *h, const uint8_t *buf, size_t len)
 	memcpy(h->out + sizeof(*a), h->frames, n * sizeof(uint64_t));
 	at = sizeof(*a) + n * sizeof(uint64_t);
 	if (q->flags & FR_PM_NAME) {
+		uint64_t exe_ino;
+		const char *maps = (q->flags & FR_PM_UNWIND) && max >= 2 ?
+					   fr_unwinder_maps_read(h->unw, q->pid, &exe_ino) :
+					   NULL;
+
+		/* named with the mappings just unwound with, not a second read
+		 * that may find the process gone (a crash's sender that exits
+		 * right after its kill) */
+		if (maps)
+			fr_symbolizer_take_maps(h->sym, q->pid, exe_ino, maps);
 		fr_symbolizer_parent(h->sym, q->pid, q->ppid, q->exe_ino);
 		for (size_t i = 0; i < n; i++) {
 			struct fr_frame_desc d = {};

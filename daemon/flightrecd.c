@@ -474,6 +474,7 @@ static struct json_object *status_json(struct daemon *d)
 			json_object_object_add(sy, "cached_files", json_object_new_uint64(ys.files));
 			json_object_object_add(sy, "cache_bytes", json_object_new_uint64(ys.cache_bytes));
 			json_object_object_add(sy, "maps_read", json_object_new_uint64(ys.maps_read));
+			json_object_object_add(sy, "maps_taken", json_object_new_uint64(ys.maps_taken));
 			json_object_object_add(sy, "maps_inherited", json_object_new_uint64(ys.maps_inherited));
 			json_object_object_add(sy, "maps_capped", json_object_new_uint64(ys.maps_capped));
 			json_object_object_add(sy, "files_unopened", json_object_new_uint64(ys.files_unopened));

@@ -624,12 +624,82 @@ static FILE *maps_file(int fd, int *err)
 	return f;
 }
 
-/* Reads the executable mappings of @pid.  -ESRCH when it is gone. */
-static int read_maps(struct fr_symbolizer *s, struct proc *p)
+/* The executable mappings in maps file @f into *@v, *@n (which hold a
+ * reference to each mapped file). */
+static void parse_maps(struct fr_symbolizer *s, FILE *f, struct mapping **v, size_t *n)
 {
 	char *line = NULL;
 	size_t linecap = 0, cap = 0;
-	_cleanup_free_ struct retired *r = malloc(sizeof(*r));
+
+	*v = NULL;
+	*n = 0;
+	while (getline(&line, &linecap, f) > 0) {
+		unsigned long long start, end, off, ino;
+		unsigned maj, min;
+		char perms[8];
+		int pos = 0;
+		const char *name;
+		struct mapping *m;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min, &ino,
+			   &pos) < 7 || perms[2] != 'x')
+			continue;
+		if (*n == FR_MAPS_FILES_MAX) {
+			s->st.maps_capped++;
+			break;
+		}
+		name = line + pos;
+		line[strcspn(line, "\n")] = 0;
+		if (*n == cap) {
+			size_t c = cap ? cap * 2 : 32;
+			struct mapping *q = realloc(*v, c * sizeof(**v));
+			if (!q)
+				break;
+			*v = q;
+			cap = c;
+		}
+		m = &(*v)[*n];
+		*m = (struct mapping){ .start = start, .end = end, .pgoff = off, .vaddr = off };
+		m->path = strdup(*name ? name : "[anon]");
+		if (!m->path)
+			break;
+		if (ino && *name == '/')
+			m->file = file_get(s, makedev(maj, min), ino);
+		if (m->file)
+			m->file->refs++;
+		(*n)++;
+	}
+	free(line);
+}
+
+/* @v[0..n) are @p's mappings now, of image @exe_ino; the old ones are
+ * retired (descriptions handed out for this sample point into them). */
+static int install_maps(struct fr_symbolizer *s, struct proc *p, struct mapping *v, size_t n, uint64_t exe_ino)
+{
+	struct retired *r = p->nmaps ? malloc(sizeof(*r)) : NULL;
+
+	if (p->nmaps && !r) {
+		maps_unref(v, n);
+		maps_free(v, n);
+		return -ENOMEM;
+	}
+	p->exe_ino = exe_ino;
+	maps_unref(p->maps, p->nmaps);
+	if (p->nmaps) {
+		r->maps = p->maps;
+		r->nmaps = p->nmaps;
+		r->next = s->retired;
+		s->retired = r;
+	} else
+		free(p->maps);
+	p->maps = v;
+	p->nmaps = n;
+	return 0;
+}
+
+/* Reads the executable mappings of @pid.  -ESRCH when it is gone. */
+static int read_maps(struct fr_symbolizer *s, struct proc *p)
+{
 	struct mapping *v = NULL;
 	size_t n = 0;
 	uint64_t exe_ino;
@@ -637,8 +707,6 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 	FILE *f;
 	int fd;
 
-	if (!r)
-		return -ENOMEM;
 	p->read_at = fr_now_ns(CLOCK_MONOTONIC); /* tried: a process that is gone is not retried at once */
 	p->inherited = false;
 	s->st.maps_read++;
@@ -653,43 +721,7 @@ static int read_maps(struct fr_symbolizer *s, struct proc *p)
 again:
 	if (!f)
 		return fd;
-	p->exe_ino = exe_ino;
-	while (getline(&line, &linecap, f) > 0) {
-		unsigned long long start, end, off, ino;
-		unsigned maj, min;
-		char perms[8];
-		int pos = 0;
-		const char *name;
-		struct mapping *m;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min, &ino,
-			   &pos) < 7 || perms[2] != 'x')
-			continue;
-		if (n == FR_MAPS_FILES_MAX) {
-			s->st.maps_capped++;
-			break;
-		}
-		name = line + pos;
-		line[strcspn(line, "\n")] = 0;
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 32;
-			struct mapping *q = realloc(v, c * sizeof(*v));
-			if (!q)
-				break;
-			v = q;
-			cap = c;
-		}
-		m = &v[n];
-		*m = (struct mapping){ .start = start, .end = end, .pgoff = off, .vaddr = off };
-		m->path = strdup(*name ? name : "[anon]");
-		if (!m->path)
-			break;
-		if (ino && *name == '/')
-			m->file = file_get(s, makedev(maj, min), ino);
-		if (m->file)
-			m->file->refs++;
-		n++;
-	}
+	parse_maps(s, f, &v, &n);
 	/* cut: it exited while it was read; likewise */
 	if (!gone && n && !fr_maps_fd_whole(fileno(f))) {
 		int gfd = fr_access_maps_gone(p->pid, &exe_ino);
@@ -697,26 +729,13 @@ again:
 		if (gfd >= 0) { /* else what was read is better than nothing */
 			maps_unref(v, n);
 			maps_free(v, n);
-			v = NULL;
-			n = cap = 0;
 			fclose(f);
 			f = maps_file(gfd, &fd);
 			goto again;
 		}
 	}
-	free(line);
 	fclose(f);
-	maps_unref(p->maps, p->nmaps);
-	if (p->nmaps) {
-		r->maps = p->maps;
-		r->nmaps = p->nmaps;
-		r->next = s->retired;
-		s->retired = TAKE_PTR(r);
-	} else
-		free(p->maps);
-	p->maps = v;
-	p->nmaps = n;
-	return 0;
+	return install_maps(s, p, v, n, exe_ino);
 }
 
 static struct proc *proc_get(struct fr_symbolizer *s, uint32_t pid)
@@ -737,6 +756,35 @@ static struct proc *proc_get(struct fr_symbolizer *s, uint32_t pid)
 	 * frame of its samples */
 	(void)read_maps(s, p);
 	return p;
+}
+
+void fr_symbolizer_take_maps(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino, const char *text)
+{
+	struct proc *p = fr_pid_map_get(&s->procs, pid);
+	struct mapping *v;
+	size_t n;
+	FILE *f;
+
+	if (s->no_user)
+		return;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p || fr_pid_map_put(&s->procs, pid, p, NULL) < 0) {
+			free(p);
+			return;
+		}
+		p->pid = pid;
+	}
+	f = fmemopen((void *)text, strlen(text), "r");
+	if (!f)
+		return; /* read at its first frame, as before */
+	parse_maps(s, f, &v, &n);
+	fclose(f);
+	if (install_maps(s, p, v, n, exe_ino) < 0)
+		return;
+	p->read_at = fr_now_ns(CLOCK_MONOTONIC);
+	p->inherited = false;
+	s->st.maps_taken++;
 }
 
 static struct mapping *find_mapping(struct proc *p, uint64_t addr)

@@ -86,6 +86,13 @@ void fr_symbolizer_fork(struct fr_symbolizer *s, uint32_t parent, uint32_t child
  * that forked, waited or ran briefly and exited) gets its parent's when
  * the parent runs the same image, as after fr_symbolizer_fork(). */
 void fr_symbolizer_parent(struct fr_symbolizer *s, uint32_t pid, uint32_t ppid, uint64_t exe_ino);
+/* The mappings of @pid, running image @exe_ino, as the unwinder just read
+ * them for the stack about to be named (@text: lines of /proc/PID/maps):
+ * taken in place of a read of its own, so that the frames are named with
+ * the mappings they were unwound with.  A second read, moments later,
+ * could find the process exited (its maps then read empty), and naming
+ * would then depend on what the daemon's tracker learned of it. */
+void fr_symbolizer_take_maps(struct fr_symbolizer *s, uint32_t pid, uint64_t exe_ino, const char *text);
 /* Evicts beyond the cache bounds; call between batches of samples. */
 void fr_symbolizer_trim(struct fr_symbolizer *s);
 
@@ -104,6 +111,7 @@ struct fr_symbolizer_stats {
 	uint64_t processes, files, cache_bytes;
 	uint64_t maps_read;      /* /proc/PID/maps read */
 	uint64_t maps_inherited; /* forked children given their parent's mappings */
+	uint64_t maps_taken;     /* the unwinder's read of them taken (fr_symbolizer_take_maps()) */
 	uint64_t maps_capped;    /* reads stopped at FR_MAPS_FILES_MAX executable mappings */
 	uint64_t files_unopened; /* binaries not opened: their process gone, their range
 				    unmapped or refused (frames named by module only) */

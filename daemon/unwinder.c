@@ -105,8 +105,14 @@ struct fr_unwinder {
 	struct uproc *reporting; /* the process whose modules are being opened */
 	struct vma *vmas;        /* its file mappings, by start (reporting only) */
 	size_t nvmas, vmacap;
-	char *maps;              /* its /proc/PID/maps */
+	char *raw;               /* its /proc/PID/maps as read */
+	size_t rawcap;
+	char *maps;              /* the lines of raw libdwfl is given */
 	size_t mapscap;
+	/* whose maps u->raw holds, read during the last fr_unwinder_unwind()
+	 * (0: none), and its image (fr_unwinder_maps_read()) */
+	uint32_t maps_pid;
+	uint64_t maps_exe_ino;
 	/* the stack being unwound */
 	const struct fr_ustack *cur;
 	bool read_past; /* a read beyond the copy was asked for */
@@ -304,6 +310,7 @@ struct fr_unwinder *fr_unwinder_free(struct fr_unwinder *u)
 	free(u->files);
 	free(u->vmas);
 	free(u->maps);
+	free(u->raw);
 	free(u);
 	return NULL;
 }
@@ -316,18 +323,19 @@ static int read_maps_fd(struct fr_unwinder *u, int fd_, bool *cut)
 	size_t len = 0, kept = 0;
 	ssize_t n;
 
+	u->maps_pid = 0; /* u->raw is written over */
 	if (fd < 0)
 		return fd;
 	for (;;) {
-		if (len + 4096 + 1 > u->mapscap) {
-			size_t c = MAX(u->mapscap * 2, (size_t)65536);
-			char *q = realloc(u->maps, c);
+		if (len + 4096 + 1 > u->rawcap) {
+			size_t c = MAX(u->rawcap * 2, (size_t)65536);
+			char *q = realloc(u->raw, c);
 			if (!q)
 				return -ENOMEM;
-			u->maps = q;
-			u->mapscap = c;
+			u->raw = q;
+			u->rawcap = c;
 		}
-		n = read(fd, u->maps + len, u->mapscap - len - 1);
+		n = read(fd, u->raw + len, u->rawcap - len - 1);
 		if (n < 0)
 			return -errno;
 		if (n == 0)
@@ -337,14 +345,21 @@ static int read_maps_fd(struct fr_unwinder *u, int fd_, bool *cut)
 	/* cut: the process exited while it was read */
 	if (cut)
 		*cut = len && !fr_maps_fd_whole(fd);
-	u->maps[len] = 0;
+	u->raw[len] = 0;
+	if (len + 1 > u->mapscap) {
+		char *q = realloc(u->maps, len + 1);
+		if (!q)
+			return -ENOMEM;
+		u->maps = q;
+		u->mapscap = len + 1;
+	}
 	/* libdwfl is given the mappings of files (and [vdso]) only, at most
 	 * FR_MAPS_FILES_MAX of them: it makes a module of each file, and
 	 * anonymous mappings are no module's */
 	{
 		char *out = u->maps;
-		for (char *l = u->maps; *l;) {
-			char *nl = strchr(l, '\n');
+		for (const char *l = u->raw; *l;) {
+			const char *nl = strchr(l, '\n');
 			size_t ll = nl ? (size_t)(nl + 1 - l) : strlen(l);
 			int path_at = 0;
 
@@ -354,7 +369,7 @@ static int read_maps_fd(struct fr_unwinder *u, int fd_, bool *cut)
 					u->st.maps_capped++;
 					break;
 				}
-				memmove(out, l, ll);
+				memcpy(out, l, ll);
 				out += ll;
 				kept++;
 			}
@@ -425,6 +440,8 @@ static bool report_maps(struct fr_unwinder *u, struct uproc *p)
 	/* gone: what it had (its own, or its parent's) still unwinds */
 	if (read_maps(u, p->pid, &exe_ino) < 0)
 		return false;
+	u->maps_pid = p->pid;
+	u->maps_exe_ino = exe_ino;
 	/* a new Dwfl, never the old one reported again: a parent's is this
 	 * one's own now, and libdwfl's attached state keeps the machine
 	 * backend of the module it was attached with, which a report without
@@ -608,6 +625,7 @@ size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint
 	struct uproc *p;
 	bool done;
 
+	u->maps_pid = 0;
 	if (max < 2 || !s->regs[7] || !s->regs[16])
 		return 0;
 	u->st.stacks++;
@@ -651,6 +669,14 @@ size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint
 		u->st.no_info++;
 	}
 	return u->nout;
+}
+
+const char *fr_unwinder_maps_read(const struct fr_unwinder *u, uint32_t pid, uint64_t *exe_ino)
+{
+	if (!pid || u->maps_pid != pid)
+		return NULL;
+	*exe_ino = u->maps_exe_ino;
+	return u->raw;
 }
 
 void fr_unwinder_forget(struct fr_unwinder *u, uint32_t pid)

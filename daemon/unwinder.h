@@ -42,6 +42,12 @@ struct fr_ustack {
 /* Unwinds @s into @out (room for @max >= 2 entries); returns how many. */
 size_t fr_unwinder_unwind(struct fr_unwinder *u, const struct fr_ustack *s, uint64_t *out, size_t max);
 
+/* The mappings of @pid (the text of /proc/PID/maps, or what the daemon
+ * learned of them when it was gone) if the last fr_unwinder_unwind() read
+ * them, and the inode of its image in *@exe_ino; NULL when it did not (it
+ * had them already, or its parent's).
+ * Valid until the next call into the unwinder. */
+const char *fr_unwinder_maps_read(const struct fr_unwinder *u, uint32_t pid, uint64_t *exe_ino);
 /* @pid exec'd, exited, or is a new process: its mappings are read again. */
 void fr_unwinder_forget(struct fr_unwinder *u, uint32_t pid);
 /* @child was forked by @parent: it unwinds with its parent's mappings

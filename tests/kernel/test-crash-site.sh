@@ -148,8 +148,16 @@ jq -e '.signal == "SIGSEGV" and .code_name == "SI_USER" and .addr == null and .s
 	<<<"$d" >/dev/null || fail "(d) fields: $d"
 jq -e '[.stack[:.kernel_frames][] | .sym // "" | select(test("sys_kill"))] | length > 0' <<<"$d" >/dev/null ||
 	fail "(d) the sender's kernel stack does not pass kill(): $(jq -c '[.stack[:.kernel_frames][].sym]' <<<"$d")"
+# (on a miss: where names and mappings come from, counted; CI's log keeps
+# only the failure's last lines)
+names_from() {
+	"$FRCTL" --store "$T/store" status --json |
+		jq -c '.sampler | {symbols: (.symbols | {user_unknown, maps_read, maps_taken}),
+			unwind: (.unwind | {failed, maps_read}), tracker: (.mappings | {lost, served, evicted}),
+			parser: (.parser | {crashes, timeouts, skipped, over_budget})}'
+}
 [ "$(user_syms "$d" | head -2 | paste -sd' ')" = "kill kill_builtin" ] && user_syms "$d" | grep -qx main ||
-	fail "(d) the sender's user stack is not kill <- kill_builtin <- ... main: $(user_syms "$d" | paste -sd' '): $(jq -c '.stack[.kernel_frames:]' <<<"$d")"
+	fail "(d) the sender's user stack is not kill <- kill_builtin <- ... main: $(user_syms "$d" | paste -sd' '): $(jq -c '.stack[.kernel_frames:]' <<<"$d"); $(names_from)"
 ok "(d) kill -SEGV from bash[$(jq .sender_pid <<<"$d")]: through $(user_syms "$d" | head -3 | paste -sd' ')"
 
 # the text dump prints the stack under the record
