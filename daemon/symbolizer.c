@@ -738,6 +738,19 @@ again:
 	return install_maps(s, p, v, n, exe_ino);
 }
 
+/* A new entry for @pid, without mappings. */
+static struct proc *proc_add(struct fr_symbolizer *s, uint32_t pid)
+{
+	struct proc *p = calloc(1, sizeof(*p));
+
+	if (!p || fr_pid_map_put(&s->procs, pid, p, NULL) < 0) {
+		free(p);
+		return NULL;
+	}
+	p->pid = pid;
+	return p;
+}
+
 static struct proc *proc_get(struct fr_symbolizer *s, uint32_t pid)
 {
 	struct proc *p = fr_pid_map_get(&s->procs, pid);
@@ -746,15 +759,11 @@ static struct proc *proc_get(struct fr_symbolizer *s, uint32_t pid)
 		return p;
 	if (s->no_user) /* every /proc/PID read starts here */
 		return NULL;
-	p = calloc(1, sizeof(*p));
-	if (!p || fr_pid_map_put(&s->procs, pid, p, NULL) < 0) {
-		free(p);
-		return NULL;
-	}
-	p->pid = pid;
+	p = proc_add(s, pid);
 	/* a process already gone keeps an empty entry: no retry for every
 	 * frame of its samples */
-	(void)read_maps(s, p);
+	if (p)
+		(void)read_maps(s, p);
 	return p;
 }
 
@@ -765,16 +774,8 @@ void fr_symbolizer_take_maps(struct fr_symbolizer *s, uint32_t pid, uint64_t exe
 	size_t n;
 	FILE *f;
 
-	if (s->no_user)
+	if (s->no_user || (!p && !(p = proc_add(s, pid))))
 		return;
-	if (!p) {
-		p = calloc(1, sizeof(*p));
-		if (!p || fr_pid_map_put(&s->procs, pid, p, NULL) < 0) {
-			free(p);
-			return;
-		}
-		p->pid = pid;
-	}
 	f = fmemopen((void *)text, strlen(text), "r");
 	if (!f)
 		return; /* read at its first frame, as before */
